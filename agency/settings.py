@@ -1,0 +1,185 @@
+"""Analyst Desk settings: one module, driven by environment variables.
+
+Every variable is documented in README.md. Helpers raise ImproperlyConfigured on a malformed value so
+a typo fails at start-up, not in the middle of a run.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
+
+from agents.llm.config import ConfigError, load_llm_settings
+
+# Lets admin.ModelAdmin[Model] and friends be subscripted at run time, as the type stubs declare them.
+django_stubs_ext.monkeypatch()
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, "").strip() or default
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in {"1", "true", "yes", "on"}:
+        return True
+    if raw in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be true or false, got {raw!r}")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name, "").strip()
+    return [item.strip() for item in raw.split(",") if item.strip()] if raw else default
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ImproperlyConfigured(f"DATABASE_URL must be a postgres:// URL, got scheme {parts.scheme!r}")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parts.path.lstrip("/")) or "analyst_desk",
+        "USER": unquote(parts.username or "postgres"),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "127.0.0.1",
+        "PORT": str(parts.port or 5432),
+        # Short-lived connections: RQ work-horses fork, and a stage must not pin a connection during
+        # a slow LLM call.
+        "CONN_MAX_AGE": 0,
+        "TEST": {"NAME": f"test_{unquote(parts.path.lstrip('/')) or 'analyst_desk'}"},
+    }
+
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "").strip()
+if not SECRET_KEY:
+    # scripts/run.sh keeps a generated key in its state directory; without one, sessions simply do not
+    # survive a restart (an ephemeral key is safer than a well-known default).
+    SECRET_KEY = secrets.token_urlsafe(50)
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "django_rq",
+    "memos",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "agency.urls"
+WSGI_APPLICATION = "agency.wsgi.application"
+ASGI_APPLICATION = "agency.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": database_from_url(env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5433/analyst_desk"))
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")
+RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600}}
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL]},
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "static"
+
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "127.0.0.1")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "analyst-desk@localhost")
+
+# Data sources: "snapshot" reads the bundled real-data files, "live" asks SEC EDGAR and friends.
+DATA_MODE = env_str("DATA_MODE", "snapshot")
+if DATA_MODE not in {"snapshot", "live"}:
+    raise ImproperlyConfigured(f"DATA_MODE must be 'snapshot' or 'live', got {DATA_MODE!r}")
+SNAPSHOT_DIR = Path(env_str("SNAPSHOT_DIR", str(BASE_DIR / "data" / "snapshot")))
+# SEC asks every client to declare who it is: https://www.sec.gov/os/accessing-edgar-data
+SEC_USER_AGENT = env_str("SEC_USER_AGENT", "Analyst Desk (self-hosted) admin@localhost")
+SEC_MAX_REQUESTS_PER_SECOND = env_int("SEC_MAX_REQUESTS_PER_SECOND", 10)
+if not 1 <= SEC_MAX_REQUESTS_PER_SECOND <= 10:
+    raise ImproperlyConfigured("SEC_MAX_REQUESTS_PER_SECOND must be between 1 and 10 (SEC fair-access limit)")
+
+try:
+    LLM_SETTINGS = load_llm_settings(os.environ)
+except ConfigError as exc:
+    raise ImproperlyConfigured(str(exc)) from exc
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+}

@@ -1,0 +1,139 @@
+"""LLM endpoint configuration, read from an environment mapping.
+
+Every role (fundamentals, synthesizer, evaluator, ...) resolves to one OpenAI-compatible endpoint:
+``LLM_BASE_URL`` / ``LLM_API_KEY`` / ``LLM_MODEL`` by default, overridden per role by
+``LLM_BASE_URL_<ROLE>``, ``LLM_API_KEY_<ROLE>`` and ``LLM_MODEL_<ROLE>`` (role upper-cased).
+With no ``LLM_BASE_URL`` the embedded local model server on loopback is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+LOCAL_MODEL_ALIAS = "local"
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or malformed."""
+
+
+class Endpoint(BaseModel):
+    """One OpenAI-compatible endpoint and the model asked for on it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    base_url: str
+    api_key: str = Field(repr=False)
+    model: str
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.base_url).hostname or ""
+
+    @property
+    def is_loopback(self) -> bool:
+        return self.host in LOOPBACK_HOSTS
+
+    @property
+    def limiter_key(self) -> str:
+        """The concurrency cap is per endpoint (server), whatever model is asked of it."""
+        return self.base_url.rstrip("/")
+
+
+class LLMSettings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    default: Endpoint
+    roles: dict[str, Endpoint] = Field(default_factory=dict)
+    timeout_s: float = 120.0
+    max_retries: int = 3
+    max_concurrency: int = 3
+    run_budget_tokens: int | None = None
+    loopback_only: bool = False
+
+    def endpoint_for(self, role: str) -> Endpoint:
+        return self.roles.get(role, self.default)
+
+
+def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from exc
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative, got {value}")
+    return value
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from exc
+    if value <= 0:
+        raise ConfigError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in {"1", "true", "yes", "on"}:
+        return True
+    if raw in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"{name} must be true or false, got {raw!r}")
+
+
+ROLE_SUFFIX_SEPARATOR = "_"
+
+
+def load_llm_settings(env: Mapping[str, str]) -> LLMSettings:
+    """Build the LLM settings from environment variables; raises ConfigError on bad values."""
+    local_port = _int(env, "LOCAL_LLM_PORT", 8081)
+    base_url = env.get("LLM_BASE_URL", "").strip() or f"http://127.0.0.1:{local_port}/v1"
+    using_local = not env.get("LLM_BASE_URL", "").strip()
+    default = Endpoint(
+        base_url=base_url,
+        api_key=env.get("LLM_API_KEY", "").strip() or "not-needed-for-local",
+        model=env.get("LLM_MODEL", "").strip() or LOCAL_MODEL_ALIAS,
+    )
+    if not using_local and not env.get("LLM_API_KEY", "").strip() and not default.is_loopback:
+        raise ConfigError("LLM_API_KEY is required when LLM_BASE_URL points at a hosted endpoint")
+
+    roles: dict[str, Endpoint] = {}
+    prefixes = ("LLM_MODEL_", "LLM_BASE_URL_", "LLM_API_KEY_")
+    role_names = {
+        key[len(prefix) :].lower()
+        for key in env
+        for prefix in prefixes
+        if key.startswith(prefix) and len(key) > len(prefix)
+    }
+    for role in sorted(role_names):
+        upper = role.upper()
+        roles[role] = Endpoint(
+            base_url=env.get(f"LLM_BASE_URL_{upper}", "").strip() or default.base_url,
+            api_key=env.get(f"LLM_API_KEY_{upper}", "").strip() or default.api_key,
+            model=env.get(f"LLM_MODEL_{upper}", "").strip() or default.model,
+        )
+
+    return LLMSettings(
+        default=default,
+        roles=roles,
+        timeout_s=_float(env, "LLM_TIMEOUT_S", 180.0 if using_local else 120.0),
+        max_retries=_int(env, "LLM_MAX_RETRIES", 3) or 0,
+        max_concurrency=_int(env, "LLM_MAX_CONCURRENCY", 3) or 1,
+        run_budget_tokens=_int(env, "LLM_RUN_BUDGET_TOKENS", None),
+        loopback_only=_bool(env, "LLM_LOOPBACK_ONLY", False),
+    )

