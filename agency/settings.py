@@ -135,6 +135,11 @@ CHANNEL_LAYERS = {
     }
 }
 
+TESTING = env_bool("ANALYST_DESK_TESTING", False)
+if TESTING:
+    # Tests create many users; the production hasher's deliberate slowness buys nothing there.
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from django.contrib.auth.models import User
 
-from memos.services.accounts import Roles, ensure_groups
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+# Django is imported inside fixtures so the pure agents/ tests also run with `-p no:django`.
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -30,6 +33,10 @@ def redis_url() -> str:
 
 
 def _user(username: str, group: str | None) -> User:
+    from django.contrib.auth.models import User
+
+    from memos.services.accounts import ensure_groups
+
     groups = ensure_groups()
     user = User.objects.create_user(
         username=username, password=f"{username}-secret-pass", email=f"{username}@example.org"
@@ -41,12 +48,12 @@ def _user(username: str, group: str | None) -> User:
 
 @pytest.fixture
 def alice(db: None) -> User:
-    return _user("alice", Roles.ANALYST)
+    return _user("alice", "analyst")
 
 
 @pytest.fixture
 def bob(db: None) -> User:
-    return _user("bob", Roles.COMMITTEE)
+    return _user("bob", "committee")
 
 
 @pytest.fixture
@@ -56,6 +63,8 @@ def charlie(db: None) -> User:
 
 @pytest.fixture
 def admin_user(db: None) -> User:
+    from django.contrib.auth.models import User
+
     return User.objects.create_superuser(
         username="root", password="root-secret-pass", email="root@example.org"
     )

@@ -109,10 +109,13 @@ def _install_parts(model: LocalModel, parts_dir: Path) -> None:
 
 def _part_paths(model: LocalModel, parts_dir: Path) -> list[Path]:
     sys.path.insert(0, str(parts_dir))
+    importlib.invalidate_caches()
     try:
         paths = []
         for n in range(1, model.parts + 1):
-            module = importlib.import_module(f"{model.module_prefix}{n}")
+            name = f"{model.module_prefix}{n}"
+            sys.modules.pop(name, None)  # always the copy in parts_dir, never one imported earlier
+            module = importlib.import_module(name)
             paths.append(Path(module.get_part_path()))
         return paths
     finally:

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from memos.models import FactRecord
 
@@ -33,17 +33,20 @@ def format_value(value: Decimal, unit: str) -> str:
 
 
 @register.filter
-def fact_value(fact: FactRecord | None) -> str:
-    if fact is None:
+def fact_value(fact: object) -> str:
+    if not isinstance(fact, FactRecord):
         return "—"
     return format_value(fact.value, fact.unit)
 
 
 @register.simple_tag
-def cited(fact: FactRecord | None) -> SafeString:
-    """The value linked to the filing that first reported it, with the fact id as its title."""
-    if fact is None:
-        return format_html('<span class="muted">not reported</span>')
+def cited(fact: object) -> SafeString:
+    """The value linked to the filing that first reported it, with the fact id as its title.
+
+    Anything that is not a FactRecord (a metric the filer does not report) shows as "not reported".
+    """
+    if not isinstance(fact, FactRecord):
+        return mark_safe('<span class="muted">not reported</span>')  # noqa: S308  (a constant)
     label = (
         f"{fact.fact_id} · {fact.form} {fact.accession} filed {fact.filed}"
         if fact.accession

@@ -1,0 +1,48 @@
+import pytest
+
+from agents.llm.config import ConfigError, load_llm_settings
+
+
+def test_with_no_environment_every_role_uses_the_local_model_server() -> None:
+    settings = load_llm_settings({})
+    endpoint = settings.endpoint_for("evaluator")
+    assert endpoint.base_url == "http://127.0.0.1:8081/v1"
+    assert endpoint.model == "local"
+    assert endpoint.is_loopback
+    assert settings.timeout_s == 180.0
+
+
+def test_a_role_override_changes_only_that_role() -> None:
+    settings = load_llm_settings(
+        {
+            "LLM_BASE_URL": "https://llm.example.com/v1",
+            "LLM_API_KEY": "key-1",
+            "LLM_MODEL": "small",
+            "LLM_MODEL_EVALUATOR": "large",
+        }
+    )
+    assert settings.endpoint_for("evaluator").model == "large"
+    assert settings.endpoint_for("evaluator").base_url == "https://llm.example.com/v1"
+    assert settings.endpoint_for("synthesizer").model == "small"
+    assert settings.timeout_s == 120.0
+
+
+def test_a_hosted_endpoint_without_a_key_is_refused() -> None:
+    with pytest.raises(ConfigError, match="LLM_API_KEY"):
+        load_llm_settings({"LLM_BASE_URL": "https://llm.example.com/v1"})
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("LLM_MAX_CONCURRENCY", "three"), ("LLM_TIMEOUT_S", "-1"), ("LLM_LOOPBACK_ONLY", "maybe")],
+)
+def test_a_malformed_value_names_the_variable(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=name):
+        load_llm_settings({name: value})
+
+
+def test_the_api_key_never_appears_in_the_settings_repr() -> None:
+    settings = load_llm_settings(
+        {"LLM_BASE_URL": "https://llm.example.com/v1", "LLM_API_KEY": "sk-secret-123"}
+    )
+    assert "sk-secret-123" not in repr(settings)

@@ -1,0 +1,41 @@
+"""Small factories for real rows (no mocks of models)."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from django.contrib.auth.models import User
+
+from memos.models import Brief, Company, FactRecord, Run
+
+
+def company(ticker: str = "AAPL", name: str = "Apple Inc.", cik: int | None = 320193) -> Company:
+    return Company.objects.create(ticker=ticker, name=name, cik=cik, taxonomy="us-gaap")
+
+
+def revenue_fact(of: Company, *, year: int = 2024, value: str = "391035000000") -> FactRecord:
+    return FactRecord.objects.create(
+        fact_id=f"{of.ticker}:revenue:FY{year}",
+        company=of,
+        metric="revenue",
+        value=Decimal(value),
+        unit="USD",
+        period_start=date(year - 1, 10, 1),
+        period_end=date(year, 9, 28),
+        fiscal_year=year,
+        fiscal_period="FY",
+        source=FactRecord.Source.COMPANYFACTS,
+        concept="RevenueFromContractWithCustomerExcludingAssessedTax",
+        form="10-K",
+        accession="0000320193-24-000123",
+        filed=date(2024, 11, 1),
+        url="https://www.sec.gov/Archives/edgar/data/320193/000032019324000123/0000320193-24-000123-index.htm",
+    )
+
+
+def run_for(owner: User, of: Company | None = None, *, status: str = Run.Status.QUEUED) -> Run:
+    brief = Brief.objects.create(
+        company=of or company(), question="Is the services mix durable?", owner=owner
+    )
+    return Run.objects.create(brief=brief, created_by=owner, status=status)

@@ -1,0 +1,64 @@
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from memos.models import LLMCall
+from tests.memos.factories import company, revenue_fact, run_for
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_visitor_sees_the_landing_page_and_a_login_link(client: Client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert b"Log in" in page.content
+    assert b"Fact store" not in page.content
+
+
+def test_a_logged_in_analyst_sees_figures_linked_to_the_filing_that_reported_them(
+    client: Client, alice: User
+) -> None:
+    revenue_fact(company())
+    client.force_login(alice)
+    page = client.get("/").content.decode()
+    assert "USD 391,035 M" in page
+    assert "AAPL:revenue:FY2024" in page
+    assert "https://www.sec.gov/Archives/edgar/data/320193/000032019324000123/" in page
+
+
+def test_recent_runs_show_only_what_the_user_may_see(client: Client, alice: User, charlie: User) -> None:
+    run_for(alice)
+    client.force_login(charlie)
+    assert b"Is the services mix durable?" not in client.get("/").content
+    client.force_login(alice)
+    assert b"Is the services mix durable?" in client.get("/").content
+
+
+def test_the_admin_lists_companies_facts_documents_runs_and_the_ledger(
+    client: Client, admin_user: User
+) -> None:
+    apple = company()
+    fact = revenue_fact(apple)
+    run = run_for(admin_user, apple)
+    LLMCall.objects.create(
+        run=run,
+        role="fundamentals",
+        prompt_name="fundamentals",
+        prompt_hash="a" * 64,
+        model="local",
+        base_url="http://127.0.0.1:8081/v1",
+        request_hash="b" * 64,
+        outcome=LLMCall.Outcome.OK,
+    )
+    client.force_login(admin_user)
+    for name in ("company", "factrecord", "sourcedocument", "brief", "run", "llmcall"):
+        assert client.get(f"/admin/memos/{name}/").status_code == 200, name
+    facts_page = client.get("/admin/memos/factrecord/").content.decode()
+    assert "10-K 0000320193-24-000123" in facts_page
+    assert fact.url in facts_page
+    assert client.get("/admin/memos/llmcall/add/").status_code == 403
+
+
+def test_the_login_page_refuses_a_wrong_password(client: Client, alice: User) -> None:
+    page = client.post("/accounts/login/", {"username": "alice", "password": "wrong"})
+    assert b"do not match" in page.content
