@@ -46,7 +46,7 @@ def cited(fact: object) -> SafeString:
     Anything that is not a FactRecord (a metric the filer does not report) shows as "not reported".
     """
     if not isinstance(fact, FactRecord):
-        return mark_safe('<span class="muted">not reported</span>')  # noqa: S308  (a constant)
+        return mark_safe('<span class="muted">not reported</span>')
     label = (
         f"{fact.fact_id} · {fact.form} {fact.accession} filed {fact.filed}"
         if fact.accession
