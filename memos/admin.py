@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.utils.html import format_html
 
 from memos.models import Brief, Company, FactRecord, LLMCall, Run, SourceDocument
+from memos.templatetags.desk import format_value
 
 
 def _link(url: str, text: str) -> str:
@@ -28,12 +29,16 @@ class CompanyAdmin(admin.ModelAdmin[Company]):
 
 @admin.register(FactRecord)
 class FactRecordAdmin(admin.ModelAdmin[FactRecord]):
-    list_display = ("fact_id", "metric", "value", "unit", "period_end", "form", "filed", "citation")
+    list_display = ("fact_id", "display_value", "period_end", "fiscal_period", "filed", "citation")
     list_filter = ("source", "fiscal_period", "metric", "company")
     search_fields = ("fact_id", "concept", "accession")
     list_select_related = ("company",)
     readonly_fields = ("citation",)
     ordering: ClassVar = ["company__ticker", "metric", "-period_end"]
+
+    @admin.display(description="value", ordering="value")
+    def display_value(self, obj: FactRecord) -> str:
+        return format_value(obj.value, obj.unit)
 
     @admin.display(description="citation")
     def citation(self, obj: FactRecord) -> str:

@@ -1,0 +1,94 @@
+"""The LLM-call ledger over the LLMCall table: the gateway's ``CallLedger`` contract, backed by PostgreSQL.
+
+Because every attempt is a row and the latest "ok" row for a request hash is the cached answer, a run whose
+worker died resumes without paying twice, and a rerun with unchanged inputs makes no call at all.
+"""
+
+from __future__ import annotations
+
+from django.db import connection, transaction
+from django.db.models import F, Sum
+
+from agents.llm.types import LLMCallRecord
+from memos.models import LLMCall, Run
+
+
+def _release_connection() -> None:
+    # The gateway calls us from a thread pool between slow LLM calls: keep no connection open across them.
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def _record_from_row(row: LLMCall) -> LLMCallRecord:
+    return LLMCallRecord(
+        run_id=str(row.run_id) if row.run_id else None,
+        stage=row.stage,
+        role=row.role,
+        prompt_name=row.prompt_name,
+        prompt_hash=row.prompt_hash,
+        model=row.model,
+        base_url=row.base_url,
+        request_hash=row.request_hash,
+        attempt=row.attempt,
+        tokens_in=row.tokens_in,
+        tokens_out=row.tokens_out,
+        cost=row.cost,
+        duration_ms=row.duration_ms,
+        outcome=row.outcome,  # type: ignore[arg-type]  # TextChoices value, same literal set
+        error=row.error,
+        raw_response=row.raw_response,
+        parsed=row.parsed,
+        created_at=row.created_at,
+    )
+
+
+class DjangoLedger:
+    def cached(self, request_hash: str) -> LLMCallRecord | None:
+        try:
+            row = (
+                LLMCall.objects.filter(request_hash=request_hash, outcome=LLMCall.Outcome.OK)
+                .order_by("-created_at", "-id")
+                .first()
+            )
+            return _record_from_row(row) if row else None
+        finally:
+            _release_connection()
+
+    def record(self, call: LLMCallRecord) -> None:
+        try:
+            with transaction.atomic():
+                LLMCall.objects.create(
+                    run_id=call.run_id,
+                    stage=call.stage,
+                    role=call.role,
+                    prompt_name=call.prompt_name,
+                    prompt_hash=call.prompt_hash,
+                    model=call.model,
+                    base_url=call.base_url,
+                    request_hash=call.request_hash,
+                    attempt=call.attempt,
+                    tokens_in=call.tokens_in,
+                    tokens_out=call.tokens_out,
+                    cost=call.cost,
+                    duration_ms=call.duration_ms,
+                    outcome=call.outcome,
+                    error=call.error,
+                    raw_response=call.raw_response,
+                    parsed=call.parsed,
+                )
+                if call.run_id and (call.tokens_in or call.tokens_out):
+                    # A running total for pages and lists; the ledger rows remain the truth (tokens_spent).
+                    Run.objects.filter(pk=call.run_id).update(
+                        tokens_spent=F("tokens_spent") + call.tokens_in + call.tokens_out
+                    )
+        finally:
+            _release_connection()
+
+    def tokens_spent(self, run_id: str) -> int:
+        try:
+            total = LLMCall.objects.filter(run_id=run_id).aggregate(
+                total=Sum(F("tokens_in") + F("tokens_out"))
+            )["total"]
+            return int(total or 0)
+        finally:
+            _release_connection()

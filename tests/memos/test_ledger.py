@@ -1,0 +1,55 @@
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import User
+
+from agents.llm.types import LLMCallRecord
+from memos.ledger import DjangoLedger
+from memos.models import LLMCall, Run
+from tests.memos.factories import run_for
+
+pytestmark = pytest.mark.django_db
+
+
+def record(run_id: str | None, request_hash: str, outcome: str, tokens: int = 10) -> LLMCallRecord:
+    return LLMCallRecord(
+        run_id=run_id,
+        stage="specialists",
+        role="fundamentals",
+        prompt_name="fundamentals",
+        prompt_hash="p" * 64,
+        model="local",
+        base_url="http://127.0.0.1:8081/v1",
+        request_hash=request_hash,
+        attempt=1,
+        tokens_in=tokens,
+        tokens_out=tokens,
+        cost=Decimal("0.001"),
+        duration_ms=120,
+        outcome=outcome,  # type: ignore[arg-type]
+        raw_response='{"ok": true}',
+        parsed={"ok": True} if outcome == "ok" else None,
+    )
+
+
+def test_only_a_successful_answer_is_served_from_the_cache(alice: User) -> None:
+    run = run_for(alice)
+    ledger = DjangoLedger()
+    ledger.record(record(str(run.id), "h1", "error"))
+    assert ledger.cached("h1") is None
+    ledger.record(record(str(run.id), "h1", "ok"))
+    cached = ledger.cached("h1")
+    assert cached is not None
+    assert cached.parsed == {"ok": True}
+    assert cached.run_id == str(run.id)
+
+
+def test_tokens_spent_counts_every_attempt_of_the_run(alice: User) -> None:
+    run = run_for(alice)
+    ledger = DjangoLedger()
+    ledger.record(record(str(run.id), "h1", "invalid", tokens=5))
+    ledger.record(record(str(run.id), "h2", "ok", tokens=7))
+    ledger.record(record(None, "h3", "ok", tokens=100))
+    assert ledger.tokens_spent(str(run.id)) == 24
+    assert Run.objects.get(pk=run.pk).tokens_spent == 24
+    assert LLMCall.objects.count() == 3
