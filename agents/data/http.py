@@ -11,13 +11,19 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from http.client import HTTPException
 from urllib.error import HTTPError, URLError
+
+from agents.data.errors import DataError
 
 Fetcher = Callable[[str], bytes]
 
 
-class FetchError(RuntimeError):
-    """A live source did not answer usefully (HTTP error, network failure, refused scheme)."""
+class FetchError(DataError):
+    """A live source did not answer usefully (HTTP error, network failure, refused scheme).
+
+    A DataError, so every command reports it as one clear line rather than a traceback.
+    """
 
 
 class RateLimiter:
@@ -67,7 +73,8 @@ def http_fetcher(*, user_agent: str, per_second: float, timeout_s: float = 30.0)
                 return body
         except HTTPError as exc:
             raise FetchError(f"{url} answered HTTP {exc.code}") from exc
-        except (URLError, TimeoutError) as exc:
+        # HTTPException covers a connection the server dropped mid-answer (RemoteDisconnected).
+        except (URLError, TimeoutError, ConnectionError, HTTPException) as exc:
             raise FetchError(f"{url} could not be reached: {exc}") from exc
 
     return fetch

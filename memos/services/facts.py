@@ -61,9 +61,14 @@ def _fact_row(company: Company, fact: Fact, data_version: str) -> FactRecord:
     )
 
 
+def fact_rows(*, company: Company, facts: Iterable[Fact], data_version: str = "") -> list[FactRecord]:
+    """Unsaved FactRecord rows for ``facts`` under ``company``."""
+    return [_fact_row(company, fact, data_version) for fact in facts]
+
+
 def save_facts(*, company: Company, facts: Iterable[Fact], data_version: str = "") -> int:
     """Upsert facts by ``fact_id``: running it twice writes the same rows, never duplicates."""
-    rows = [_fact_row(company, fact, data_version) for fact in facts]
+    rows = fact_rows(company=company, facts=facts, data_version=data_version)
     if not rows:
         return 0
     FactRecord.objects.bulk_create(
