@@ -34,7 +34,7 @@ def _record_from_row(row: LLMCall) -> LLMCallRecord:
         tokens_out=row.tokens_out,
         cost=row.cost,
         duration_ms=row.duration_ms,
-        outcome=row.outcome,  # type: ignore[arg-type]  # TextChoices value, same literal set
+        outcome=row.outcome,
         error=row.error,
         raw_response=row.raw_response,
         parsed=row.parsed,

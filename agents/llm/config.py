@@ -9,6 +9,7 @@ With no ``LLM_BASE_URL`` the embedded local model server on loopback is used.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,6 +45,21 @@ class Endpoint(BaseModel):
         return self.base_url.rstrip("/")
 
 
+class ModelPrice(BaseModel):
+    """What a hosted model charges per 1,000 tokens; models not in the table (local ones) cost nothing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    per_1k_in: Decimal = Decimal(0)
+    per_1k_out: Decimal = Decimal(0)
+
+    def cost(self, tokens_in: int, tokens_out: int) -> Decimal:
+        return (self.per_1k_in * tokens_in + self.per_1k_out * tokens_out) / 1000
+
+
+FREE = ModelPrice()
+
+
 class LLMSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -54,9 +70,13 @@ class LLMSettings(BaseModel):
     max_concurrency: int = 3
     run_budget_tokens: int | None = None
     loopback_only: bool = False
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
 
     def endpoint_for(self, role: str) -> Endpoint:
         return self.roles.get(role, self.default)
+
+    def price_for(self, model: str) -> ModelPrice:
+        return self.prices.get(model, FREE)
 
 
 def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
@@ -99,6 +119,23 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 ROLE_SUFFIX_SEPARATOR = "_"
 
 
+def _prices(env: Mapping[str, str], name: str) -> dict[str, ModelPrice]:
+    """``LLM_PRICES="gpt-4o-mini=0.00015/0.0006,gpt-4o=0.0025/0.01"``: model=IN/OUT price per 1K tokens."""
+    raw = env.get(name, "").strip()
+    prices: dict[str, ModelPrice] = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        model, _, pair = item.rpartition("=")
+        price_in, _, price_out = pair.partition("/")
+        try:
+            amounts = (Decimal(price_in), Decimal(price_out))
+        except InvalidOperation as exc:
+            raise ConfigError(f"{name} entries look like model=IN/OUT (per 1K tokens), got {item!r}") from exc
+        if not model.strip() or not all(a.is_finite() and a >= 0 for a in amounts):
+            raise ConfigError(f"{name} entries look like model=IN/OUT (per 1K tokens), got {item!r}")
+        prices[model.strip()] = ModelPrice(per_1k_in=amounts[0], per_1k_out=amounts[1])
+    return prices
+
+
 def load_llm_settings(env: Mapping[str, str]) -> LLMSettings:
     """Build the LLM settings from environment variables; raises ConfigError on bad values."""
     local_port = _int(env, "LOCAL_LLM_PORT", 8081)
@@ -136,4 +173,5 @@ def load_llm_settings(env: Mapping[str, str]) -> LLMSettings:
         max_concurrency=_int(env, "LLM_MAX_CONCURRENCY", 3) or 1,
         run_budget_tokens=_int(env, "LLM_RUN_BUDGET_TOKENS", None),
         loopback_only=_bool(env, "LLM_LOOPBACK_ONLY", False),
+        prices=_prices(env, "LLM_PRICES"),
     )

@@ -26,7 +26,7 @@ def record(run_id: str | None, request_hash: str, outcome: str, tokens: int = 10
         tokens_out=tokens,
         cost=Decimal("0.001"),
         duration_ms=120,
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         raw_response='{"ok": true}',
         parsed={"ok": True} if outcome == "ok" else None,
     )

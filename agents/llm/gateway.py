@@ -1,0 +1,316 @@
+"""The LLM gateway: a rendered prompt and a pydantic type in, a validated object out, every attempt recorded.
+
+One call goes: endpoint for the role -> loopback guard -> ledger cache -> (budget -> limiter slot -> provider)
+per attempt. Transient errors (timeout, connection, 429, 5xx, a cut-off body) are retried with backoff up to
+``settings.max_retries`` times; an answer that fails validation gets one re-ask carrying the error, then the
+call fails with ``InvalidOutput``. Provider and limiter failures reach the caller only as ``LLMError``
+subclasses; a failing ledger's own errors (its database) are not disguised.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agents.llm.config import Endpoint, LLMSettings
+from agents.llm.errors import (
+    BudgetExceeded,
+    InvalidOutput,
+    ProviderFailure,
+    ProviderRefused,
+    TransientError,
+    TransientFailure,
+)
+from agents.llm.hashing import request_hash
+from agents.llm.ledger import CallLedger
+from agents.llm.limiter import Limiter
+from agents.llm.providers.openai_compat import openai_provider_factory
+from agents.llm.schema import schema_name, strict_json_schema
+from agents.llm.types import (
+    CallContext,
+    LLMCallRecord,
+    Message,
+    Outcome,
+    Provider,
+    ProviderRequest,
+    ProviderResponse,
+    RenderedPrompt,
+)
+
+T = TypeVar("T", bound=BaseModel)
+ProviderFactory = Callable[[Endpoint, float], Provider]
+
+# The validation error goes back to the model in the re-ask; a huge one would crowd out the task.
+MAX_ERROR_CHARS = 2_000
+
+
+class _Invalid(Exception):
+    """An answer arrived but is not a valid instance of the output type."""
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What every ledger row of one ``complete`` call shares."""
+
+    prompt: RenderedPrompt
+    context: CallContext
+    endpoint: Endpoint
+    request_hash: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.prompt.name} for role {self.context.role!r}"
+
+    def row(
+        self,
+        attempt: int,
+        outcome: Outcome,
+        *,
+        response: ProviderResponse | None = None,
+        cost: Decimal = Decimal(0),
+        duration_ms: int = 0,
+        error: str = "",
+        raw_response: str = "",
+        parsed: dict[str, Any] | None = None,
+    ) -> LLMCallRecord:
+        return LLMCallRecord(
+            run_id=self.context.run_id,
+            stage=self.context.stage,
+            role=self.context.role,
+            prompt_name=self.prompt.name,
+            prompt_hash=self.prompt.content_hash,
+            model=self.endpoint.model,
+            base_url=self.endpoint.base_url,
+            request_hash=self.request_hash,
+            attempt=attempt,
+            tokens_in=response.tokens_in if response else 0,
+            tokens_out=response.tokens_out if response else 0,
+            cost=cost,
+            duration_ms=duration_ms,
+            outcome=outcome,
+            error=error,
+            raw_response=response.raw if response else raw_response,
+            parsed=parsed,
+        )
+
+
+class LLMGateway:
+    def __init__(
+        self,
+        settings: LLMSettings,
+        ledger: CallLedger,
+        limiter: Limiter,
+        provider_factory: ProviderFactory = openai_provider_factory,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+        backoff_base_s: float = 0.5,
+        backoff_cap_s: float = 20.0,
+        retry_after_cap_s: float = 60.0,
+    ) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self.limiter = limiter
+        self._provider_factory = provider_factory
+        self._sleep = sleep
+        self._rng = rng or random.Random()  # noqa: S311 - jitter, not security
+        self._backoff_base_s = backoff_base_s
+        self._backoff_cap_s = backoff_cap_s
+        self._retry_after_cap_s = retry_after_cap_s
+        self._providers: dict[Endpoint, Provider] = {}
+        self._providers_lock = threading.Lock()
+
+    def complete(self, prompt: RenderedPrompt, output_type: type[T], *, context: CallContext) -> T:
+        endpoint = self.settings.endpoint_for(context.role)
+        if self.settings.loopback_only and not endpoint.is_loopback:
+            raise ProviderRefused(
+                f"refusing {endpoint.base_url} for role {context.role!r}: "
+                "LLM_LOOPBACK_ONLY allows only endpoints on 127.0.0.1, localhost or ::1"
+            )
+        schema = strict_json_schema(output_type)
+        messages = (Message(role="system", content=prompt.system), Message(role="user", content=prompt.user))
+        key = request_hash(
+            model=endpoint.model,
+            messages=messages,
+            json_schema=schema,
+            temperature=prompt.temperature,
+            max_tokens=prompt.max_tokens,
+        )
+        call = _Call(prompt=prompt, context=context, endpoint=endpoint, request_hash=key)
+        # The cache comes before the budget: an answer already paid for costs nothing to reuse.
+        cached = self._from_cache(call, output_type)
+        if cached is not None:
+            return cached
+        request = ProviderRequest(
+            model=endpoint.model,
+            messages=messages,
+            schema_name=schema_name(output_type),
+            json_schema=schema,
+            temperature=prompt.temperature,
+            max_tokens=prompt.max_tokens,
+            prompt_name=prompt.name,
+            role=context.role,
+        )
+        return self._ask(call, request, output_type)
+
+    def _from_cache(self, call: _Call, output_type: type[T]) -> T | None:
+        hit = self.ledger.cached(call.request_hash)
+        if hit is None or hit.parsed is None:
+            return None
+        try:
+            result = output_type.model_validate(hit.parsed)
+        except ValidationError:
+            # The type's validators changed since the answer was stored: ask again rather than trust it.
+            return None
+        self.ledger.record(call.row(1, "cached", raw_response=hit.raw_response, parsed=hit.parsed))
+        return result
+
+    def _ask(self, call: _Call, request: ProviderRequest, output_type: type[T]) -> T:
+        provider = self._provider(call.endpoint)
+        attempt = retries = 0
+        reasked = False
+        while True:
+            attempt += 1
+            self._check_budget(call, attempt)
+            started = time.monotonic()
+            try:
+                with self.limiter.slot(call.endpoint.limiter_key):
+                    started = time.monotonic()
+                    response = provider.complete(request)
+            except TransientError as exc:
+                outcome: Outcome = "timeout" if exc.kind == "timeout" else "error"
+                elapsed = _ms_since(started)
+                self.ledger.record(
+                    call.row(attempt, outcome, duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
+                )
+                if retries >= self.settings.max_retries:
+                    raise TransientFailure(
+                        f"{call.label} failed after {attempt} attempt(s): {exc}",
+                        attempts=attempt,
+                        last_kind=exc.kind,
+                    ) from exc
+                retries += 1
+                self._sleep(self._delay(retries, exc))
+                continue
+            except ProviderFailure as exc:
+                elapsed = _ms_since(started)
+                self.ledger.record(
+                    call.row(attempt, "error", duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
+                )
+                raise
+            elapsed = _ms_since(started)
+            cost = self.settings.price_for(call.endpoint.model).cost(response.tokens_in, response.tokens_out)
+            try:
+                result = _validate(output_type, response)
+            except _Invalid as exc:
+                reason = str(exc)
+                self.ledger.record(
+                    call.row(
+                        attempt, "invalid", response=response, cost=cost, duration_ms=elapsed, error=reason
+                    )
+                )
+                if reasked:
+                    raise InvalidOutput(
+                        f"{call.label}: the answer failed validation twice: {reason}", raw=response.raw
+                    ) from None
+                reasked = True
+                request = _reask(request, response, reason)
+                continue
+            parsed = result.model_dump(mode="json")
+            self.ledger.record(
+                call.row(attempt, "ok", response=response, cost=cost, duration_ms=elapsed, parsed=parsed)
+            )
+            return result
+
+    def close(self) -> None:
+        """Close every provider's connections; a later call opens new ones."""
+        with self._providers_lock:
+            providers, self._providers = list(self._providers.values()), {}
+        for provider in providers:
+            provider.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _provider(self, endpoint: Endpoint) -> Provider:
+        # One client per endpoint, shared by all threads: it keeps its HTTP connections alive between calls.
+        with self._providers_lock:
+            provider = self._providers.get(endpoint)
+            if provider is None:
+                provider = self._provider_factory(endpoint, self.settings.timeout_s)
+                self._providers[endpoint] = provider
+            return provider
+
+    def _check_budget(self, call: _Call, attempt: int) -> None:
+        budget, run_id = self.settings.run_budget_tokens, call.context.run_id
+        if budget is None or run_id is None:
+            return
+        spent = self.ledger.tokens_spent(run_id)
+        if spent >= budget:
+            message = (
+                f"run {run_id} has spent {spent} of its {budget} tokens; {call.prompt.name} was not sent"
+            )
+            self.ledger.record(call.row(attempt, "budget", error=message))
+            raise BudgetExceeded(message)
+
+    def _delay(self, retry: int, error: TransientError) -> float:
+        if error.retry_after_s is not None:
+            return min(error.retry_after_s, self._retry_after_cap_s)
+        ceiling = min(self._backoff_cap_s, self._backoff_base_s * 2 ** (retry - 1))
+        # Half fixed, half random: retries from parallel workers spread out instead of arriving together.
+        return self._rng.uniform(ceiling / 2, ceiling)
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
+def _validate(output_type: type[T], response: ProviderResponse) -> T:
+    if response.finish_reason == "length":
+        raise _Invalid("the answer was cut off at max_tokens; answer more briefly")
+    if response.content is None:
+        raise _Invalid("the answer had no text content")
+    try:
+        return output_type.model_validate_json(_strip_code_fence(response.content))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or '(root)'}: {error['msg']}"
+            for error in exc.errors(include_url=False)
+        )
+        raise _Invalid(problems[:MAX_ERROR_CHARS]) from exc
+
+
+def _strip_code_fence(content: str) -> str:
+    # Some models wrap JSON in a Markdown fence even when asked for a JSON schema.
+    text = content.strip()
+    if text.startswith("```") and text.endswith("```"):
+        text = text[3:-3]
+        first_line, _, rest = text.partition("\n")
+        return rest if first_line.strip().isalpha() else text
+    return text
+
+
+def _reask(request: ProviderRequest, response: ProviderResponse, reason: str) -> ProviderRequest:
+    correction = (
+        f"Your answer above is not valid: {reason}\n"
+        f"Reply again with only a JSON object that matches the {request.schema_name} schema."
+    )
+    messages = (
+        *request.messages,
+        Message(role="assistant", content=response.content or ""),
+        Message(role="user", content=correction),
+    )
+    return request.model_copy(update={"messages": messages})

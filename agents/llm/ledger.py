@@ -1,0 +1,51 @@
+"""The call ledger: every attempt is a row, and the latest "ok" row for a request hash is its cached answer.
+
+``CallLedger`` is the whole contract; ``memos/ledger.py`` implements it over the ``LLMCall`` table.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+from agents.llm.types import LLMCallRecord
+
+
+class CallLedger(Protocol):
+    def cached(self, request_hash: str) -> LLMCallRecord | None:
+        """The most recent record with outcome "ok" for this request hash, if any."""
+        ...
+
+    def record(self, call: LLMCallRecord) -> None: ...
+
+    def tokens_spent(self, run_id: str) -> int:
+        """Tokens in plus tokens out over every record of the run, whatever its outcome."""
+        ...
+
+
+class InMemoryLedger:
+    """A thread-safe ledger for tests, commands and benchmarks; forgotten when the process ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: list[LLMCallRecord] = []
+
+    def cached(self, request_hash: str) -> LLMCallRecord | None:
+        with self._lock:
+            for call in reversed(self._records):
+                if call.request_hash == request_hash and call.outcome == "ok":
+                    return call
+        return None
+
+    def record(self, call: LLMCallRecord) -> None:
+        with self._lock:
+            self._records.append(call)
+
+    def tokens_spent(self, run_id: str) -> int:
+        with self._lock:
+            return sum(c.tokens_in + c.tokens_out for c in self._records if c.run_id == run_id)
+
+    @property
+    def records(self) -> list[LLMCallRecord]:
+        with self._lock:
+            return list(self._records)

@@ -1,0 +1,153 @@
+"""The provider module: what goes on the wire, and how every SDK failure is translated."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import httpx2
+import pytest
+
+from agents.llm.config import Endpoint
+from agents.llm.errors import ProviderFailure, TransientError
+from agents.llm.providers.openai_compat import OpenAICompatProvider, parse_completion, retry_after_seconds
+from agents.llm.types import Message, ProviderRequest
+
+ENDPOINT = Endpoint(base_url="http://127.0.0.1:8081/v1", api_key="secret-key", model="local")
+REQUEST = ProviderRequest(
+    model="local",
+    messages=(Message(role="system", content="sys"), Message(role="user", content="usr")),
+    schema_name="Verdict",
+    json_schema={"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+    temperature=0.1,
+    max_tokens=64,
+    prompt_name="verdict",
+    role="evaluator",
+)
+
+
+def completion(content: str | None = '{"ok": true}', finish_reason: str = "stop") -> dict[str, object]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "local-q4",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}
+        ],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
+
+
+def provider(handler: Callable[[httpx2.Request], httpx2.Response]) -> OpenAICompatProvider:
+    client = httpx2.Client(transport=httpx2.MockTransport(handler))
+    return OpenAICompatProvider(ENDPOINT, timeout_s=1.0, http_client=client)
+
+
+def test_it_sends_the_json_schema_format_the_role_headers_and_the_key() -> None:
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return httpx2.Response(200, json=completion())
+
+    response = provider(handler).complete(REQUEST)
+    [sent] = seen
+    body = json.loads(sent.content)
+    assert str(sent.url) == "http://127.0.0.1:8081/v1/chat/completions"
+    assert sent.headers["Authorization"] == "Bearer secret-key"
+    assert (sent.headers["X-Analyst-Role"], sent.headers["X-Prompt-Name"]) == ("evaluator", "verdict")
+    assert body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "Verdict", "schema": REQUEST.json_schema, "strict": True},
+    }
+    assert body["messages"] == [{"role": "system", "content": "sys"}, {"role": "user", "content": "usr"}]
+    assert (body["model"], body["temperature"], body["max_tokens"]) == ("local", 0.1, 64)
+    assert (response.content, response.finish_reason, response.tokens_in, response.tokens_out) == (
+        '{"ok": true}',
+        "stop",
+        11,
+        7,
+    )
+    assert response.model == "local-q4"
+    assert json.loads(response.raw) == completion()
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(408, "timeout"), (429, "rate_limit"), (500, "server"), (502, "server"), (503, "server")],
+)
+def test_transient_statuses_become_transient_errors(status: int, kind: str) -> None:
+    with pytest.raises(TransientError) as raised:
+        provider(lambda _: httpx2.Response(status, json={"error": {"message": "busy"}})).complete(REQUEST)
+    assert raised.value.kind == kind
+    assert "busy" in raised.value.raw
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+def test_other_statuses_are_permanent_failures(status: int) -> None:
+    with pytest.raises(ProviderFailure) as raised:
+        provider(lambda _: httpx2.Response(status, json={"error": {"message": "no"}})).complete(REQUEST)
+    assert raised.value.status == status
+
+
+def test_a_429_carries_its_retry_after() -> None:
+    reply = httpx2.Response(429, json={"error": {"message": "slow down"}}, headers={"Retry-After": "7"})
+    with pytest.raises(TransientError) as raised:
+        provider(lambda _: reply).complete(REQUEST)
+    assert raised.value.retry_after_s == 7.0
+
+
+def test_timeouts_and_refused_connections_are_transient() -> None:
+    def timeout(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ReadTimeout("slow", request=request)
+
+    def refused(request: httpx2.Request) -> httpx2.Response:
+        raise httpx2.ConnectError("refused", request=request)
+
+    with pytest.raises(TransientError) as slow:
+        provider(timeout).complete(REQUEST)
+    with pytest.raises(TransientError) as down:
+        provider(refused).complete(REQUEST)
+    assert (slow.value.kind, down.value.kind) == ("timeout", "connection")
+
+
+def test_a_truncated_200_body_is_a_transient_error_not_a_bare_json_error() -> None:
+    whole = json.dumps(completion()).encode()
+    reply = httpx2.Response(200, content=whole[:40], headers={"Content-Type": "application/json"})
+    with pytest.raises(TransientError) as raised:
+        provider(lambda _: reply).complete(REQUEST)
+    assert raised.value.kind == "truncated"
+    assert raised.value.raw == whole[:40].decode()
+
+
+def test_a_body_that_is_not_a_chat_completion_is_a_permanent_failure() -> None:
+    with pytest.raises(ProviderFailure, match="not a chat completion"):
+        parse_completion('{"object": "list", "data": []}')
+    with pytest.raises(ProviderFailure):
+        parse_completion('{"choices": [{"index": 0}]}')
+
+
+def test_missing_usage_counts_zero_and_a_null_content_is_kept_as_none() -> None:
+    body = completion(content=None, finish_reason="content_filter")
+    del body["usage"]
+    response = parse_completion(json.dumps(body))
+    assert (response.content, response.finish_reason, response.tokens_in, response.tokens_out) == (
+        None,
+        "content_filter",
+        0,
+        0,
+    )
+
+
+def test_retry_after_reads_seconds_milliseconds_and_http_dates() -> None:
+    assert retry_after_seconds(httpx2.Headers({"retry-after": "2.5"})) == 2.5
+    assert retry_after_seconds(httpx2.Headers({"retry-after-ms": "1500", "retry-after": "9"})) == 1.5
+    later = format_datetime(datetime.now(tz=UTC) + timedelta(seconds=30), usegmt=True)
+    from_date = retry_after_seconds(httpx2.Headers({"retry-after": later}))
+    assert from_date is not None and 28 <= from_date <= 30
+    assert retry_after_seconds(httpx2.Headers({"retry-after": "-4"})) == 0.0
+    assert retry_after_seconds(httpx2.Headers({"retry-after": "soon"})) is None
+    assert retry_after_seconds(httpx2.Headers({})) is None
