@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
 from django.utils.html import format_html
 
-from memos.models import Brief, Company, FactRecord, LLMCall, Run, SourceDocument
+from memos.jobs import enqueue_fact_refresh
+from memos.models import Brief, Company, DataLoad, FactRecord, LLMCall, Run, SourceDocument
 from memos.templatetags.desk import format_value
 
 
@@ -20,11 +23,24 @@ def _link(url: str, text: str) -> str:
 @admin.register(Company)
 class CompanyAdmin(admin.ModelAdmin[Company]):
     list_display = ("ticker", "name", "cik", "taxonomy", "sector", "fact_count")
+    list_filter = ("sector", "taxonomy")
     search_fields = ("ticker", "name")
+    actions = ("refresh_facts",)
 
-    @admin.display(description="facts")
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Company]:
+        # One query for the whole list, not one count per row.
+        return super().get_queryset(request).annotate(_fact_count=Count("facts"))
+
+    @admin.display(description="facts", ordering="_fact_count")
     def fact_count(self, obj: Company) -> int:
-        return obj.facts.count()
+        return int(getattr(obj, "_fact_count", 0))
+
+    @admin.action(description="Refresh SEC facts in the background")
+    def refresh_facts(self, request: HttpRequest, queryset: QuerySet[Company]) -> None:
+        queued = enqueue_fact_refresh(queryset.values_list("ticker", flat=True))
+        self.message_user(
+            request, f"Queued a refresh of SEC facts for {', '.join(queued)}; the worker stores them shortly."
+        )
 
 
 @admin.register(FactRecord)
@@ -89,6 +105,19 @@ class LLMCallAdmin(admin.ModelAdmin[LLMCall]):
     )
     list_filter = ("outcome", "role", "stage", "model")
     search_fields = ("request_hash", "prompt_name", "error")
+
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(DataLoad)
+class DataLoadAdmin(admin.ModelAdmin[DataLoad]):
+    """Which snapshot (by content hash) was loaded when; written by ``manage.py bootstrap_demo``."""
+
+    list_display = ("data_version", "loaded_at", "source", "counts")
 
     def has_add_permission(self, request: object) -> bool:
         return False

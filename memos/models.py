@@ -197,3 +197,19 @@ class LLMCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}/{self.prompt_name} {self.outcome}"
+
+
+class DataLoad(models.Model):
+    """One load of a data snapshot into the fact store; its ``data_version`` (a content hash) makes
+    reloading an unchanged snapshot a no-op and lets a run name exactly which data it was given."""
+
+    data_version = models.CharField(max_length=64, unique=True)
+    source = models.CharField(max_length=300, help_text="what was loaded (the snapshot folder)")
+    counts = models.JSONField(default=dict, blank=True)
+    loaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering: ClassVar = ["-loaded_at"]
+
+    def __str__(self) -> str:
+        return f"{self.data_version[:12]} loaded {self.loaded_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,38 @@
+"""Background jobs run by the RQ worker (``manage.py rqworker default``).
+
+Jobs take plain values (a ticker, a run id), never model instances, so a job enqueued before a restart
+still means the same thing after it. Each is idempotent: running it twice stores the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import django_rq
+from django.db import transaction
+
+from agents.data.edgar import load_company_facts
+from memos.services.facts import save_company_facts
+from memos.services.sources import edgar_source
+
+QUEUE = "default"
+
+
+def refresh_company_facts(ticker: str) -> dict[str, object]:
+    """Read a company's SEC figures from the configured source and upsert them as facts."""
+    fact_set = load_company_facts(edgar_source(), ticker)
+    saved = save_company_facts(fact_set)
+    return {"ticker": fact_set.ticker, "entity": fact_set.entity, "facts": saved}
+
+
+def enqueue_fact_refresh(tickers: Iterable[str]) -> list[str]:
+    """Queue one refresh per ticker once the surrounding transaction commits; returns the tickers queued."""
+    queued = sorted({ticker.strip().upper() for ticker in tickers if ticker.strip()})
+    queue = django_rq.get_queue(QUEUE)
+
+    def enqueue() -> None:
+        for ticker in queued:
+            queue.enqueue(refresh_company_facts, ticker, description=f"refresh SEC facts for {ticker}")
+
+    transaction.on_commit(enqueue)
+    return queued

@@ -1,0 +1,94 @@
+"""The admin queues a background refresh; a real RQ worker process (not an in-process shortcut) runs it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from decimal import Decimal
+
+import django_rq
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+
+from memos.models import Company, FactRecord
+from tests.conftest import ROOT
+
+# The worker is another process: it must see rows this test committed, so no wrapping transaction.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _worker_env() -> dict[str, str]:
+    """The test process's environment, pointed at the test database pytest-django created."""
+    db = connection.settings_dict
+    return {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+    }
+
+
+def _run_burst_worker() -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", "rqworker", "default", "--burst"],
+        cwd=ROOT,
+        env=_worker_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_admin_refresh_action_queues_a_job_the_worker_turns_into_cited_facts(
+    client: Client, admin_user: User, redis_url: str
+) -> None:
+    queue = django_rq.get_queue("default")
+    queue.empty()
+    nvda = Company.objects.create(ticker="NVDA", name="NVIDIA CORP")
+    client.force_login(admin_user)
+
+    page = client.post(
+        reverse("admin:memos_company_changelist"),
+        {"action": "refresh_facts", "_selected_action": [nvda.pk]},
+        follow=True,
+    )
+
+    assert "Queued a refresh of SEC facts for NVDA" in page.content.decode()
+    assert queue.count == 1
+    assert not FactRecord.objects.exists()  # nothing happens until a worker picks the job up
+
+    worker = _run_burst_worker()
+
+    assert worker.returncode == 0, worker.stderr
+    assert queue.count == 0
+    revenue = FactRecord.objects.get(fact_id="NVDA:revenue:FY2025")
+    assert revenue.value == Decimal("130497000000")
+    assert revenue.form == "10-K"
+    assert revenue.url.startswith("https://www.sec.gov/")
+    assert Company.objects.get(ticker="NVDA").cik == 1045810
+
+
+def test_a_refresh_for_an_unknown_ticker_fails_the_job_and_stores_nothing(
+    client: Client, admin_user: User, redis_url: str
+) -> None:
+    queue = django_rq.get_queue("default")
+    queue.empty()
+    bogus = Company.objects.create(ticker="ZZZZQ", name="Nobody")
+    client.force_login(admin_user)
+    client.post(
+        reverse("admin:memos_company_changelist"),
+        {"action": "refresh_facts", "_selected_action": [bogus.pk]},
+    )
+
+    worker = _run_burst_worker()
+
+    assert worker.returncode == 0, worker.stderr
+    failed = queue.failed_job_registry
+    assert failed.count == 1
+    job = queue.fetch_job(failed.get_job_ids()[0])
+    assert job is not None and "unknown ticker 'ZZZZQ'" in (job.latest_result().exc_string or "")
+    assert not FactRecord.objects.exists()
+    failed.remove(job, delete_job=True)
