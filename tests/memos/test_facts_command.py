@@ -17,8 +17,8 @@ from pytest_django.fixtures import Settings
 
 from agents.data.edgar import CompanyFactSet
 from agents.data.http import FetchError
-from memos.services import sources
 from memos.services import facts as facts_service
+from memos.services import sources
 from tests.agents.data import REPO_ROOT, SHARED_DATA, shared_file
 
 METRIC_KEYS = {"value", "unit", "concept", "form", "accession", "filed", "url"}

@@ -46,7 +46,7 @@ def test_admin_refresh_action_queues_a_job_the_worker_turns_into_cited_facts(
     client: Client, admin_user: User, redis_url: str
 ) -> None:
     queue = django_rq.get_queue("default")
-    queue.empty()
+    queue.empty()  # type: ignore[no-untyped-call]  # rq leaves Queue.empty unannotated
     nvda = Company.objects.create(ticker="NVDA", name="NVIDIA CORP")
     client.force_login(admin_user)
 
@@ -75,7 +75,7 @@ def test_a_refresh_for_an_unknown_ticker_fails_the_job_and_stores_nothing(
     client: Client, admin_user: User, redis_url: str
 ) -> None:
     queue = django_rq.get_queue("default")
-    queue.empty()
+    queue.empty()  # type: ignore[no-untyped-call]  # rq leaves Queue.empty unannotated
     bogus = Company.objects.create(ticker="ZZZZQ", name="Nobody")
     client.force_login(admin_user)
     client.post(
@@ -89,6 +89,7 @@ def test_a_refresh_for_an_unknown_ticker_fails_the_job_and_stores_nothing(
     failed = queue.failed_job_registry
     assert failed.count == 1
     job = queue.fetch_job(failed.get_job_ids()[0])
-    assert job is not None and "unknown ticker 'ZZZZQ'" in (job.latest_result().exc_string or "")
+    result = job.latest_result() if job is not None else None
+    assert result is not None and "unknown ticker 'ZZZZQ'" in (result.exc_string or "")
     assert not FactRecord.objects.exists()
-    failed.remove(job, delete_job=True)
+    failed.remove(failed.get_job_ids()[0], delete_job=True)

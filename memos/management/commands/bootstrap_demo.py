@@ -1,0 +1,52 @@
+"""``manage.py bootstrap_demo``: groups, demo users and the bundled real-data snapshot, idempotently.
+
+``scripts/run.sh`` calls it on every start; an unchanged snapshot is recognised by its content hash and
+skipped, so a second start is quick. ``--list-users`` prints the demo logins and touches nothing.
+"""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from agents.data.errors import DataError
+from memos.services.accounts import DEMO_USERS, ensure_demo_users
+
+
+class Command(BaseCommand):
+    help = "Create the auth groups and demo users and load the bundled real-data snapshot (idempotent)."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--list-users", action="store_true", help="print the demo logins and stop")
+        parser.add_argument("--no-data", action="store_true", help="only groups and demo users")
+        parser.add_argument("--force", action="store_true", help="reload the snapshot even if unchanged")
+        parser.add_argument(
+            "--data-dir", type=Path, help="load this snapshot folder instead of settings.SNAPSHOT_DIR"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["list_users"]:
+            width = max(len(user.username) for user in DEMO_USERS)
+            for user in DEMO_USERS:
+                self.stdout.write(f"{user.username.ljust(width)}  {user.password}  ({user.group})")
+            return
+        ensure_demo_users()
+        self.stdout.write(f"groups and {len(DEMO_USERS)} demo users are in place")
+        if options["no_data"]:
+            return
+        from memos.services.snapshot import load_snapshot  # pandas and friends only when loading data
+
+        root: Path = options["data_dir"] or Path(settings.SNAPSHOT_DIR)
+        if not root.is_dir():
+            self.stderr.write(f"bootstrap_demo: no snapshot folder at {root}")
+            raise SystemExit(2)
+        try:
+            report = load_snapshot(root, force=options["force"])
+        except DataError as exc:
+            self.stderr.write(f"bootstrap_demo: {exc}")
+            raise SystemExit(2) from exc
+        self.stdout.write(report.summary())

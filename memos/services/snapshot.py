@@ -1,0 +1,257 @@
+"""Loading the bundled real-data snapshot into the fact store.
+
+What is loaded, all read through the same adapters the live mode uses:
+- SEC companyfacts for every company that has a file (AAPL, NVDA, TSLA, TSM): annual, quarterly, derived;
+- inline XBRL filings (10-K/10-Q primary documents) for figures companyfacts does not hold (KO, the
+  quarters after TSLA's stale companyfacts); a fact id already taken by companyfacts is never overwritten,
+  so the citation stays the filing that first reported the figure;
+- the quant profile of every stock with a bundled price file, against SPY, as of its last session;
+- news articles and prediction markets as untrusted source documents.
+
+The snapshot's content hash is its ``data_version``: loading an unchanged snapshot again does nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from agents.data.prices import PriceSeries, SnapshotPriceSource
+from django.db import transaction
+
+from agents.data.edgar import (
+    SnapshotEdgarSource,
+    facts_from_companyfacts,
+    facts_from_inline_xbrl,
+    filings_from_submissions,
+)
+from agents.data.edgar.sources import DocumentUnavailable
+from agents.data.errors import DataError
+from agents.data.markets import SnapshotMarketSource, market_document
+from agents.data.news import SnapshotNewsSource
+from agents.data.types import Citation, SourceDocument
+from agents.quant import compute_profile, quant_facts
+from memos.models import Company, DataLoad, FactRecord
+from memos.services.facts import fact_rows, save_documents, save_facts
+
+BENCHMARK = "SPY"
+# Bundled inline XBRL documents are named ``{ticker}-{form}-{filed date}.html.gz``.
+FILING_NAME = re.compile(r"^(?P<ticker>[a-z]+)-(?P<form>10-[kq])-(?P<filed>\d{4}-\d{2}-\d{2})\.html\.gz$")
+COMPANYFACTS_NAME = re.compile(r"^CIK\d{10}_(?P<ticker>[A-Z.]+)\.json(\.gz)?$")
+STOCK_PRICE_NAME = re.compile(r"^(?P<ticker>[A-Z.]+)_\d{4}-\d{4}_stocknet\.csv$")
+
+
+@dataclass
+class LoadReport:
+    data_version: str
+    skipped: bool = False
+    companies: int = 0
+    facts: dict[str, int] = field(default_factory=dict)
+    documents: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        if self.skipped:
+            return f"snapshot {self.data_version[:12]} already loaded; nothing to do"
+        facts = ", ".join(f"{count} {kind}" for kind, count in self.facts.items())
+        lines = [
+            f"loaded snapshot {self.data_version[:12]}: {self.companies} companies, facts ({facts}), "
+            f"{self.documents} source documents"
+        ]
+        lines.extend(f"  skipped: {problem}" for problem in self.problems)
+        return "\n".join(lines)
+
+
+def snapshot_version(root: Path) -> str:
+    """A hash of every file's relative path and bytes: changes exactly when the snapshot's content does."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def load_snapshot(root: Path, *, force: bool = False) -> LoadReport:
+    """Load ``root`` (the layout of ``data/snapshot``) into the database, once per content version."""
+    version = snapshot_version(root)
+    if not force and DataLoad.objects.filter(data_version=version).exists():
+        return LoadReport(data_version=version, skipped=True)
+    report = LoadReport(data_version=version)
+    edgar = SnapshotEdgarSource(root)
+    sectors = _sectors(root / "reference" / "sp500_constituents.csv")
+    with transaction.atomic():
+        companies = _CompanyBook(edgar, sectors, report)
+        _load_companyfacts(root, edgar, companies, report)
+        _load_inline_filings(root, edgar, companies, report)
+        _load_quant(root, companies, report)
+        _load_documents(root, report)
+        report.companies = len(companies.seen)
+        DataLoad.objects.update_or_create(
+            data_version=version,
+            defaults={
+                "source": str(root),
+                "counts": {"companies": report.companies, **report.facts, "documents": report.documents},
+            },
+        )
+    return report
+
+
+class _CompanyBook:
+    """Company rows by ticker, created from SEC's company list with their S&P 500 sector."""
+
+    def __init__(self, edgar: SnapshotEdgarSource, sectors: dict[str, str], report: LoadReport) -> None:
+        self._edgar = edgar
+        self._sectors = sectors
+        self._report = report
+        self.seen: dict[str, Company] = {}
+
+    def get(self, ticker: str, *, name: str = "", cik: int | None = None, taxonomy: str = "") -> Company:
+        symbol = ticker.upper()
+        if symbol in self.seen and not taxonomy:
+            return self.seen[symbol]
+        listed = self._edgar.company_tickers().get(symbol)
+        defaults: dict[str, object] = {
+            "name": name or (listed[1] if listed else symbol),
+            "cik": cik if cik is not None else (listed[0] if listed else None),
+            "sector": self._sectors.get(symbol, ""),
+        }
+        if taxonomy:
+            defaults["taxonomy"] = taxonomy
+        company, _ = Company.objects.update_or_create(ticker=symbol, defaults=defaults)
+        self.seen[symbol] = company
+        return company
+
+
+def _count(report: LoadReport, kind: str, saved: int) -> None:
+    report.facts[kind] = report.facts.get(kind, 0) + saved
+
+
+def _load_companyfacts(
+    root: Path, edgar: SnapshotEdgarSource, companies: _CompanyBook, report: LoadReport
+) -> None:
+    for path in sorted((root / "edgar" / "companyfacts").glob("CIK*.json*")):
+        match = COMPANYFACTS_NAME.match(path.name)
+        if match is None:
+            continue
+        ticker = match["ticker"]
+        try:
+            listed = edgar.company_tickers().get(ticker)
+            if listed is None:
+                raise DataError(f"{ticker} is not in SEC's company list")
+            fact_set = facts_from_companyfacts(edgar.companyfacts(listed[0]), ticker=ticker)
+        except DataError as exc:
+            report.problems.append(f"{path.name}: {exc}")
+            continue
+        company = companies.get(ticker, name=fact_set.entity, cik=fact_set.cik, taxonomy=fact_set.taxonomy)
+        _count(
+            report,
+            "companyfacts",
+            save_facts(company=company, facts=fact_set.facts, data_version=report.data_version),
+        )
+
+
+def _load_inline_filings(
+    root: Path, edgar: SnapshotEdgarSource, companies: _CompanyBook, report: LoadReport
+) -> None:
+    for path in sorted((root / "edgar" / "filings").glob("*.html.gz")):
+        match = FILING_NAME.match(path.name)
+        if match is None:
+            continue
+        ticker, form, filed = match["ticker"].upper(), match["form"].upper(), match["filed"]
+        listed = edgar.company_tickers().get(ticker)
+        cik = listed[0] if listed else None
+        accession = _accession(edgar, cik, form=form, filed=filed)
+        try:
+            fact_set = facts_from_inline_xbrl(
+                path.read_bytes(),
+                ticker=ticker,
+                accession=accession,
+                filed=_date(filed),
+                cik=cik,
+            )
+        except DataError as exc:
+            report.problems.append(f"{path.name}: {exc}")
+            continue
+        company = companies.get(ticker, name=fact_set.entity, cik=fact_set.cik)
+        rows = fact_rows(company=company, facts=fact_set.facts, data_version=report.data_version)
+        # ignore_conflicts: a figure companyfacts already holds keeps its first-reported citation.
+        created = FactRecord.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
+        _count(report, "inline-xbrl", len(created))
+
+
+def _accession(edgar: SnapshotEdgarSource, cik: int | None, *, form: str, filed: str) -> str | None:
+    """The filing's accession number from the company's submissions list, when the snapshot has one."""
+    if cik is None:
+        return None
+    try:
+        rows = filings_from_submissions(edgar.submissions(cik), cik=cik)
+    except DocumentUnavailable:
+        return None
+    for row in rows:
+        if row.form == form and row.filing_date.isoformat() == filed:
+            return row.accession
+    return None
+
+
+def _load_quant(root: Path, companies: _CompanyBook, report: LoadReport) -> None:
+    prices = SnapshotPriceSource(root)
+    try:
+        benchmark = prices.series(BENCHMARK)
+    except DataError as exc:
+        report.problems.append(f"benchmark {BENCHMARK}: {exc}")
+        return
+    for path in sorted((root / "prices" / "daily").glob("*.csv")):
+        match = STOCK_PRICE_NAME.match(path.name)
+        if match is None:
+            continue
+        ticker = match["ticker"]
+        try:
+            series = prices.series(ticker)
+            profile = compute_profile(series, benchmark=benchmark)
+        except DataError as exc:
+            report.problems.append(f"{path.name}: {exc}")
+            continue
+        facts = quant_facts(profile, ticker=ticker, citation=_price_citation(series, path, root))
+        company = companies.get(ticker)
+        _count(report, "quant", save_facts(company=company, facts=facts, data_version=report.data_version))
+
+
+def _price_citation(series: PriceSeries, path: Path, root: Path) -> Citation:
+    # The primary source of these bars is Yahoo Finance; the label names the exact bundled file.
+    ticker = path.name.split("_", 1)[0]
+    return Citation(
+        source="prices",
+        url=f"https://finance.yahoo.com/quote/{ticker}/history",
+        label=f"daily bars in the bundled snapshot, {path.relative_to(root).as_posix()}"
+        f" ({series.source_label})",
+    )
+
+
+def _load_documents(root: Path, report: LoadReport) -> None:
+    documents: list[SourceDocument] = []
+    try:
+        documents.extend(SnapshotNewsSource(root).all_documents())
+    except DataError as exc:
+        report.problems.append(f"news: {exc}")
+    try:
+        documents.extend(market_document(market) for market in SnapshotMarketSource(root).markets())
+    except DataError as exc:
+        report.problems.append(f"prediction markets: {exc}")
+    report.documents = save_documents(documents)
+
+
+def _sectors(path: Path) -> dict[str, str]:
+    """Ticker → GICS sector from the bundled S&P 500 list (empty when the file is absent)."""
+    if not path.is_file():
+        return {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        return {row["Symbol"].strip().upper(): row["GICS Sector"].strip() for row in csv.DictReader(handle)}
+
+
+def _date(text: str) -> date:
+    return date.fromisoformat(text)

@@ -1,0 +1,103 @@
+"""``manage.py bootstrap_demo`` loads the bundled real snapshot once, with real figures and citations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from memos.models import Company, DataLoad, FactRecord, SourceDocument
+from memos.services.accounts import DEMO_USERS
+
+pytestmark = pytest.mark.django_db
+
+
+def _bootstrap(*args: str) -> str:
+    out = StringIO()
+    call_command("bootstrap_demo", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def loaded(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
+    """Load the snapshot once for this module (the slow part); emptied again afterwards so later
+    tests start from an empty database, as they would anywhere else."""
+    with django_db_blocker.unblock():
+        output = _bootstrap()
+    yield output
+    with django_db_blocker.unblock():
+        call_command("flush", interactive=False, verbosity=0)
+
+
+def test_demo_users_can_log_in_with_the_printed_passwords(loaded: str) -> None:
+    listing = _bootstrap("--list-users")
+    for demo in DEMO_USERS:
+        assert f"{demo.username}" in listing and demo.password in listing
+        user = authenticate(username=demo.username, password=demo.password)
+        assert user is not None and user.groups.filter(name=demo.group).exists()
+
+
+def test_companyfacts_figures_match_the_10k_with_the_original_filing_cited(loaded: str) -> None:
+    revenue = FactRecord.objects.get(fact_id="AAPL:revenue:FY2024")
+    assert revenue.value == Decimal("391035000000")
+    assert (revenue.form, revenue.accession, str(revenue.filed)) == (
+        "10-K",
+        "0000320193-24-000123",
+        "2024-11-01",
+    )
+    assert FactRecord.objects.get(fact_id="NVDA:revenue:FY2025").value == Decimal("130497000000")
+    apple = Company.objects.get(ticker="AAPL")
+    assert apple.sector == "Information Technology" and apple.cik == 320193
+
+
+def test_inline_xbrl_fills_companies_and_quarters_companyfacts_lacks(loaded: str) -> None:
+    ko = FactRecord.objects.get(fact_id="KO:revenue:FY2025Q2")
+    assert ko.value == Decimal("12535000000") and ko.source == "sec-inline-xbrl"
+    assert FactRecord.objects.get(fact_id="KO:net_income:FY2025Q2").value == Decimal("3810000000")
+    tesla = FactRecord.objects.get(fact_id="TSLA:revenue:FY2025Q2")
+    assert tesla.value == Decimal("22496000000")
+    assert tesla.accession  # the snapshot's submissions list names the 10-Q
+
+
+def test_a_figure_both_sources_hold_keeps_the_companyfacts_citation(loaded: str) -> None:
+    # The 10-K inline document also reports FY2024 revenue; companyfacts' first-filed citation stays.
+    assert FactRecord.objects.get(fact_id="AAPL:revenue:FY2024").source == "sec-companyfacts"
+
+
+def test_quant_profiles_are_stored_as_cited_facts_as_of_the_last_session(loaded: str) -> None:
+    rsi = FactRecord.objects.get(fact_id="AAPL:rsi14:2017-09-01")
+    assert Decimal(0) < rsi.value < Decimal(100)
+    assert rsi.source == "prices" and "AAPL_2012-2017_stocknet.csv" in rsi.label
+    assert FactRecord.objects.filter(fact_id="KO:beta:2017-09-01").exists()
+
+
+def test_news_and_prediction_markets_become_source_documents(loaded: str) -> None:
+    kinds = set(SourceDocument.objects.values_list("kind", flat=True))
+    assert {"news", "prediction-market"} <= kinds
+
+
+def test_a_second_run_recognises_the_unchanged_snapshot_and_writes_nothing(loaded: str) -> None:
+    assert "loaded snapshot" in loaded
+    before = FactRecord.objects.count()
+
+    again = _bootstrap()
+
+    assert "already loaded; nothing to do" in again
+    assert FactRecord.objects.count() == before
+    assert DataLoad.objects.count() == 1
+
+
+def test_a_missing_snapshot_folder_is_one_line_and_exit_2(loaded: str, tmp_path: Path) -> None:
+    err = StringIO()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("bootstrap_demo", "--data-dir", str(tmp_path / "nope"), stderr=err)
+    assert exit_info.value.code == 2
+    assert err.getvalue().strip().count("\n") == 0 and "no snapshot folder" in err.getvalue()
+    assert Path(settings.SNAPSHOT_DIR).is_dir()
