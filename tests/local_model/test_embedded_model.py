@@ -109,10 +109,10 @@ def test_the_embedded_model_answers_a_schema_constrained_request_through_the_gat
     ledger = InMemoryLedger()
     with LLMGateway(settings, ledger, ThreadLimiter(settings.max_concurrency)) as gateway:
         answer = gateway.complete(
-            template.render(), Headline, context=CallContext(stage="check", role="analyst")
+            template.render(), Headline, context=CallContext(stage="check", role="news")
         )
         again = gateway.complete(
-            template.render(), Headline, context=CallContext(stage="check", role="analyst")
+            template.render(), Headline, context=CallContext(stage="check", role="news")
         )
 
     assert isinstance(answer, Headline) and answer.sentiment in {"positive", "negative", "neutral"}
@@ -126,7 +126,7 @@ def test_llm_ping_reports_the_local_endpoint_and_a_valid_answer(llama_port: int)
     env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_BASE_URL")}
     env.update(LOCAL_LLM_PORT=str(llama_port))
     done = subprocess.run(
-        [sys.executable, "manage.py", "llm_ping", "--role", "analyst"],
+        [sys.executable, "manage.py", "llm_ping", "--role", "synthesizer"],
         cwd=ROOT,
         env=env,
         capture_output=True,
