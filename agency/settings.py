@@ -15,6 +15,7 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from agents.llm.config import ConfigError, load_llm_settings
+from agents.memo.roster import RosterError, load_profiles
 
 # Lets admin.ModelAdmin[Model] and friends be subscripted at run time, as the type stubs declare them.
 django_stubs_ext.monkeypatch()
@@ -188,3 +189,15 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
+
+# The memo pipeline: profiles (roster and synthesis depth) and worker liveness.
+try:
+    MEMO_PROFILES = load_profiles(os.environ)
+except RosterError as exc:
+    raise ImproperlyConfigured(str(exc)) from exc
+RUN_HEARTBEAT_S = env_int("RUN_HEARTBEAT_S", 10)
+RUN_STALE_AFTER_S = env_int("RUN_STALE_AFTER_S", 60)
+if not 1 <= RUN_HEARTBEAT_S < RUN_STALE_AFTER_S:
+    raise ImproperlyConfigured("RUN_HEARTBEAT_S must be at least 1 and below RUN_STALE_AFTER_S")
+# Where people reach the app: used in links printed by commands and sent in e-mails.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")

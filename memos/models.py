@@ -141,6 +141,16 @@ class Run(models.Model):
     budget_tokens = models.PositiveIntegerField(null=True, blank=True)
     tokens_spent = models.PositiveIntegerField(default=0)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    nonce = models.CharField(
+        max_length=32,
+        blank=True,
+        help_text="fences untrusted text in this run's prompts (see agents.untrusted)",
+    )
+    config = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="what the run was started with: roster, iterations, models per role",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="runs")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -213,3 +223,50 @@ class DataLoad(models.Model):
 
     def __str__(self) -> str:
         return f"{self.data_version[:12]} loaded {self.loaded_at:%Y-%m-%d %H:%M}"
+
+
+class AgentStep(models.Model):
+    """One agent's piece of a run, and the document it wrote: a specialist's brief, a synthesis iteration,
+    the fact-stability audit, the evaluator's report, the memo. ``(run, layer, key)`` is its natural key, so
+    a stage that runs twice finds the finished steps and does not redo them."""
+
+    class Layer(models.TextChoices):
+        DATA = "data"
+        SPECIALISTS = "specialists"
+        SYNTHESIS = "synthesis"
+        EVALUATION = "evaluation"
+        MEMO = "memo"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        SKIPPED = "skipped"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="steps")
+    layer = models.CharField(max_length=20, choices=Layer.choices)
+    key = models.CharField(max_length=60)
+    position = models.PositiveSmallIntegerField(default=0, help_text="order within the layer")
+    role = models.CharField(max_length=40, blank=True)
+    title = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    output = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["run", "position", "key"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["run", "layer", "key"], name="one_step_per_run_layer_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.layer}/{self.key} ({self.status})"
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()

@@ -1,0 +1,174 @@
+"""The fact-stability audit and the LOW-tier firewall, both by code (seed 000, Appendix A).
+
+Where claims cite facts, code compares them: the same metric and period with different values across the
+cited facts, a claim whose direction word contradicts the sign of the growth or return it cites, or two
+briefs describing the same figure in opposite directions. Contradicted claims drop to LOW. Then the
+firewall: a BUY or SELL whose load-bearing evidence includes a LOW-tier source becomes WATCH; one that rests
+on a contested figure is marked conditional.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from agents.memo.citations import CheckedClaim
+from agents.memo.evidence import EvidenceCatalog
+from agents.memo.schemas import MemoDraft, Recommendation
+
+UP = re.compile(
+    r"\b(gr[eo]w|grows|growing|rose|rise|rising|increas\w*|expand\w*|higher|improv\w*|accelerat\w*|gain\w*|up)\b"
+)
+DOWN = re.compile(
+    r"\b(fell|fall\w*|declin\w*|decreas\w*|contract\w*|lower|shr[ai]nk\w*|slow\w*|weaken\w*|drop\w*|down|loss\w*)\b"
+)
+SIGNED_METRICS = ("growth", "return_", "alpha")
+
+
+def direction(statement: str) -> int:
+    """+1 for up words only, -1 for down words only, 0 for neither or both (no direction claimed)."""
+    text = statement.lower()
+    up, down = bool(UP.search(text)), bool(DOWN.search(text))
+    return 0 if up == down else (1 if up else -1)
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    kind: str  # "value", "direction vs figure", "direction across briefs"
+    evidence_ids: tuple[str, ...]
+    shards: tuple[str, ...]
+    detail: str
+
+
+@dataclass
+class AuditReport:
+    contradictions: list[Contradiction] = field(default_factory=list)
+    contested_ids: set[str] = field(default_factory=set)
+    downgraded: list[str] = field(default_factory=list)  # dedup keys of claims dropped to LOW
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "contradictions": [
+                c.__dict__ | {"evidence_ids": list(c.evidence_ids), "shards": list(c.shards)}
+                for c in self.contradictions
+            ],
+            "contested_ids": sorted(self.contested_ids),
+            "downgraded": self.downgraded,
+        }
+
+
+def audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[CheckedClaim], AuditReport]:
+    """Claims with tiers after the audit, and what the audit found."""
+    report = AuditReport()
+    _value_conflicts(claims, catalog, report)
+    _direction_conflicts(claims, catalog, report)
+    flagged = {cid for c in report.contradictions for cid in c.evidence_ids}
+    audited: list[CheckedClaim] = []
+    for claim in claims:
+        if claim.tier != "LOW" and _is_contradicted(claim, report):
+            report.downgraded.append(claim.dedup_key)
+            audited.append(CheckedClaim(claim.shard_id, claim.claim, "LOW", claim.dedup_key))
+        else:
+            audited.append(claim)
+    report.contested_ids = flagged
+    return audited, report
+
+
+def _is_contradicted(claim: CheckedClaim, report: AuditReport) -> bool:
+    return any(
+        claim.shard_id in c.shards and set(claim.claim.citations) & set(c.evidence_ids)
+        for c in report.contradictions
+    )
+
+
+def _value_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, report: AuditReport) -> None:
+    # (ticker, metric, period) -> the (value, fact id, shard) of every citation of that figure
+    figures: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
+    for claim in claims:
+        for cid in claim.claim.citations:
+            item = catalog.get(cid)
+            if item is not None and item.kind == "fact":
+                key = (cid.split(":", 1)[0], item.metric, item.period)
+                figures.setdefault(key, []).append((item.value, cid, claim.shard_id))
+    for (ticker, metric, period), cited in figures.items():
+        values = sorted({value for value, _, _ in cited})
+        if len(values) > 1:
+            report.contradictions.append(
+                Contradiction(
+                    "value",
+                    tuple(sorted({cid for _, cid, _ in cited})),
+                    tuple(sorted({shard for _, _, shard in cited})),
+                    f"{ticker} {metric} {period} is cited with different values: {', '.join(values)}",
+                )
+            )
+
+
+def _sign(value: str) -> int:
+    try:
+        number = Decimal(value)
+    except InvalidOperation:
+        return 0
+    return (number > 0) - (number < 0)
+
+
+def _direction_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, report: AuditReport) -> None:
+    said: dict[str, dict[int, set[str]]] = {}
+    for claim in claims:
+        way = direction(claim.claim.statement)
+        if way == 0:
+            continue
+        for cid in claim.claim.citations:
+            item = catalog.get(cid)
+            if item is None or item.kind != "fact":
+                continue
+            said.setdefault(cid, {}).setdefault(way, set()).add(claim.shard_id)
+            if any(marker in item.metric for marker in SIGNED_METRICS) and _sign(item.value) * way < 0:
+                report.contradictions.append(
+                    Contradiction(
+                        "direction vs figure",
+                        (cid,),
+                        (claim.shard_id,),
+                        f"the {claim.shard_id} brief reads it as {'up' if way > 0 else 'down'}; "
+                        f"{cid} is {item.value}",
+                    )
+                )
+    for cid, ways in said.items():
+        if 1 in ways and -1 in ways:
+            report.contradictions.append(
+                Contradiction(
+                    "direction across briefs",
+                    (cid,),
+                    tuple(sorted(ways[1] | ways[-1])),
+                    f"{', '.join(sorted(ways[1]))} read {cid} as up; {', '.join(sorted(ways[-1]))} as down",
+                )
+            )
+
+
+@dataclass(frozen=True)
+class FirewallDecision:
+    stated: Recommendation
+    final: Recommendation
+    conditional: bool
+    low_tier_ids: tuple[str, ...]
+    contested_ids: tuple[str, ...]
+    reason: str
+
+
+def firewall(memo: MemoDraft, catalog: EvidenceCatalog, report: AuditReport) -> FirewallDecision:
+    """A LOW-tier source cannot carry BUY/SELL (it becomes WATCH); a contested figure makes it conditional."""
+    load_bearing = list(dict.fromkeys(memo.load_bearing))
+    low = tuple(i for i in load_bearing if (item := catalog.get(i)) is None or item.tier == "LOW")
+    contested = tuple(i for i in load_bearing if i in report.contested_ids)
+    final: Recommendation = memo.recommendation
+    reasons = []
+    if memo.recommendation in ("BUY", "SELL") and low:
+        final = "WATCH"
+        reasons.append(
+            f"{memo.recommendation} rested on LOW-tier evidence ({', '.join(low)}): downgraded to WATCH"
+        )
+    conditional = final in ("BUY", "SELL") and bool(contested)
+    if conditional:
+        reasons.append(f"conditional: the recommendation rests on contested figures ({', '.join(contested)})")
+    reason = "; ".join(reasons) or "the recommendation rests on HIGH or MEDIUM evidence only"
+    return FirewallDecision(memo.recommendation, final, conditional, low, contested, reason)

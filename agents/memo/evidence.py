@@ -1,0 +1,75 @@
+"""Evidence a role may cite: facts (code-owned numbers) and source documents (untrusted text), each with
+the confidence tier its source supports. Tiers follow source primacy (seed 000 Appendix A): filed > guided >
+anecdotal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from agents.memo.schemas import Tier
+
+TIER_RANK: dict[str, int] = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
+EvidenceKind = Literal["fact", "document"]
+
+# Filed financials and figures computed from them or from observed market prices are HIGH; a prediction
+# market is a priced consensus (MEDIUM, like sell-side consensus); filing text is management's own account
+# (MEDIUM, like guidance); press reports are unconfirmed (LOW).
+_FACT_TIER: dict[str, Tier] = {
+    "sec-companyfacts": "HIGH",
+    "sec-inline-xbrl": "HIGH",
+    "derived": "HIGH",
+    "prices": "HIGH",
+}
+_DOCUMENT_TIER: dict[str, Tier] = {"filing": "MEDIUM", "prediction-market": "MEDIUM", "news": "LOW"}
+
+
+@dataclass(frozen=True)
+class EvidenceItem:
+    """One citable id with what a prompt shows of it and the tier it supports."""
+
+    evidence_id: str
+    kind: EvidenceKind
+    tier: Tier
+    summary: str  # trusted one-line description written by code (for a fact: metric, period, value, filing)
+    text: str = ""  # untrusted body (documents only): goes into prompts inside nonce fences
+    metric: str = ""
+    period: str = ""
+    value: str = ""
+    published: date | None = None
+
+
+def fact_tier(source: str) -> Tier:
+    return _FACT_TIER.get(source, "MEDIUM")
+
+
+def document_tier(kind: str) -> Tier:
+    return _DOCUMENT_TIER.get(kind, "LOW")
+
+
+def weaker(first: Tier, second: Tier) -> Tier:
+    return first if TIER_RANK[first] <= TIER_RANK[second] else second
+
+
+@dataclass
+class EvidenceCatalog:
+    """Every id a run may cite, for resolving citations and tiering claims."""
+
+    items: dict[str, EvidenceItem] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, items: Iterable[EvidenceItem]) -> EvidenceCatalog:
+        return cls({item.evidence_id: item for item in items})
+
+    def __contains__(self, evidence_id: object) -> bool:
+        return evidence_id in self.items
+
+    def get(self, evidence_id: str) -> EvidenceItem | None:
+        return self.items.get(evidence_id)
+
+    def supported_tier(self, evidence_ids: Iterable[str]) -> Tier:
+        """The strongest tier among the ids: a claim is as good as its best resolving source."""
+        tiers = [self.items[i].tier for i in evidence_ids if i in self.items]
+        return max(tiers, key=lambda tier: TIER_RANK[tier]) if tiers else "LOW"

@@ -1,0 +1,82 @@
+"""Who runs in a memo: the specialist roster and the synthesis depth per profile (configuration, not code).
+
+``MEMO_ROSTER`` (comma-separated specialist names) and ``MEMO_ITERATIONS`` override the full profile;
+``MEMO_QUICK_ROSTER`` and ``MEMO_QUICK_ITERATIONS`` the quick one (sized for the embedded 2-core model).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from agents.llm.roles import Role
+
+
+@dataclass(frozen=True)
+class Specialist:
+    name: str  # also the LLM role and the prompt file prompts/specialist_<name>.md
+    title: str
+    scope: str  # what the evidence selector gathers for it (shown on the run page)
+
+    @property
+    def prompt_file(self) -> str:
+        return f"specialist_{self.name}.md"
+
+    @property
+    def role(self) -> Role:
+        return Role(self.name)
+
+
+SPECIALISTS: dict[str, Specialist] = {
+    s.name: s
+    for s in (
+        Specialist("fundamentals", "Fundamentals", "filed annual and quarterly figures, margins and growth"),
+        Specialist("competitive", "Competitive landscape", "the company's and its sector peers' figures"),
+        Specialist(
+            "macro", "Macro", "market beta and volatility, prediction markets on rates and the economy"
+        ),
+        Specialist("regulatory", "Regulatory", "documents on litigation, antitrust, regulation and policy"),
+        Specialist("quant", "Quant", "the price-based profile: returns, beta, alpha, trend, RSI, volatility"),
+        Specialist("news", "News and sentiment", "recent news about the company"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    roster: tuple[str, ...]
+    iterations: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"name": self.name, "roster": list(self.roster), "iterations": self.iterations}
+
+
+DEFAULT_PROFILES = {
+    "full": Profile("full", tuple(SPECIALISTS), 3),
+    "quick": Profile("quick", ("fundamentals", "quant", "news"), 1),
+}
+
+
+class RosterError(ValueError):
+    pass
+
+
+def load_profiles(env: Mapping[str, str]) -> dict[str, Profile]:
+    profiles = dict(DEFAULT_PROFILES)
+    for name, roster_var, iterations_var in (
+        ("full", "MEMO_ROSTER", "MEMO_ITERATIONS"),
+        ("quick", "MEMO_QUICK_ROSTER", "MEMO_QUICK_ITERATIONS"),
+    ):
+        base = profiles[name]
+        roster = tuple(n.strip() for n in env.get(roster_var, "").split(",") if n.strip()) or base.roster
+        unknown = [n for n in roster if n not in SPECIALISTS]
+        if unknown:
+            raise RosterError(
+                f"{roster_var} names unknown specialists {unknown}; known: {sorted(SPECIALISTS)}"
+            )
+        raw = env.get(iterations_var, "").strip()
+        if raw and not (raw.isdigit() and 1 <= int(raw) <= 5):
+            raise RosterError(f"{iterations_var} must be a whole number from 1 to 5, got {raw!r}")
+        profiles[name] = Profile(name, roster, int(raw) if raw else base.iterations)
+    return profiles

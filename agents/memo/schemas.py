@@ -1,0 +1,152 @@
+"""What each role must answer (seed 000, Appendix A): the JSON schemas the gateway enforces.
+
+Models write prose and pick citation ids; they never write a figure. Prose may reference a fact as
+``[[TICKER:metric:period]]``; code renders the value from the fact store and removes any other number.
+Confidence tiers a model states are capped by code at what the cited sources support (filed > guided >
+anecdotal), and every score rule (hill-climb, verdict, firewall) is computed by code from these fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Layer = Literal["MACRO", "MESO", "MICRO"]
+Tier = Literal["HIGH", "MEDIUM", "LOW"]
+EvidenceQuality = Literal["none", "weak", "strong"]
+Recommendation = Literal["BUY", "HOLD", "SELL", "WATCH"]
+Sizing = Literal["none", "starter", "half", "full"]
+Sign = Literal["positive", "negative"]
+
+Statement = Annotated[str, Field(min_length=1, max_length=400)]
+ShortText = Annotated[str, Field(min_length=1, max_length=300)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Claim(_Strict):
+    """One load-bearing statement at one layer of analysis, with the evidence ids it rests on."""
+
+    layer: Layer
+    statement: Statement
+    citations: list[str] = Field(min_length=1, max_length=4)
+    tier: Tier
+
+
+class SpecialistBrief(_Strict):
+    """A specialist's whole answer: claims, what it could not cover, and non-obvious second-order links.
+
+    A specialist with no evidence answers ``evidence_quality: none`` with no claims: silence beats filler.
+    """
+
+    claims: list[Claim] = Field(max_length=8)
+    coverage_gaps: list[str] = Field(min_length=1, max_length=5)
+    undercurrents: list[str] = Field(max_length=4)
+    evidence_quality: EvidenceQuality
+
+
+# J+ "thesis sharpness" (maximise) and J- "confirmation-bias / pitch-deck penalty" (minimise), 0-2 each.
+JPLUS_DIMENSIONS = (
+    "causal_mechanism",
+    "cross_domain_coupling",
+    "named_catalyst",
+    "non_consensus",
+    "source_anchored",
+)
+JMINUS_DIMENSIONS = (
+    "cherry_picking",
+    "hedge_then_recommend",
+    "narrative_over_numbers",
+    "anchoring_to_price",
+    "survivorship_in_analogs",
+)
+
+Score = Annotated[int, Field(ge=0, le=2)]
+
+
+class JPlusScores(_Strict):
+    causal_mechanism: Score
+    cross_domain_coupling: Score
+    named_catalyst: Score
+    non_consensus: Score
+    source_anchored: Score
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, name) for name in JPLUS_DIMENSIONS)
+
+
+class JMinusScores(_Strict):
+    cherry_picking: Score
+    hedge_then_recommend: Score
+    narrative_over_numbers: Score
+    anchoring_to_price: Score
+    survivorship_in_analogs: Score
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, name) for name in JMINUS_DIMENSIONS)
+
+
+class Catalyst(_Strict):
+    event: ShortText
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="ISO date the catalyst is expected by")
+    expected_sign: Sign
+
+
+class Analysis(_Strict):
+    macro: str = Field(min_length=1, max_length=1200)
+    meso: str = Field(min_length=1, max_length=1200)
+    micro: str = Field(min_length=1, max_length=1200)
+
+
+class MemoDraft(_Strict):
+    """The publishable part of an iteration: HEADLINE THESIS, RISK BUDGET, CATALYSTS, FALSIFIERS, SIZING."""
+
+    headline_thesis: str = Field(min_length=1, max_length=600)
+    risk_budget: str = Field(min_length=1, max_length=600)
+    catalysts: list[Catalyst] = Field(min_length=1, max_length=4)
+    falsifiers: list[str] = Field(min_length=2, max_length=3)
+    recommendation: Recommendation
+    sizing: Sizing
+    sizing_rationale: ShortText
+    load_bearing: list[str] = Field(
+        min_length=1, max_length=5, description="evidence ids the recommendation rests on"
+    )
+
+
+class SynthesisIteration(_Strict):
+    """One pass of the synthesizer: layered analysis, the memo so far, its gaps, and its self-scores."""
+
+    analysis: Analysis
+    memo: MemoDraft
+    what_i_missed: list[str] = Field(min_length=3, max_length=5)
+    self_jplus: JPlusScores
+    self_jminus: JMinusScores
+
+
+class Divergence(_Strict):
+    """Where the evaluator's calibrated score differs from a self-score, with the passage that shows why."""
+
+    iteration: int = Field(ge=1, le=10)
+    dimension: str = Field(min_length=1, max_length=40)
+    quote: str = Field(min_length=1, max_length=400)
+    justification: ShortText
+
+
+class IterationGrade(_Strict):
+    iteration: int = Field(ge=1, le=10)
+    jplus: JPlusScores
+    jminus: JMinusScores
+
+
+class Evaluation(_Strict):
+    """The evaluator's structured report; code turns it into the verdict and the inflation table."""
+
+    grades: list[IterationGrade] = Field(min_length=1, max_length=10)
+    divergences: list[Divergence] = Field(max_length=12)
+    inflation_diagnosis: str = Field(min_length=1, max_length=600)
+    next_run_recommendation: ShortText

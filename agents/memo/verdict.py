@@ -1,0 +1,62 @@
+"""The evaluator's structured grades turned into the run's verdict, by code.
+
+Inflation per dimension is the synthesizer's self-score minus the evaluator's calibrated score; the
+recalibrated hill-climb re-applies the thresholds to the calibrated scores; ACCEPT needs the final
+iteration's calibrated J+ at or above ``ACCEPT_MIN_JPLUS`` and J- at or below ``ACCEPT_MAX_JMINUS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.memo import hillclimb
+from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS, Evaluation, SynthesisIteration
+
+# "Most competent memos land 5-7" (seed 000's calibration anchor): accept a competent memo with little
+# pitch-deck framing, not only a paradigm-shifting one.
+ACCEPT_MIN_JPLUS = 5
+ACCEPT_MAX_JMINUS = 4
+
+
+@dataclass(frozen=True)
+class Verdict:
+    decision: str  # "ACCEPT" or "REVISE"
+    reason: str
+    calibrated_jplus: int
+    calibrated_jminus: int
+    inflation: dict[str, int]  # dimension -> self minus calibrated, final iteration
+    recalibrated_hill_climb: list[dict[str, object]]
+    next_run: str
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def decide(iterations: list[SynthesisIteration], evaluation: Evaluation) -> Verdict:
+    grades = {grade.iteration: grade for grade in evaluation.grades}
+    final_number = len(iterations)
+    final = grades.get(final_number) or max(evaluation.grades, key=lambda g: g.iteration)
+    last = iterations[-1]
+    inflation = {
+        **{d: getattr(last.self_jplus, d) - getattr(final.jplus, d) for d in JPLUS_DIMENSIONS},
+        **{d: getattr(final.jminus, d) - getattr(last.self_jminus, d) for d in JMINUS_DIMENSIONS},
+    }
+    checks = []
+    previous = None
+    for number in sorted(grades):
+        grade = grades[number]
+        checks.append(hillclimb.check(number, grade.jplus, grade.jminus, previous).as_dict())
+        previous = (grade.jplus, grade.jminus)
+    jplus, jminus = final.jplus.total, final.jminus.total
+    accepted = jplus >= ACCEPT_MIN_JPLUS and jminus <= ACCEPT_MAX_JMINUS
+    reason = (
+        f"calibrated J+ {jplus}/10 (needs >= {ACCEPT_MIN_JPLUS}), "
+        f"J- {jminus}/10 (needs <= {ACCEPT_MAX_JMINUS})"
+    )
+    weakest = min(JPLUS_DIMENSIONS, key=lambda d: getattr(final.jplus, d))
+    worst = max(JMINUS_DIMENSIONS, key=lambda d: getattr(final.jminus, d))
+    next_run = (
+        f"{evaluation.next_run_recommendation} (weakest J+ dimension: {weakest.replace('_', ' ')}; "
+        f"worst J- dimension: {worst.replace('_', ' ')})"
+    )
+    return Verdict("ACCEPT" if accepted else "REVISE", reason, jplus, jminus, inflation, checks, next_run)

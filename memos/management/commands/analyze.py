@@ -1,0 +1,106 @@
+"""``manage.py analyze TICKER --brief "..." [--profile quick|full] [--wait | --inline]``.
+
+Creates a brief and starts a run, printing the run's URL. ``--wait`` follows the RQ worker's progress with a
+progress bar; ``--inline`` runs every stage in this process (no worker needed). Exit status 0 when the memo
+is done, 1 when the run failed (with its reason), 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from argparse import ArgumentParser
+from typing import Any, NoReturn
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand
+
+from memos.models import AgentStep, Run
+from memos.pipeline import runner
+from memos.services.errors import ServiceError
+from memos.services.runs import create_brief, start_run
+
+BAR_WIDTH = 30
+POLL_S = 0.5
+
+
+class Command(BaseCommand):
+    help = "Start an investment-memo run for a ticker and a brief; print its URL (and wait for it)."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("ticker")
+        parser.add_argument("--brief", required=True, help="the question the memo must answer")
+        parser.add_argument("--audience", default="Investment committee")
+        parser.add_argument("--notes", default="")
+        parser.add_argument("--profile", default="full", help="quick or full (see MEMO_* settings)")
+        parser.add_argument("--user", default="analyst", help="the analyst who owns the brief")
+        parser.add_argument("--wait", action="store_true", help="follow the run until it ends")
+        parser.add_argument("--inline", action="store_true", help="run the stages in this process")
+        parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        user = User.objects.filter(username=options["user"]).first()
+        if user is None:
+            self._refuse(f"no user {options['user']!r}; run manage.py bootstrap_demo or pass --user")
+        try:
+            brief = create_brief(
+                owner=user,
+                ticker=options["ticker"],
+                question=options["brief"],
+                audience=options["audience"],
+                notes=options["notes"],
+            )
+            run = start_run(brief, user=user, profile=options["profile"], enqueue=not options["inline"])
+        except ServiceError as exc:
+            self._refuse(str(exc))
+        self.stdout.write(f"run {run.pk} started: {settings.SITE_URL.rstrip('/')}/runs/{run.pk}/")
+        if options["inline"]:
+            started = time.monotonic()
+            runner.run_inline(str(run.pk))
+            self._finish(Run.objects.get(pk=run.pk), time.monotonic() - started)
+        elif options["wait"]:
+            self._follow(run, options["timeout"])
+
+    def _refuse(self, message: str) -> NoReturn:
+        self.stderr.write(f"analyze: {message}")
+        raise SystemExit(2)
+
+    def _follow(self, run: Run, timeout: float) -> None:
+        started = time.monotonic()
+        while True:
+            run.refresh_from_db()
+            self._draw(run)
+            if run.status not in Run.ACTIVE_STATUSES:
+                break
+            if time.monotonic() - started > timeout:
+                self.stderr.write(f"\nanalyze: gave up waiting after {timeout:.0f} s; the run goes on")
+                raise SystemExit(1)
+            time.sleep(POLL_S)
+        self._finish(run, time.monotonic() - started)
+
+    def _draw(self, run: Run) -> None:
+        counts = AgentStep.objects.filter(run=run)
+        total = counts.count() or 1
+        done = counts.filter(status__in=[AgentStep.Status.DONE, AgentStep.Status.SKIPPED]).count()
+        filled = round(BAR_WIDTH * done / total)
+        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+        if sys.stdout.isatty():
+            self.stdout.write(f"\r[{bar}] {done}/{total} steps  {run.status_message[:50]:<50}", ending="")
+        else:
+            self.stdout.write(f"[{bar}] {done}/{total} steps  {run.status_message[:60]}")
+
+    def _finish(self, run: Run, seconds: float) -> None:
+        self.stdout.write("")
+        if run.status == Run.Status.DONE:
+            memo = AgentStep.objects.get(run=run, layer=AgentStep.Layer.MEMO, key="memo").output or {}
+            decision = memo.get("firewall", {})
+            verdict = memo.get("verdict", {})
+            self.stdout.write(
+                f"memo done in {seconds:.1f} s: recommendation {decision.get('final')}"
+                f"{' (conditional)' if decision.get('conditional') else ''}"
+                f" (stated {decision.get('stated')}); evaluator verdict {verdict.get('decision')}"
+            )
+            return
+        self.stderr.write(f"analyze: run {run.status}: {run.status_message}")
+        raise SystemExit(1)

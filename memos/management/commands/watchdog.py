@@ -1,0 +1,34 @@
+"""``manage.py watchdog [--every S]``: re-enqueue runs whose worker died (stale heartbeat).
+
+RQ alone notices a dead work-horse only late and never re-runs the job; ``scripts/run.sh`` starts this loop
+beside the worker. ``--once`` checks one time and exits.
+"""
+
+from __future__ import annotations
+
+import time
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+
+from memos.services.runs import resume_stale_runs
+
+
+class Command(BaseCommand):
+    help = "Re-enqueue the current stage of running runs whose heartbeat went stale."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--every", type=float, default=15.0, help="seconds between checks")
+        parser.add_argument("--once", action="store_true")
+        parser.add_argument("--stale-after", type=int, help="seconds (default RUN_STALE_AFTER_S)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        while True:
+            for run_id in resume_stale_runs(stale_after_s=options["stale_after"]):
+                self.stdout.write(f"resumed run {run_id}")
+            close_old_connections()
+            if options["once"]:
+                return
+            time.sleep(options["every"])

@@ -1,0 +1,131 @@
+"""The memo pipeline end to end against the fake OpenAI-compatible server, through the real openai client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memos.models import AgentStep, LLMCall, Run
+from memos.pipeline import runner
+from memos.services.errors import ServiceError
+from memos.services.runs import create_brief, start_run
+from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
+
+# Specialists run on a thread pool with their own connections: they must see committed rows.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUESTION = "Should the committee add to the position ahead of the next product cycle?"
+
+
+def _output(run: Run, key: str) -> dict[str, Any]:
+    output = AgentStep.objects.get(run=run, key=key).output
+    assert isinstance(output, dict)
+    return output
+
+
+def _run(profile: str = "quick") -> Run:
+    load_desk_data("AAPL")
+    user = analyst()
+    brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
+    return start_run(brief, user=user, profile=profile, enqueue=False)
+
+
+def test_a_quick_run_produces_a_cited_memo_with_every_layer_done() -> None:
+    run = _run("quick")
+    with fake_llm(script_for(run)) as server:
+        runner.run_inline(str(run.pk))
+        requests = server.request_count
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    statuses = dict(AgentStep.objects.filter(run=run).values_list("key", "status"))
+    assert set(statuses.values()) == {"done"}
+    assert set(statuses) >= {
+        "evidence",
+        "fundamentals",
+        "quant",
+        "news",
+        "audit",
+        "iteration-1",
+        "evaluation",
+        "memo",
+    }
+    # three specialists, one synthesis iteration, one evaluation: each asked exactly once
+    assert requests == 5
+    memo = _output(run, "memo")
+    assert memo["memo"]["recommendation"] == "BUY"
+    assert memo["firewall"]["final"] in {"BUY", "WATCH"}
+    assert memo["verdict"]["decision"] in {"ACCEPT", "REVISE"}
+    fundamentals = _output(run, "fundamentals")
+    assert fundamentals["claims"] and all(
+        c["citations"][0].startswith("AAPL:") for c in fundamentals["claims"]
+    )
+    assert run.data_version and run.tokens_spent > 0
+
+
+def test_the_evaluator_runs_on_its_own_model() -> None:
+    run = _run("quick")
+    with fake_llm(script_for(run)) as server:
+        runner.run_inline(str(run.pk))
+        models = {entry["prompt_name"]: entry["model"] for entry in server.requests}
+    assert models["evaluator"] == "fake-evaluator" and models["synthesizer"] == "fake-synthesizer"
+    assert _output(run, "evaluation")["same_model_warning"] == ""
+
+
+def test_a_rerun_with_unchanged_inputs_makes_no_llm_calls() -> None:
+    run = _run("quick")
+    with fake_llm(script_for(run)) as server:
+        runner.run_inline(str(run.pk))
+        first = server.request_count
+        again = start_run(run.brief, user=run.created_by, profile="quick", enqueue=False)
+        runner.run_inline(str(again.pk))
+        assert server.request_count == first
+    again.refresh_from_db()
+    assert again.status == Run.Status.DONE
+    assert set(LLMCall.objects.filter(run=again).values_list("outcome", flat=True)) == {"cached"}
+    first_memo = _output(run, "memo")
+    assert _output(again, "memo") == first_memo
+
+
+def test_full_profile_runs_six_specialists_and_three_iterations_with_hill_climb_checks() -> None:
+    run = _run("full")
+    with fake_llm(script_for(run)):
+        runner.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    iterations = AgentStep.objects.filter(run=run, layer="synthesis", key__startswith="iteration-")
+    assert iterations.count() == 3
+    checks = [(step.output or {})["hill_climb"] for step in iterations.order_by("position")]
+    assert checks[0]["reason"] == "first iteration: baseline"
+    assert all(check["passed"] for check in checks[1:])
+    regulatory = _output(run, "regulatory")
+    # The snapshot has no regulatory documents about Apple: the specialist says so instead of writing filler.
+    assert regulatory["brief"]["evidence_quality"] == "none" and regulatory["asked_model"] is False
+
+
+def test_bad_input_is_refused_with_a_clear_message() -> None:
+    load_desk_data("AAPL")
+    user = analyst()
+    with pytest.raises(ServiceError, match="Unknown ticker 'ZZZZQ'"):
+        create_brief(owner=user, ticker="zzzzq", question=QUESTION)
+    with pytest.raises(ServiceError, match="needs a question"):
+        create_brief(owner=user, ticker="AAPL", question="   ")
+    brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
+    start_run(brief, user=user, profile="quick", enqueue=False)
+    with pytest.raises(ServiceError, match="already queued or running"):
+        start_run(brief, user=user, profile="quick", enqueue=False)
+    assert Run.objects.filter(brief=brief).count() == 1
+
+
+def test_an_answer_that_never_fits_its_schema_fails_the_run_with_nothing_half_written() -> None:
+    run = _run("quick")
+    with fake_llm(script_for(run)) as server:
+        # the first answer and the one re-ask both come back invalid, on every retry
+        for _ in range(4):
+            server.inject("invalid_schema", prompt="synthesizer")
+        runner.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED
+    assert "synthesis" in run.status_message and "schema" in run.status_message.lower()
+    assert AgentStep.objects.get(run=run, key="memo").status == AgentStep.Status.PENDING
+    assert AgentStep.objects.get(run=run, key="iteration-1").status == AgentStep.Status.FAILED
