@@ -6,17 +6,11 @@ worker died resumes without paying twice, and a rerun with unchanged inputs make
 
 from __future__ import annotations
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Sum
 
 from agents.llm.types import LLMCallRecord
 from memos.models import LLMCall, Run
-
-
-def _release_connection() -> None:
-    # The gateway calls us from a thread pool between slow LLM calls: keep no connection open across them.
-    if not connection.in_atomic_block:
-        connection.close()
 
 
 def _record_from_row(row: LLMCall) -> LLMCallRecord:
@@ -43,52 +37,46 @@ def _record_from_row(row: LLMCall) -> LLMCallRecord:
 
 
 class DjangoLedger:
+    """Called from the pipeline's thread pool too; each pool thread closes its own connection when its task
+    ends (``memos.pipeline.runner``), so one open connection per thread serves all of that task's calls."""
+
     def cached(self, request_hash: str) -> LLMCallRecord | None:
-        try:
-            row = (
-                LLMCall.objects.filter(request_hash=request_hash, outcome=LLMCall.Outcome.OK)
-                .order_by("-created_at", "-id")
-                .first()
-            )
-            return _record_from_row(row) if row else None
-        finally:
-            _release_connection()
+        row = (
+            LLMCall.objects.filter(request_hash=request_hash, outcome=LLMCall.Outcome.OK)
+            .order_by("-created_at", "-id")
+            .first()
+        )
+        return _record_from_row(row) if row else None
 
     def record(self, call: LLMCallRecord) -> None:
-        try:
-            with transaction.atomic():
-                LLMCall.objects.create(
-                    run_id=call.run_id,
-                    stage=call.stage,
-                    role=call.role,
-                    prompt_name=call.prompt_name,
-                    prompt_hash=call.prompt_hash,
-                    model=call.model,
-                    base_url=call.base_url,
-                    request_hash=call.request_hash,
-                    attempt=call.attempt,
-                    tokens_in=call.tokens_in,
-                    tokens_out=call.tokens_out,
-                    cost=call.cost,
-                    duration_ms=call.duration_ms,
-                    outcome=call.outcome,
-                    error=call.error,
-                    raw_response=call.raw_response,
-                    parsed=call.parsed,
+        with transaction.atomic():
+            LLMCall.objects.create(
+                run_id=call.run_id,
+                stage=call.stage,
+                role=call.role,
+                prompt_name=call.prompt_name,
+                prompt_hash=call.prompt_hash,
+                model=call.model,
+                base_url=call.base_url,
+                request_hash=call.request_hash,
+                attempt=call.attempt,
+                tokens_in=call.tokens_in,
+                tokens_out=call.tokens_out,
+                cost=call.cost,
+                duration_ms=call.duration_ms,
+                outcome=call.outcome,
+                error=call.error,
+                raw_response=call.raw_response,
+                parsed=call.parsed,
+            )
+            if call.run_id and (call.tokens_in or call.tokens_out):
+                # A running total for pages and lists; the ledger rows remain the truth (tokens_spent).
+                Run.objects.filter(pk=call.run_id).update(
+                    tokens_spent=F("tokens_spent") + call.tokens_in + call.tokens_out
                 )
-                if call.run_id and (call.tokens_in or call.tokens_out):
-                    # A running total for pages and lists; the ledger rows remain the truth (tokens_spent).
-                    Run.objects.filter(pk=call.run_id).update(
-                        tokens_spent=F("tokens_spent") + call.tokens_in + call.tokens_out
-                    )
-        finally:
-            _release_connection()
 
     def tokens_spent(self, run_id: str) -> int:
-        try:
-            total = LLMCall.objects.filter(run_id=run_id).aggregate(
-                total=Sum(F("tokens_in") + F("tokens_out"))
-            )["total"]
-            return int(total or 0)
-        finally:
-            _release_connection()
+        total = LLMCall.objects.filter(run_id=run_id).aggregate(total=Sum(F("tokens_in") + F("tokens_out")))[
+            "total"
+        ]
+        return int(total or 0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from types import TracebackType
@@ -244,6 +244,11 @@ class LLMGateway:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def warm(self, roles: Iterable[str]) -> None:
+        """Build the clients for these roles' endpoints now (50-100 ms each), not inside the first call."""
+        for role in roles:
+            self._provider(self.settings.endpoint_for(role))
 
     def _provider(self, endpoint: Endpoint) -> Provider:
         # One client per endpoint, shared by all threads: it keeps its HTTP connections alive between calls.

@@ -3,6 +3,7 @@ ledger is the LLMCall table and whose concurrency bound holds across every worke
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,10 +33,37 @@ def llm_settings() -> LLMSettings:
     return llm
 
 
+class _SharedGateway:
+    """One gateway per process for the current LLM settings.
+
+    Building an ``openai`` client costs 50-100 ms (an HTTP client and its TLS context); the stages a process
+    runs reuse one instead of paying that each time. Changed settings (tests, the benchmark) get a fresh
+    gateway and the old one is closed.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key = ""
+        self._gateway: LLMGateway | None = None
+
+    def get(self) -> LLMGateway:
+        llm = llm_settings()
+        key = llm.model_dump_json()
+        with self._lock:
+            if self._gateway is None or key != self._key:
+                if self._gateway is not None:
+                    self._gateway.close()
+                client = redis.Redis.from_url(settings.REDIS_URL)
+                self._gateway = LLMGateway(llm, DjangoLedger(), RedisLimiter(client, llm.max_concurrency))
+                self._key = key
+            return self._gateway
+
+
+_shared = _SharedGateway()
+
+
 def gateway() -> LLMGateway:
-    llm = llm_settings()
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    return LLMGateway(llm, DjangoLedger(), RedisLimiter(client, llm.max_concurrency))
+    return _shared.get()
 
 
 def same_model_warning(llm: LLMSettings | None = None) -> str:
@@ -48,3 +76,15 @@ def same_model_warning(llm: LLMSettings | None = None) -> str:
             "may share the synthesizer's blind spots. Set LLM_MODEL_EVALUATOR to a different model."
         )
     return ""
+
+
+def warm_up() -> None:
+    """Import the pipeline and build the shared gateway's clients before any run needs them.
+
+    An RQ worker calls this once at start (``memos.worker.DeskWorker``): every job's forked work-horse then
+    inherits the loaded modules (importing ``openai`` alone takes about a second) and the built clients.
+    """
+    import memos.pipeline.runner  # noqa: F401 - imported for its side effect: loaded before fork
+
+    templates()
+    gateway().warm(str(role) for role in Role)

@@ -35,6 +35,7 @@ from agents.memo.roster import SPECIALISTS
 from agents.memo.schemas import Claim, Evaluation, SpecialistBrief, SynthesisIteration
 from agents.memo.textrefs import removed_count
 from agents.memo.verdict import decide
+from memos.events import flush_events
 from memos.models import AgentStep, Run
 from memos.pipeline import steps
 from memos.pipeline.evidence import document_block, evidence_for, fact_lines
@@ -110,6 +111,7 @@ def execute_stage(run_id: str, stage: str) -> str | None:
         steps.set_run(run, status=Run.Status.DONE, finished_at=timezone.now(), status_message="memo ready")
     else:
         steps.set_run(run, stage=following, status_message=f"{following} queued")
+    flush_events()  # a work-horse exits right after the job: let the page hear about this stage first
     return following
 
 
@@ -132,9 +134,21 @@ def roster(run: Run) -> list[str]:
     return names
 
 
+_evidence_cache: dict[tuple[str, str], dict[str, list[EvidenceItem]]] = {}
+
+
 def evidence(run: Run) -> dict[str, list[EvidenceItem]]:
+    """Each specialist's evidence. Once the data stage has fixed the run's ``data_version``, later stages in
+    the same process reuse the selection instead of querying it again."""
+    key = (str(run.pk), run.data_version)
+    if run.data_version and key in _evidence_cache:
+        return _evidence_cache[key]
     company = run.brief.company
-    return {name: evidence_for(company, name) for name in roster(run)}
+    selected = {name: evidence_for(company, name) for name in roster(run)}
+    if run.data_version:
+        _evidence_cache.clear()  # one run at a time per process: keep only the latest
+        _evidence_cache[key] = selected
+    return selected
 
 
 def catalog_of(by_specialist: dict[str, list[EvidenceItem]]) -> EvidenceCatalog:
@@ -219,24 +233,21 @@ def _silent_brief(run: Run, name: str) -> dict[str, Any]:
 def _fan_out(run: Run, todo: list[tuple[AgentStep, list[EvidenceItem]]], catalog: EvidenceCatalog) -> None:
     """Specialists in parallel under the configured bound; each result is stored as soon as it arrives."""
     gw = gateway()
-    try:
-        for step, _ in todo:
+    workers = max(1, min(len(todo), gw.settings.max_concurrency))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="specialist") as pool:
+        futures = {
+            pool.submit(_in_thread, _ask_specialist, gw, run, step.key, items, catalog): step
+            for step, items in todo
+        }
+        for step, _ in todo:  # marked running while the calls are already in flight
             steps.start_step(step)
-        workers = max(1, min(len(todo), gw.settings.max_concurrency))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="specialist") as pool:
-            futures = {
-                pool.submit(_in_thread, _ask_specialist, gw, run, step.key, items, catalog): step
-                for step, items in todo
-            }
-            for future in as_completed(futures):
-                step = futures[future]
-                try:
-                    steps.finish_step(step, future.result())
-                except LLMError as exc:
-                    steps.fail_step(step, f"{step.title}: {exc}")
-                steps.touch(str(run.pk))
-    finally:
-        gw.close()
+        for future in as_completed(futures):
+            step = futures[future]
+            try:
+                steps.finish_step(step, future.result())
+            except LLMError as exc:
+                steps.fail_step(step, f"{step.title}: {exc}")
+            steps.touch(str(run.pk))
 
 
 def _in_thread(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
@@ -348,23 +359,20 @@ def stage_synthesis(run: Run) -> None:
     inputs = SynthesisInputs(run, claims, report, cited, catalog, int(run.config.get("iterations", 3)))
     previous: SynthesisIteration | None = None
     gw = gateway()
-    try:
-        for number in range(1, inputs.total + 1):
-            step = steps.ensure_step(
-                run,
-                Layer.SYNTHESIS,
-                f"iteration-{number}",
-                title=f"Synthesis iteration {number}",
-                role="synthesizer",
-                position=number,
-            )
-            if step.status != AgentStep.Status.DONE:
-                steps.start_step(step)
-                steps.finish_step(step, _iterate(gw, inputs, number, previous))
-                steps.touch(str(run.pk))
-            previous = SynthesisIteration.model_validate((step.output or {})["final"])
-    finally:
-        gw.close()
+    for number in range(1, inputs.total + 1):
+        step = steps.ensure_step(
+            run,
+            Layer.SYNTHESIS,
+            f"iteration-{number}",
+            title=f"Synthesis iteration {number}",
+            role="synthesizer",
+            position=number,
+        )
+        if step.status != AgentStep.Status.DONE:
+            steps.start_step(step)
+            steps.finish_step(step, _iterate(gw, inputs, number, previous))
+            steps.touch(str(run.pk))
+        previous = SynthesisIteration.model_validate((step.output or {})["final"])
 
 
 def _iterate(
@@ -504,13 +512,8 @@ def stage_evaluation(run: Run) -> None:
         },
         nonce=run.nonce,
     )
-    gw = gateway()
-    try:
-        evaluation = gw.complete(
-            prompt, Evaluation, context=CallContext(run_id=str(run.pk), stage="evaluation", role="evaluator")
-        )
-    finally:
-        gw.close()
+    context = CallContext(run_id=str(run.pk), stage="evaluation", role="evaluator")
+    evaluation = gateway().complete(prompt, Evaluation, context=context)
     verdict = decide(iterations, evaluation)
     steps.finish_step(
         step,

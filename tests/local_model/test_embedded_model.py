@@ -111,9 +111,7 @@ def test_the_embedded_model_answers_a_schema_constrained_request_through_the_gat
         answer = gateway.complete(
             template.render(), Headline, context=CallContext(stage="check", role="news")
         )
-        again = gateway.complete(
-            template.render(), Headline, context=CallContext(stage="check", role="news")
-        )
+        again = gateway.complete(template.render(), Headline, context=CallContext(stage="check", role="news"))
 
     assert isinstance(answer, Headline) and answer.sentiment in {"positive", "negative", "neutral"}
     assert again == answer  # the second, identical request is served from the ledger

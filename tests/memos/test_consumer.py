@@ -8,7 +8,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser, User
 
 from memos.consumers import RunConsumer
-from memos.events import RunEvent, _send_now
+from memos.events import RunEvent, send_after_commit
 from memos.models import Run
 from tests.memos.factories import run_for
 
@@ -48,6 +48,6 @@ async def test_an_event_sent_to_the_run_group_reaches_the_page(alice: User) -> N
     await socket.connect()
     await socket.receive_json_from(timeout=5)
     event = RunEvent(kind="agent", run_id=str(run.id), target="agent-fundamentals", html="<li>done</li>")
-    await sync_to_async(_send_now)(event)
+    await sync_to_async(send_after_commit)(event)  # outside a transaction: sent at once, in the background
     assert await socket.receive_json_from(timeout=5) == event.model_dump()
     await socket.disconnect()

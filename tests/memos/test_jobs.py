@@ -83,13 +83,17 @@ def test_a_refresh_for_an_unknown_ticker_fails_the_job_and_stores_nothing(
         {"action": "refresh_facts", "_selected_action": [bogus.pk]},
     )
 
+    failed = queue.failed_job_registry
+    failed_before = set(failed.get_job_ids())
+
     worker = _run_burst_worker()
 
     assert worker.returncode == 0, worker.stderr
-    failed = queue.failed_job_registry
-    assert failed.count == 1
-    job = queue.fetch_job(failed.get_job_ids()[0])
+    new_failures = set(failed.get_job_ids()) - failed_before
+    assert len(new_failures) == 1
+    job = queue.fetch_job(new_failures.pop())
     result = job.latest_result() if job is not None else None
     assert result is not None and "unknown ticker 'ZZZZQ'" in (result.exc_string or "")
     assert not FactRecord.objects.exists()
-    failed.remove(failed.get_job_ids()[0], delete_job=True)
+    assert job is not None
+    failed.remove(job.id, delete_job=True)
