@@ -21,6 +21,7 @@ ensure_venv requirements.txt
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:$PG_PORT/analyst_desk}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$REDIS_PORT/0}"
 export LOCAL_LLM_PORT="$LLAMA_PORT"
+export SITE_URL="${SITE_URL:-http://127.0.0.1:$WEB_PORT}"
 if [ ! -s "$STATE/secret_key" ]; then
   "$PY" -c "import secrets; print(secrets.token_urlsafe(50))" > "$STATE/secret_key"
   chmod 600 "$STATE/secret_key"
@@ -44,7 +45,11 @@ if [ -z "${LLM_BASE_URL:-}" ]; then
   log "starting the local model ($LOCAL_MODEL) on 127.0.0.1:$LLAMA_PORT"
   start_llama "$MODEL_PATH" "$LLAMA_PORT" "$STATE/logs/llama-server.log"
 fi
-start_bg "RQ worker" "$STATE/logs/worker.log" "$PY" manage.py rqworker default --worker-ttl 60
+# DeskWorker imports the pipeline and builds its LLM clients once, before it forks a work-horse per job.
+start_bg "RQ worker" "$STATE/logs/worker.log" "$PY" manage.py rqworker default --worker-ttl 60 \
+  --worker-class memos.worker.DeskWorker
+# The watchdog re-enqueues a run whose worker died mid-stage (its heartbeat goes stale).
+start_bg "watchdog" "$STATE/logs/watchdog.log" "$PY" manage.py watchdog --every 15
 start_bg "web server" "$STATE/logs/web.log" "$VENV/bin/daphne" -b 127.0.0.1 -p "$WEB_PORT" agency.asgi:application
 
 cat >&2 <<MSG

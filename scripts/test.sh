@@ -8,7 +8,8 @@ chmod 755 "$STATE"
 trap 'stop_started; rm -rf "$STATE"' EXIT
 trap 'exit 130' INT TERM
 
-ensure_apt_packages
+# Chromium (Debian's, no download) and fonts for the browser tests.
+ensure_apt_packages chromium fonts-liberation
 ensure_venv requirements-dev.txt
 ensure_llama_server
 MODEL_PATH="$(ensure_model 0.5b)" || die "the 0.5B test model could not be prepared"
@@ -32,5 +33,7 @@ log "mypy --strict"
 "$VENV/bin/mypy" .
 log "pytest (default suite)"
 "$PY" -m pytest -q "$@"
+log "pytest (browser, end to end: its own process, see FIELD-NOTES on Playwright and asyncio)"
+"$PY" -m pytest -q -m e2e
 log "pytest (embedded local model, end to end)"
 "$PY" -m pytest -q -m local_model

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from io import StringIO
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 
+from agents.memo.roster import DEFAULT_PROFILES
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import runner
+from memos.pipeline.evidence import evidence_for
+from memos.pipeline.rehearsal import rehearsal_script
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
@@ -129,3 +134,35 @@ def test_an_answer_that_never_fits_its_schema_fails_the_run_with_nothing_half_wr
     assert "synthesis" in run.status_message and "schema" in run.status_message.lower()
     assert AgentStep.objects.get(run=run, key="memo").status == AgentStep.Status.PENDING
     assert AgentStep.objects.get(run=run, key="iteration-1").status == AgentStep.Status.FAILED
+
+
+def _analyze(*args: str) -> tuple[str, str, int]:
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("analyze", *args, stdout=out, stderr=err)
+    except SystemExit as exit_info:
+        return out.getvalue(), err.getvalue(), int(exit_info.code or 0)
+    return out.getvalue(), err.getvalue(), 0
+
+
+def test_analyze_runs_a_memo_from_the_shell_and_prints_the_run_url() -> None:
+    company = load_desk_data("AAPL")
+    analyst("analyst")
+    profile = DEFAULT_PROFILES["quick"]
+    evidence = {name: evidence_for(company, name) for name in profile.roster}
+    with fake_llm(rehearsal_script(evidence, iterations=profile.iterations)):
+        out, err, code = _analyze("aapl", "--brief", QUESTION, "--profile", "quick", "--inline")
+    assert code == 0, err
+    run = Run.objects.get()
+    assert f"/runs/{run.pk}/" in out
+    assert "memo done" in out and "recommendation" in out
+
+
+def test_analyze_refuses_bad_input_with_exit_2_and_creates_nothing() -> None:
+    load_desk_data("AAPL")
+    analyst("analyst")
+    _, err, code = _analyze("ZZZZQ", "--brief", QUESTION, "--inline")
+    assert code == 2 and "Unknown ticker 'ZZZZQ'" in err
+    _, err, code = _analyze("AAPL", "--brief", QUESTION, "--profile", "huge", "--inline")
+    assert code == 2 and "Unknown profile 'huge'" in err
+    assert not Run.objects.exists()

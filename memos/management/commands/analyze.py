@@ -68,9 +68,10 @@ class Command(BaseCommand):
 
     def _follow(self, run: Run, timeout: float) -> None:
         started = time.monotonic()
+        last = ""
         while True:
             run.refresh_from_db()
-            self._draw(run)
+            last = self._draw(run, last)
             if run.status not in Run.ACTIVE_STATUSES:
                 break
             if time.monotonic() - started > timeout:
@@ -79,16 +80,19 @@ class Command(BaseCommand):
             time.sleep(POLL_S)
         self._finish(run, time.monotonic() - started)
 
-    def _draw(self, run: Run) -> None:
+    def _draw(self, run: Run, last: str) -> str:
+        """Redraw the bar in place on a terminal; elsewhere (a log) print a line only when it changes."""
         counts = AgentStep.objects.filter(run=run)
         total = counts.count() or 1
         done = counts.filter(status__in=[AgentStep.Status.DONE, AgentStep.Status.SKIPPED]).count()
         filled = round(BAR_WIDTH * done / total)
         bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+        line = f"[{bar}] {done}/{total} steps  {run.status_message[:50]:<50}"
         if sys.stdout.isatty():
-            self.stdout.write(f"\r[{bar}] {done}/{total} steps  {run.status_message[:50]:<50}", ending="")
-        else:
-            self.stdout.write(f"[{bar}] {done}/{total} steps  {run.status_message[:60]}")
+            self.stdout.write(f"\r{line}", ending="")
+        elif line != last:
+            self.stdout.write(line.rstrip())
+        return line
 
     def _finish(self, run: Run, seconds: float) -> None:
         self.stdout.write("")
