@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from agents.data.prices import PriceSeries, SnapshotPriceSource
 from django.db import transaction
 
 from agents.data.edgar import (
@@ -33,6 +32,7 @@ from agents.data.edgar.sources import DocumentUnavailable
 from agents.data.errors import DataError
 from agents.data.markets import SnapshotMarketSource, market_document
 from agents.data.news import SnapshotNewsSource
+from agents.data.prices import SnapshotPriceSource
 from agents.data.types import Citation, SourceDocument
 from agents.quant import compute_profile, quant_facts
 from memos.models import Company, DataLoad, FactRecord
@@ -216,19 +216,18 @@ def _load_quant(root: Path, companies: _CompanyBook, report: LoadReport) -> None
         except DataError as exc:
             report.problems.append(f"{path.name}: {exc}")
             continue
-        facts = quant_facts(profile, ticker=ticker, citation=_price_citation(series, path, root))
+        facts = quant_facts(profile, ticker=ticker, citation=_price_citation(path))
         company = companies.get(ticker)
         _count(report, "quant", save_facts(company=company, facts=facts, data_version=report.data_version))
 
 
-def _price_citation(series: PriceSeries, path: Path, root: Path) -> Citation:
+def _price_citation(path: Path) -> Citation:
     # The primary source of these bars is Yahoo Finance; the label names the exact bundled file.
     ticker = path.name.split("_", 1)[0]
     return Citation(
         source="prices",
         url=f"https://finance.yahoo.com/quote/{ticker}/history",
-        label=f"daily bars in the bundled snapshot, {path.relative_to(root).as_posix()}"
-        f" ({series.source_label})",
+        label=f"daily bars, {path.name}",  # the file under data/snapshot/prices/daily/
     )
 
 
