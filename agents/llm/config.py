@@ -117,6 +117,7 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 ROLE_SUFFIX_SEPARATOR = "_"
+LOCAL_TIMEOUT_S = 600.0
 
 
 def _prices(env: Mapping[str, str], name: str) -> dict[str, ModelPrice]:
@@ -168,7 +169,8 @@ def load_llm_settings(env: Mapping[str, str]) -> LLMSettings:
     return LLMSettings(
         default=default,
         roles=roles,
-        timeout_s=_float(env, "LLM_TIMEOUT_S", 180.0 if using_local else 120.0),
+        # Three parallel calls on the 2-core embedded model each take minutes (7-10 tokens/s shared).
+        timeout_s=_float(env, "LLM_TIMEOUT_S", LOCAL_TIMEOUT_S if using_local else 120.0),
         max_retries=_int(env, "LLM_MAX_RETRIES", 3) or 0,
         max_concurrency=_int(env, "LLM_MAX_CONCURRENCY", 3) or 1,
         run_budget_tokens=_int(env, "LLM_RUN_BUDGET_TOKENS", None),

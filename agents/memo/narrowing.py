@@ -24,14 +24,14 @@ def _ids_field(ids: tuple[str, ...], *, min_length: int, max_length: int, descri
 
 
 @lru_cache(maxsize=256)
-def brief_schema(name: str, ids: tuple[str, ...]) -> type[SpecialistBrief]:
+def brief_schema(name: str, ids: tuple[str, ...], max_claims: int = 8) -> type[SpecialistBrief]:
     claim = create_model(
         f"{name.title()}Claim",
         __base__=Claim,
         citations=(list[str], _ids_field(ids, min_length=1, max_length=4)),
     )
     brief = create_model(
-        f"{name.title()}Brief", __base__=SpecialistBrief, claims=(list[claim], Field(max_length=8))
+        f"{name.title()}Brief", __base__=SpecialistBrief, claims=(list[claim], Field(max_length=max_claims))
     )
     return cast(type[SpecialistBrief], brief)
 

@@ -47,14 +47,20 @@ class Profile:
     name: str
     roster: tuple[str, ...]
     iterations: int
+    max_claims: int = 8  # per specialist brief: fewer claims, fewer tokens for a small local model
 
     def as_dict(self) -> dict[str, object]:
-        return {"name": self.name, "roster": list(self.roster), "iterations": self.iterations}
+        return {
+            "name": self.name,
+            "roster": list(self.roster),
+            "iterations": self.iterations,
+            "max_claims": self.max_claims,
+        }
 
 
 DEFAULT_PROFILES = {
     "full": Profile("full", tuple(SPECIALISTS), 3),
-    "quick": Profile("quick", ("fundamentals", "quant", "news"), 1),
+    "quick": Profile("quick", ("fundamentals", "quant", "news"), 1, max_claims=4),
 }
 
 
@@ -78,5 +84,5 @@ def load_profiles(env: Mapping[str, str]) -> dict[str, Profile]:
         raw = env.get(iterations_var, "").strip()
         if raw and not (raw.isdigit() and 1 <= int(raw) <= 5):
             raise RosterError(f"{iterations_var} must be a whole number from 1 to 5, got {raw!r}")
-        profiles[name] = Profile(name, roster, int(raw) if raw else base.iterations)
+        profiles[name] = Profile(name, roster, int(raw) if raw else base.iterations, base.max_claims)
     return profiles

@@ -270,7 +270,8 @@ def _ask_specialist(
         "notes": brief_text.notes or "(none)",
         "facts": fact_lines(items),
     }
-    schema = brief_schema(name, tuple(item.evidence_id for item in items))
+    max_claims = int(run.config.get("max_claims", 8))
+    schema = brief_schema(name, tuple(item.evidence_id for item in items), max_claims)
     context = CallContext(run_id=str(run.pk), stage="specialists", role=name)
 
     def ask(correction: str) -> SpecialistBrief:

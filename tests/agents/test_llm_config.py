@@ -9,7 +9,7 @@ def test_with_no_environment_every_role_uses_the_local_model_server() -> None:
     assert endpoint.base_url == "http://127.0.0.1:8081/v1"
     assert endpoint.model == "local"
     assert endpoint.is_loopback
-    assert settings.timeout_s == 180.0
+    assert settings.timeout_s == 600.0
 
 
 def test_a_role_override_changes_only_that_role() -> None:
