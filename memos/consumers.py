@@ -8,7 +8,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.template.loader import render_to_string
 
-from memos.events import run_group
+from memos.events import RunEvent, run_group
+from memos.models import Run
 from memos.services.access import visible_runs
 
 
@@ -18,16 +19,17 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def connect(self) -> None:
         user = self.scope.get("user")
         self.run_id = str(self.scope["url_route"]["kwargs"]["run_id"])
-        snapshot = await self._status_fragment(user)
-        if snapshot is None:
+        run = await self._visible_run(user)
+        if run is None:
             # Same answer for "no such run" and "not yours": nothing to learn from trying ids.
             await self.close(code=4404)
             return
+        # Join first, then read: an event sent meanwhile is delivered after the snapshot, in order, so the
+        # page ends on the newest state. Reading first could lose a change made between read and join.
         await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
         await self.accept()
-        await self.send_json(
-            {"kind": "status", "run_id": self.run_id, "target": "run-status", "html": snapshot}
-        )
+        for event in await self._snapshot(run):
+            await self.send_json(event.model_dump())
 
     async def disconnect(self, code: int) -> None:
         await self.channel_layer.group_discard(run_group(self.run_id), self.channel_name)
@@ -36,10 +38,26 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json(message["event"])
 
     @database_sync_to_async  # type: ignore[untyped-decorator]
-    def _status_fragment(self, user: Any) -> str | None:
+    def _visible_run(self, user: Any) -> Run | None:
         if user is None or not user.is_authenticated:
             return None
-        run = visible_runs(user).select_related("brief__company").filter(pk=self.run_id).first()
-        if run is None:
-            return None
-        return render_to_string("memos/fragments/run_status.html", {"run": run})
+        run: Run | None = visible_runs(user).filter(pk=self.run_id).first()
+        return run
+
+    @database_sync_to_async  # type: ignore[untyped-decorator]
+    def _snapshot(self, run: Run) -> list[RunEvent]:
+        """The run's status and every step's card, rendered from the database: what a (re)connecting page
+        needs to catch up with the events it missed while it was away."""
+        run = Run.objects.select_related("brief__company").get(pk=run.pk)
+        events = [
+            RunEvent(
+                kind="status",
+                run_id=self.run_id,
+                target="run-status",
+                html=render_to_string("memos/fragments/run_status.html", {"run": run}),
+            )
+        ]
+        for step in run.steps.order_by("position", "key"):
+            html = render_to_string("memos/fragments/step.html", {"step": step, "run": run})
+            events.append(RunEvent(kind="agent", run_id=self.run_id, target=f"step-{step.pk}", html=html))
+        return events

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from memos.models import Company, FactRecord, SourceDocument
-from memos.services.access import visible_runs
+from memos.services.access import can_start_runs, visible_runs
 
 HEADLINE_METRICS = ("revenue", "net_income", "operating_cash_flow")
 
@@ -37,5 +37,6 @@ def home(request: HttpRequest) -> HttpResponse:
         "companies": _company_rows(),
         "document_count": SourceDocument.objects.count(),
         "runs": visible_runs(request.user).select_related("brief__company")[:10],
+        "can_start_runs": can_start_runs(request.user),
     }
     return render(request, "memos/home.html", context)

@@ -8,11 +8,14 @@ import re
 from dataclasses import dataclass
 
 REF = re.compile(r"\[\[([A-Za-z0-9.\-]+:[a-z0-9_]+:[A-Za-z0-9\-]+)\]\]")
-# Digits with separators, decimals, an optional sign, currency and scale or percent around them.
+# A figure: digits (with separators or decimals, a sign, currency, a scale or a percent) standing alone. Not a
+# figure: digits inside a word or an id ("FY2024", "1w", "Q3"), the parts of an ISO date, a calendar year,
+# or a lone digit counting things ("iteration 2", "3 falsifiers").
 NUMBER = re.compile(
-    r"(?<![\w\[])[-+]?[$€£]?\d[\d,]*(?:\.\d+)?\s?(?:%|percent|bps|[kKmMbB]n?\b|million\b|billion\b|trillion\b|x\b)?"
+    r"(?<![\w\[.\-/:])[-+]?[$€£]?\d[\d,]*(?:\.\d+)?"
+    r"(?:\s?(?:%|percent\b|bps\b|bn\b|[kKmMbB]\b|million\b|billion\b|trillion\b|x\b))?(?![\w\-/:])"
 )
-YEAR_OR_QUARTER = re.compile(r"^(?:19|20)\d{2}$|^Q[1-4]$")
+NOT_A_FIGURE = re.compile(r"^(?:(?:19|20)\d{2}|\d)$")
 REMOVED = "[figure removed]"
 
 
@@ -43,7 +46,7 @@ def _plain(text: str) -> list[Segment]:
     position = 0
     for match in NUMBER.finditer(text):
         token = match.group(0).strip()
-        if YEAR_OR_QUARTER.match(token):
+        if NOT_A_FIGURE.match(token):
             continue
         if match.start() > position:
             out.append(Segment("text", text[position : match.start()]))

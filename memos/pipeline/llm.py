@@ -1,11 +1,9 @@
-"""The run's LLM plumbing: prompt templates (loaded and validated once, at start-up) and a gateway whose
-ledger is the LLMCall table and whose concurrency bound holds across every worker process (Redis)."""
+"""The run's LLM gateway: its ledger is the LLMCall table and its concurrency bound holds across every
+worker process (Redis)."""
 
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
-from pathlib import Path
 
 import redis
 from django.conf import settings
@@ -13,19 +11,9 @@ from django.conf import settings
 from agents.llm.config import LLMSettings
 from agents.llm.gateway import LLMGateway
 from agents.llm.limiter import RedisLimiter
-from agents.llm.prompts import PromptTemplate, load_prompt_dir
 from agents.llm.roles import Role
 from memos.ledger import DjangoLedger
-
-
-@lru_cache(maxsize=1)
-def templates() -> dict[str, PromptTemplate]:
-    """Every prompt in ``prompts/``, by name; a malformed file stops start-up with a message naming it."""
-    return load_prompt_dir(Path(settings.BASE_DIR) / "prompts")
-
-
-def template(name: str) -> PromptTemplate:
-    return templates()[name]
+from memos.pipeline.prompts import templates
 
 
 def llm_settings() -> LLMSettings:

@@ -107,8 +107,9 @@ def _evaluation(iterations: int) -> dict[str, Any]:
         "grades": [
             {
                 "iteration": number,
-                "jplus": _scores(JPLUS_DIMENSIONS, 2 * number),
-                "jminus": _scores(JMINUS_DIMENSIONS, max(0, 7 - number)),
+                # The final iteration lands at a competent 6/10 and 3/10; earlier ones climb towards it.
+                "jplus": _scores(JPLUS_DIMENSIONS, 6 - 2 * (iterations - number)),
+                "jminus": _scores(JMINUS_DIMENSIONS, 3 + (iterations - number)),
             }
             for number in range(1, iterations + 1)
         ],

@@ -40,7 +40,8 @@ from memos.models import AgentStep, Run
 from memos.pipeline import steps
 from memos.pipeline.evidence import document_block, evidence_for, fact_lines
 from memos.pipeline.liveness import Heartbeat, RunLock
-from memos.pipeline.llm import gateway, same_model_warning, template
+from memos.pipeline.llm import gateway, same_model_warning
+from memos.pipeline.prompts import template
 from memos.services.facts import save_company_facts
 from memos.services.sources import edgar_source
 
@@ -108,11 +109,27 @@ def execute_stage(run_id: str, stage: str) -> str | None:
                 return None
     following = STAGES[STAGES.index(stage) + 1] if stage != STAGES[-1] else None
     if following is None:
-        steps.set_run(run, status=Run.Status.DONE, finished_at=timezone.now(), status_message="memo ready")
+        _finish(run)
     else:
         steps.set_run(run, stage=following, status_message=f"{following} queued")
     flush_events()  # a work-horse exits right after the job: let the page hear about this stage first
     return following
+
+
+def _finish(run: Run) -> None:
+    """Done when the evaluator's calibrated scores accept the memo; otherwise the memo is kept and the run
+    waits for a person (needs review), with the verdict's reason and the recommendation for the next run."""
+    memo = AgentStep.objects.get(run=run, layer=Layer.MEMO, key="memo").output or {}
+    verdict = memo.get("verdict", {})
+    if verdict.get("decision") == "ACCEPT":
+        status, message = Run.Status.DONE, f"memo ready: {verdict.get('reason', '')}"
+    else:
+        status = Run.Status.NEEDS_REVIEW
+        message = (
+            f"memo ready, evaluator says revise: {verdict.get('reason', '')}. "
+            f"Next run: {verdict.get('next_run', '')}"
+        )
+    steps.set_run(run, status=status, finished_at=timezone.now(), status_message=message)
 
 
 def _already_past(run: Run, stage: str) -> bool:
@@ -123,6 +140,10 @@ def _fail(run: Run, message: str) -> None:
     AgentStep.objects.filter(run=run, status=AgentStep.Status.RUNNING).update(
         status=AgentStep.Status.FAILED, error=message, finished_at=timezone.now()
     )
+    # What the failure kept from running is shown as skipped, not left waiting for ever.
+    AgentStep.objects.filter(run=run, status=AgentStep.Status.PENDING).update(status=AgentStep.Status.SKIPPED)
+    for step in AgentStep.objects.filter(run=run, status=AgentStep.Status.SKIPPED):
+        steps.publish_step(step)
     steps.set_run(run, status=Run.Status.FAILED, finished_at=timezone.now(), status_message=message)
 
 
@@ -555,6 +576,7 @@ def stage_memo(run: Run) -> None:
         *final.memo.falsifiers,
     ]
     prose += [c.event for c in final.memo.catalysts]
+    prose += [final.analysis.macro, final.analysis.meso, final.analysis.micro]
     steps.finish_step(
         step,
         {

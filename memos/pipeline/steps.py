@@ -66,6 +66,8 @@ def set_run(run: Run, **fields: Any) -> None:
         for name, value in fields.items():
             setattr(run, name, value)
         run.save(update_fields=list(fields))
+        # The ledger adds to tokens_spent in the database as calls finish: show that, not this copy's.
+        run.refresh_from_db(fields=["tokens_spent"])
         publish_run(run)
 
 

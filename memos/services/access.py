@@ -23,3 +23,10 @@ def visible_runs(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Run]:
 
 def can_view_run(user: AbstractBaseUser | AnonymousUser, run_id: UUID | str) -> bool:
     return visible_runs(user).filter(pk=run_id).exists()
+
+
+def can_start_runs(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Analysts write briefs and start runs; the committee, reviewers and executives only read them."""
+    if not isinstance(user, User) or not user.is_active:
+        return False
+    return user.is_superuser or user.groups.filter(name=Roles.ANALYST).exists()

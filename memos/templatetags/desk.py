@@ -5,10 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django import template
-from django.utils.html import format_html
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from agents.memo.textrefs import segments
 from memos.models import FactRecord
+from memos.step_documents import Refs
 
 register = template.Library()
 
@@ -27,6 +30,8 @@ def format_value(value: Decimal, unit: str) -> str:
         return f"{value:,.2f} {unit}"
     if unit == "percent":
         return f"{value:,.1f}%"
+    if unit == "pure":  # XBRL's word for a plain ratio (a beta, a margin as a fraction): no unit to print
+        return f"{value:,.4g}"
     if unit == "shares":
         return f"{value / Decimal(1_000_000):,.1f} M shares"
     return f"{value:,.4g} {unit}".strip()
@@ -60,3 +65,87 @@ def cited(fact: object) -> SafeString:
             format_value(fact.value, fact.unit),
         )
     return format_html('<span class="fact" title="{}">{}</span>', label, format_value(fact.value, fact.unit))
+
+
+# --- model prose and citations on run pages. Model text is never marked safe: every piece goes through
+# format_html, which escapes it; only the markup around it is ours.
+
+_NO_REFS = Refs({}, {}, frozenset())
+
+
+def _fact_link(fact: FactRecord) -> SafeString:
+    return format_html(
+        '<a class="fact-ref" href="{}" title="{}">{}</a>',
+        reverse("fact", args=[fact.fact_id]),
+        f"{fact.fact_id} · {fact.label or fact.metric}",
+        format_value(fact.value, fact.unit),
+    )
+
+
+@register.simple_tag
+def prose(text: object, refs: object = None) -> SafeString:
+    """Model-written text: ``[[fact id]]`` becomes the fact's value linked to its page, any number the model
+    typed becomes a visible "figure removed" marker, everything else is escaped text."""
+    if not isinstance(text, str):
+        return SafeString("")
+    known = refs if isinstance(refs, Refs) else _NO_REFS
+    parts: list[SafeString] = []
+    for segment in segments(text, known.known):
+        fact = known.facts.get(segment.fact_id) if segment.kind == "fact" else None
+        if fact is not None:
+            parts.append(_fact_link(fact))
+        elif segment.kind == "text":
+            parts.append(format_html("{}", segment.text))
+        else:
+            parts.append(
+                mark_safe(
+                    '<span class="removed" title="a number the model typed; the desk removed it">'
+                    "figure removed</span>"
+                )
+            )
+    return format_html_join("", "{}", ((part,) for part in parts))
+
+
+@register.simple_tag
+def cite(evidence_id: object, refs: object = None) -> SafeString:
+    """A citation: a fact or a source document linked to its page with its tier, or marked unresolved."""
+    known = refs if isinstance(refs, Refs) else _NO_REFS
+    cid = str(evidence_id)
+    tier = known.tier(cid)
+    if cid in known.facts:
+        fact = known.facts[cid]
+        title = f"{tier} · {fact.label or fact.metric} · {format_value(fact.value, fact.unit)}"
+        return format_html(
+            '<a class="cite tier-{}" href="{}" title="{}">{}</a>',
+            tier,
+            reverse("fact", args=[cid]),
+            title,
+            cid,
+        )
+    if cid in known.documents:
+        title = f"{tier} · {known.documents[cid].title}"
+        return format_html(
+            '<a class="cite tier-{}" href="{}" title="{}">{}</a>',
+            tier,
+            reverse("document", args=[cid]),
+            title,
+            cid,
+        )
+    return format_html('<code class="cite unresolved" title="resolves to no fact or document">{}</code>', cid)
+
+
+@register.filter
+def signed(value: object) -> str:
+    """+2, 0, −1: an inflation or a hill-climb delta, with its sign spelled out."""
+    if not isinstance(value, int):
+        return "—"
+    return f"+{value}" if value > 0 else ("0" if value == 0 else f"−{abs(value)}")
+
+
+@register.filter
+def plain_number(value: object) -> str:
+    """The stored decimal as written, without trailing zeros or an exponent: 391035000000, 0.4621."""
+    if not isinstance(value, Decimal):
+        return "—"
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from io import StringIO
 from typing import Any
 
@@ -9,12 +10,14 @@ import pytest
 from django.core.management import call_command
 
 from agents.memo.roster import DEFAULT_PROFILES
+from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import runner
 from memos.pipeline.evidence import evidence_for
 from memos.pipeline.rehearsal import rehearsal_script
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
+from tests.conftest import ROOT
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 
 # Specialists run on a thread pool with their own connections: they must see committed rows.
@@ -60,12 +63,15 @@ def test_a_quick_run_produces_a_cited_memo_with_every_layer_done() -> None:
     memo = _output(run, "memo")
     assert memo["memo"]["recommendation"] == "BUY"
     assert memo["firewall"]["final"] in {"BUY", "WATCH"}
-    assert memo["verdict"]["decision"] in {"ACCEPT", "REVISE"}
+    assert memo["verdict"]["decision"] == "ACCEPT"
     fundamentals = _output(run, "fundamentals")
     assert fundamentals["claims"] and all(
         c["citations"][0].startswith("AAPL:") for c in fundamentals["claims"]
     )
     assert run.data_version and run.tokens_spent > 0
+    # Externalisation lock-in at run time: every call records the hash of the prompt file as it is on disk.
+    for name, prompt_hash in LLMCall.objects.filter(run=run).values_list("prompt_name", "prompt_hash"):
+        assert prompt_hash == hashlib.sha256((ROOT / "prompts" / f"{name}.md").read_bytes()).hexdigest()
 
 
 def test_the_evaluator_runs_on_its_own_model() -> None:
@@ -132,7 +138,7 @@ def test_an_answer_that_never_fits_its_schema_fails_the_run_with_nothing_half_wr
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert "synthesis" in run.status_message and "schema" in run.status_message.lower()
-    assert AgentStep.objects.get(run=run, key="memo").status == AgentStep.Status.PENDING
+    assert AgentStep.objects.get(run=run, key="memo").status == AgentStep.Status.SKIPPED
     assert AgentStep.objects.get(run=run, key="iteration-1").status == AgentStep.Status.FAILED
 
 
@@ -166,3 +172,25 @@ def test_analyze_refuses_bad_input_with_exit_2_and_creates_nothing() -> None:
     _, err, code = _analyze("AAPL", "--brief", QUESTION, "--profile", "huge", "--inline")
     assert code == 2 and "Unknown profile 'huge'" in err
     assert not Run.objects.exists()
+
+
+def test_an_evaluator_that_grades_the_memo_low_sends_the_run_to_review_not_done() -> None:
+    run = _run("quick")
+    script = script_for(run)
+    low = script["evaluator"][0] | {
+        "grades": [
+            {
+                "iteration": 1,
+                "jplus": dict.fromkeys(JPLUS_DIMENSIONS, 0),
+                "jminus": dict.fromkeys(JMINUS_DIMENSIONS, 2),
+            }
+        ]
+    }
+    script["evaluator"] = [low]
+    with fake_llm(script):
+        runner.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.NEEDS_REVIEW
+    assert "evaluator says revise" in run.status_message and "Next run:" in run.status_message
+    verdict = _output(run, "memo")["verdict"]
+    assert verdict["decision"] == "REVISE" and verdict["calibrated_jminus"] == 10

@@ -96,7 +96,7 @@ class Command(BaseCommand):
 
     def _finish(self, run: Run, seconds: float) -> None:
         self.stdout.write("")
-        if run.status == Run.Status.DONE:
+        if run.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW):
             memo = AgentStep.objects.get(run=run, layer=AgentStep.Layer.MEMO, key="memo").output or {}
             decision = memo.get("firewall", {})
             verdict = memo.get("verdict", {})
@@ -105,6 +105,8 @@ class Command(BaseCommand):
                 f"{' (conditional)' if decision.get('conditional') else ''}"
                 f" (stated {decision.get('stated')}); evaluator verdict {verdict.get('decision')}"
             )
+            if run.status == Run.Status.NEEDS_REVIEW:
+                self.stdout.write(f"needs review: {run.status_message}")
             return
         self.stderr.write(f"analyze: run {run.status}: {run.status_message}")
         raise SystemExit(1)
