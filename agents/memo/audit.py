@@ -133,6 +133,7 @@ def _direction_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, r
                         f"{cid} is {item.value}",
                     )
                 )
+        _series_conflict(claim, way, catalog, report)
     for cid, ways in said.items():
         if 1 in ways and -1 in ways:
             report.contradictions.append(
@@ -143,6 +144,38 @@ def _direction_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, r
                     f"{', '.join(sorted(ways[1]))} read {cid} as up; {', '.join(sorted(ways[-1]))} as down",
                 )
             )
+
+
+def _series_conflict(claim: CheckedClaim, way: int, catalog: EvidenceCatalog, report: AuditReport) -> None:
+    """A claim citing one metric over several periods ("capex rose FY2023-FY2025") must match the series:
+    the latest period's value against the earliest's."""
+    by_metric: dict[str, list[tuple[str, str, str]]] = {}
+    for cid in claim.claim.citations:
+        item = catalog.get(cid)
+        if item is not None and item.kind == "fact" and item.period:
+            by_metric.setdefault(item.metric, []).append((item.period, item.value, cid))
+    for metric, points in by_metric.items():
+        if len({period for period, _, _ in points}) < 2:  # a series needs two periods
+            continue
+        ordered = sorted(points)
+        change = _sign(str(_number(ordered[-1][1]) - _number(ordered[0][1])))
+        if change * way < 0:
+            report.contradictions.append(
+                Contradiction(
+                    "direction vs figures",
+                    tuple(cid for _, _, cid in ordered),
+                    (claim.shard_id,),
+                    f"the {claim.shard_id} brief reads {metric} as {'up' if way > 0 else 'down'}; "
+                    f"it went from {ordered[0][1]} ({ordered[0][0]}) to {ordered[-1][1]} ({ordered[-1][0]})",
+                )
+            )
+
+
+def _number(value: str) -> Decimal:
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        return Decimal(0)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,12 @@ CATALOG = EvidenceCatalog.of(
             period="FY2024",
             value="0.0202",
         ),
+        EvidenceItem(
+            "AAPL:capex:FY2023", "fact", "HIGH", "capex", metric="capex", period="FY2023", value="10959"
+        ),
+        EvidenceItem(
+            "AAPL:capex:FY2024", "fact", "HIGH", "capex", metric="capex", period="FY2024", value="9447"
+        ),
         EvidenceItem("news:1", "document", "LOW", "a press report"),
         EvidenceItem("market:1", "document", "MEDIUM", "a prediction market"),
     ]
@@ -142,6 +148,17 @@ def test_the_audit_flags_briefs_reading_one_figure_in_opposite_directions() -> N
     audited, report = audit(up + down, CATALOG)
     assert [c.kind for c in report.contradictions] == ["direction across briefs"]
     assert {c.tier for c in audited} == {"LOW"}
+
+
+def test_the_audit_checks_a_claimed_trend_against_the_series_it_cites() -> None:
+    series = ["AAPL:capex:FY2023", "AAPL:capex:FY2024"]
+    rising, _ = check_claims("fundamentals", _brief(_claim("Capex has been increasing", series)), CATALOG)
+    audited, report = audit(rising, CATALOG)
+    assert [c.kind for c in report.contradictions] == ["direction vs figures"]
+    assert "from 10959 (FY2023) to 9447 (FY2024)" in report.contradictions[0].detail
+    assert audited[0].tier == "LOW"
+    falling, _ = check_claims("fundamentals", _brief(_claim("Capex declined", series)), CATALOG)
+    assert not audit(falling, CATALOG)[1].contradictions
 
 
 def test_consistent_briefs_pass_the_audit_untouched() -> None:
