@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
+from datetime import date
 from typing import Any
 
 import django_rq
@@ -155,21 +156,35 @@ def roster(run: Run) -> list[str]:
     return names
 
 
-_evidence_cache: dict[tuple[str, str], dict[str, list[EvidenceItem]]] = {}
-
-
 def evidence(run: Run) -> dict[str, list[EvidenceItem]]:
-    """Each specialist's evidence. Once the data stage has fixed the run's ``data_version``, later stages in
-    the same process reuse the selection instead of querying it again."""
-    key = (str(run.pk), run.data_version)
-    if run.data_version and key in _evidence_cache:
-        return _evidence_cache[key]
+    """Each specialist's evidence, frozen by the data stage: every later stage (and a resumed or re-run
+    stage) reads exactly what the specialists were shown, even if the fact store changed since."""
+    frozen = (
+        AgentStep.objects.filter(run=run, layer=Layer.DATA, key="evidence", status=AgentStep.Status.DONE)
+        .values_list("output", flat=True)
+        .first()
+    )
+    if isinstance(frozen, dict) and all("items" in v for v in frozen.get("specialists", {}).values()):
+        return {
+            name: [_item(data) for data in selection["items"]]
+            for name, selection in frozen["specialists"].items()
+        }
+    return select_evidence(run)
+
+
+def select_evidence(run: Run) -> dict[str, list[EvidenceItem]]:
+    """A fresh selection from the fact store (the data stage, and rehearsal scripts before a run starts)."""
     company = run.brief.company
-    selected = {name: evidence_for(company, name) for name in roster(run)}
-    if run.data_version:
-        _evidence_cache.clear()  # one run at a time per process: keep only the latest
-        _evidence_cache[key] = selected
-    return selected
+    return {name: evidence_for(company, name) for name in roster(run)}
+
+
+def _item_json(item: EvidenceItem) -> dict[str, Any]:
+    return {**asdict(item), "published": item.published.isoformat() if item.published else None}
+
+
+def _item(data: dict[str, Any]) -> EvidenceItem:
+    published = data.get("published")
+    return EvidenceItem(**{**data, "published": date.fromisoformat(published) if published else None})
 
 
 def catalog_of(by_specialist: dict[str, list[EvidenceItem]]) -> EvidenceCatalog:
@@ -197,7 +212,7 @@ def stage_data(run: Run) -> None:
         except DataError as exc:
             steps.fail_step(step, str(exc))
             raise StageFailed(f"no figures for {company.ticker}: {exc}") from exc
-    by_specialist = evidence(run)
+    by_specialist = select_evidence(run)
     version = _data_version(by_specialist)
     steps.set_run(run, data_version=version)
     steps.finish_step(
@@ -209,6 +224,7 @@ def stage_data(run: Run) -> None:
                     "facts": sum(1 for i in items if i.kind == "fact"),
                     "documents": sum(1 for i in items if i.kind == "document"),
                     "ids": [i.evidence_id for i in items],
+                    "items": [_item_json(i) for i in items],
                 }
                 for name, items in by_specialist.items()
             },

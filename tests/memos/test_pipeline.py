@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from agents.memo.roster import DEFAULT_PROFILES
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
-from memos.models import AgentStep, LLMCall, Run
+from memos.models import AgentStep, FactRecord, LLMCall, Run
 from memos.pipeline import runner
 from memos.pipeline.evidence import evidence_for
 from memos.pipeline.rehearsal import rehearsal_script
@@ -194,3 +194,13 @@ def test_an_evaluator_that_grades_the_memo_low_sends_the_run_to_review_not_done(
     assert "evaluator says revise" in run.status_message and "Next run:" in run.status_message
     verdict = _output(run, "memo")["verdict"]
     assert verdict["decision"] == "REVISE" and verdict["calibrated_jminus"] == 10
+
+
+def test_the_evidence_a_run_was_shown_is_frozen_by_its_data_stage() -> None:
+    run = _run("quick")
+    with fake_llm(script_for(run)):
+        runner.run_inline(str(run.pk))
+    shown = runner.evidence(run)
+    FactRecord.objects.filter(fact_id__startswith="AAPL:revenue:").delete()  # the fact store moves on
+    assert runner.evidence(run) == shown
+    assert any(item.metric == "revenue" for item in shown["fundamentals"])
