@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agents.data.errors import DataError
@@ -121,19 +122,26 @@ def _plan_steps(run: Run, profile: Profile) -> None:
 
 
 def resume_stale_runs(*, stale_after_s: int | None = None) -> list[str]:
-    """The watchdog: re-enqueue the current stage of running runs whose heartbeat went stale."""
+    """The watchdog: re-enqueue the current stage of runs nobody is working on.
+
+    That is a running run whose heartbeat went stale (its worker died), or a queued run no worker has picked
+    up for as long (its job was lost, for example with a restarted Redis, which keeps no queue on disk). A
+    job enqueued twice is harmless: a stage already past or held by another worker's lock does nothing.
+    """
     limit = stale_after_s if stale_after_s is not None else int(settings.RUN_STALE_AFTER_S)
     cutoff = timezone.now() - timedelta(seconds=limit)
-    stale = Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=cutoff)
+    waiting = Q(status=Run.Status.QUEUED, created_at__lt=cutoff) & (
+        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff)
+    )
+    stale = Run.objects.filter(Q(status=Run.Status.RUNNING, heartbeat_at__lt=cutoff) | waiting)
     resumed = []
     for run in stale:
         stage = run.stage or runner.STAGES[0]
         AgentStep.objects.filter(run=run, status=AgentStep.Status.RUNNING).update(
             status=AgentStep.Status.PENDING
         )
-        steps.set_run(
-            run, heartbeat_at=timezone.now(), status_message=f"resuming {stage} after a lost worker"
-        )
+        why = "a lost worker" if run.status == Run.Status.RUNNING else "a lost queue entry"
+        steps.set_run(run, heartbeat_at=timezone.now(), status_message=f"resuming {stage} after {why}")
         runner.enqueue_stage(str(run.pk), stage)
         resumed.append(str(run.pk))
     return resumed

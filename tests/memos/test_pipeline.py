@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import timedelta
 from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from agents.memo.roster import DEFAULT_PROFILES
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
@@ -16,7 +18,7 @@ from memos.pipeline import runner
 from memos.pipeline.evidence import evidence_for
 from memos.pipeline.rehearsal import rehearsal_script
 from memos.services.errors import ServiceError
-from memos.services.runs import create_brief, start_run
+from memos.services.runs import create_brief, resume_stale_runs, start_run
 from tests.conftest import ROOT
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 
@@ -204,3 +206,16 @@ def test_the_evidence_a_run_was_shown_is_frozen_by_its_data_stage() -> None:
     FactRecord.objects.filter(fact_id__startswith="AAPL:revenue:").delete()  # the fact store moves on
     assert runner.evidence(run) == shown
     assert any(item.metric == "revenue" for item in shown["fundamentals"])
+
+
+def test_the_watchdog_requeues_a_queued_run_whose_job_was_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _run(
+        "quick"
+    )  # queued, but its first job never reached a worker (enqueue=False stands for a lost job)
+    requeued: list[tuple[str, str]] = []
+    monkeypatch.setattr(runner, "enqueue_stage", lambda run_id, stage: requeued.append((run_id, stage)))
+    assert resume_stale_runs(stale_after_s=60) == []  # young: a worker may simply not have reached it yet
+    Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    assert resume_stale_runs(stale_after_s=60) == [str(run.pk)]
+    assert requeued == [(str(run.pk), "data")]
+    assert resume_stale_runs(stale_after_s=60) == []  # not again on the next pass: its heartbeat was stamped

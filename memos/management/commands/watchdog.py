@@ -11,7 +11,8 @@ from argparse import ArgumentParser
 from typing import Any
 
 from django.core.management.base import BaseCommand
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections
+from redis.exceptions import RedisError
 
 from memos.services.runs import resume_stale_runs
 
@@ -26,8 +27,12 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         while True:
-            for run_id in resume_stale_runs(stale_after_s=options["stale_after"]):
-                self.stdout.write(f"resumed run {run_id}")
+            try:
+                for run_id in resume_stale_runs(stale_after_s=options["stale_after"]):
+                    self.stdout.write(f"resumed run {run_id}")
+            except (RedisError, DatabaseError) as exc:
+                # Redis or PostgreSQL restarting: the stale runs are still stale on the next pass.
+                self.stderr.write(f"watchdog: this pass failed ({exc}); retrying in {options['every']:.0f} s")
             close_old_connections()
             if options["once"]:
                 return
