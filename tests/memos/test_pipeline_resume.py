@@ -99,12 +99,6 @@ def test_a_killed_worker_mid_specialists_loses_nothing_and_pays_for_nothing_twic
         profile="quick",
         enqueue=False,
     )
-    reference = start_run(
-        create_brief(owner=user, ticker="AAPL", question="Uninterrupted: is the margin story intact?"),
-        user=user,
-        profile="quick",
-        enqueue=False,
-    )
     script = script_for(interrupted)
     with FakeLLMServer(latency_ms=LATENCY_MS, script=script) as server:
         env = _env(server)
@@ -143,6 +137,12 @@ def test_a_killed_worker_mid_specialists_loses_nothing_and_pays_for_nothing_twic
             LLMCall.objects.filter(run=interrupted, outcome="ok").count() == 5
         )  # 3 specialists, 1 iteration, 1 evaluation
 
+        reference = start_run(
+            create_brief(owner=user, ticker="AAPL", question="Uninterrupted: is the margin story intact?"),
+            user=user,
+            profile="quick",
+            enqueue=False,
+        )
         server.reset()  # the same scripted answers, from the start, for the uninterrupted run
         with override_settings(LLM_SETTINGS=fake_settings(server)):
             runner.run_inline(str(reference.pk))
