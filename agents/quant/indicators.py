@@ -14,6 +14,8 @@ RSI_WINDOW = 14
 ATR_WINDOW = 14
 BOLLINGER_WINDOW = 20
 BOLLINGER_DEVIATIONS = 2.0
+VOLUME_SHORT = 5
+VOLUME_LONG = 20
 
 
 def wilder_average(values: np.ndarray, window: int) -> float | None:
@@ -69,7 +71,7 @@ def bollinger_position(
     return float((recent[-1] - (middle - spread)) / (2 * spread))
 
 
-def volume_ratio(volume: pd.Series, short: int = 5, long: int = 20) -> float | None:
+def volume_ratio(volume: pd.Series, short: int = VOLUME_SHORT, long: int = VOLUME_LONG) -> float | None:
     """Average volume of the last ``short`` sessions over the average of the last ``long``."""
     if len(volume) < long or volume.iloc[-long:].isna().any():
         return None

@@ -1,4 +1,7 @@
-"""``manage.py quant`` prints the profile (table or JSON) and turns bad input into one line and exit 2."""
+"""``manage.py quant`` prints the profile (table or JSON) and turns bad input into one line and exit 2.
+
+No test here is marked for the database: the command must not need one.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from tests.agents.data import shared_file
 KO = str(shared_file("prices/daily/KO_2012-2017_stocknet.csv"))
 SPY = str(shared_file("prices/daily/SPY_1999-2020_pandas-ta.csv"))
 XLP = str(shared_file("prices/daily/XLP.csv"))
-KEYS = {
+METRICS = {
     "return_1w",
     "return_1m",
     "return_3m",
@@ -43,38 +46,65 @@ def _quant(*args: str) -> tuple[str, str, int]:
 
 
 def test_json_has_exactly_the_documented_keys() -> None:
-    out, _, code = _quant(KO, "--benchmark", SPY, "--sector", XLP, "--as-of", "2017-06-30", "--json")
-    assert code == 0
+    out, err, code = _quant(KO, "--benchmark", SPY, "--sector", XLP, "--as-of", "2017-06-30", "--json")
+
+    assert (code, err) == (0, "")
     payload = json.loads(out)
-    assert set(payload) >= KEYS
-    assert (payload["ticker"], payload["as_of"], payload["sector"]) == ("KO", "2017-06-30", "XLP")
-    assert all(isinstance(payload[key], float) for key in KEYS)
-    assert 0 < payload["rsi14"] < 100
+    assert set(payload) == METRICS | {"ticker", "as_of", "benchmark", "sector", "notes"}
+    assert (payload["ticker"], payload["as_of"]) == ("KO", "2017-06-30")
+    assert (payload["benchmark"], payload["sector"]) == ("SPY", "XLP")
+    assert all(isinstance(payload[key], float) for key in METRICS)
+    assert 0 < payload["rsi14"] < 100 and payload["notes"] == []
 
 
-def test_table_shows_every_metric() -> None:
+def test_json_shows_missing_figures_as_null_with_the_reason() -> None:
+    recent = str(shared_file("prices/recent_2026/XLK.csv"))
+    benchmark = str(shared_file("prices/recent_2026/SPY.csv"))
+    out, _, code = _quant(recent, "--benchmark", benchmark, "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["sma200_distance_pct"] is None and payload["sector"] is None
+    assert "sma200_distance_pct needs 200 sessions; 100 known" in payload["notes"]
+
+
+def test_table_shows_every_metric_with_its_unit() -> None:
     out, _, code = _quant(KO, "--benchmark", SPY, "--as-of", "2017-07-04")
     assert code == 0
-    assert "KO  as of 2017-07-03" in out and "rsi14" in out and "beta_sector" in out
+    lines = out.splitlines()
+    assert lines[0].startswith("KO  as of 2017-07-03  close 44.76") and "vs SPY" in lines[0]
+    rows = {line.split()[0]: line.split(maxsplit=1)[1] for line in lines[2:] if not line.startswith("note")}
+    assert set(rows) == METRICS
+    assert rows["return_1w"].endswith(" %") and rows["atr_pct"].endswith(" %")
+    assert rows["beta_sector"] == "n/a" and 0 < float(rows["rsi14"]) < 100
     assert "note: 2017-07-04 is not a trading session; using 2017-07-03" in out
+
+
+def _assert_one_line_refusal(args: list[str], message: str) -> None:
+    out, err, code = _quant(*args)
+    assert code == 2 and out == ""
+    assert err.startswith("quant: ") and message in err
+    assert err.count("\n") == 1 and err.endswith("\n")
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["/nonexistent/prices.csv", "--benchmark", SPY], "no such price file"),
-        ([KO, "--benchmark", SPY, "--as-of", "2019-01-02"], "outside KO's prices"),
-        ([KO, "--benchmark", SPY, "--as-of", "30/06/2017"], "--as-of must be a date"),
+        (["/nonexistent/prices.csv", "--benchmark", SPY], "no such price file: /nonexistent/prices.csv"),
+        ([KO, "--benchmark", "/nonexistent/spy.csv"], "no such price file: /nonexistent/spy.csv"),
+        ([KO, "--benchmark", SPY, "--as-of", "2019-01-02"], "2019-01-02 is outside KO's prices"),
+        ([KO, "--benchmark", SPY, "--as-of", "2012-08-31"], "2012-08-31 is outside KO's prices"),
+        ([KO, "--benchmark", SPY, "--as-of", "30/06/2017"], "--as-of must be a date like"),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_exit_2(args: list[str], message: str) -> None:
-    out, err, code = _quant(*args)
-    assert code == 2 and out == ""
-    assert message in err and err.strip().count("\n") == 0
+    _assert_one_line_refusal(args, message)
 
 
-def test_a_file_that_is_not_prices_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [b"\x00\x01binary\xff", b"hello,world\n1,2\n", b"a,b\n1,2,3,4\n5,6\n", b""],
+    ids=["binary", "wrong-columns", "ragged", "empty"],
+)
+def test_a_file_that_is_not_prices_is_refused_in_one_line(tmp_path: Path, content: bytes) -> None:
     garbage = tmp_path / "notes.csv"
-    garbage.write_bytes(b"\x00\x01binary\xff")
-    out, err, code = _quant(str(garbage), "--benchmark", SPY)
-    assert code == 2 and out == "" and "quant:" in err
+    garbage.write_bytes(content)
+    _assert_one_line_refusal([str(garbage), "--benchmark", SPY], "notes.csv")

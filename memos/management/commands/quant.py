@@ -38,7 +38,8 @@ class Command(BaseCommand):
             sector = load_price_csv(options["sector"]) if options["sector"] else None
             profile = compute_profile(series, benchmark=benchmark, sector=sector, as_of=as_of)
         except DataError as exc:
-            self.stderr.write(f"quant: {exc}")
+            # One line whatever the message holds (pandas' parser errors carry newlines).
+            self.stderr.write("quant: " + " ".join(str(exc).split()))
             raise SystemExit(2) from exc
         if options["json"]:
             self.stdout.write(json.dumps(as_json(profile), indent=2))
@@ -54,12 +55,12 @@ def _date(text: str) -> date:
 
 
 def as_json(profile: QuantProfile) -> dict[str, Any]:
+    """The documented keys only: who and when, every metric under its ``UNITS`` name, and the notes."""
     return {
         "ticker": profile.ticker,
         "as_of": profile.as_of.isoformat(),
         "benchmark": profile.benchmark,
         "sector": profile.sector,
-        "close": profile.close,
         **profile.metrics(),
         "notes": list(profile.notes),
     }
