@@ -88,35 +88,42 @@ class _NewsApiArticle(BaseModel):
 _NEWSAPI_ARTICLES = TypeAdapter(list[_NewsApiArticle])
 
 
-def _tiingo_document(article: _TiingoArticle) -> SourceDocument:
-    title = _one_line(article.title)
-    source = _one_line(article.source)
-    published = article.published_date.date()
+def _article(
+    *, url: str, title: str, source: str, published: date, text: str, tickers: tuple[str, ...] = ()
+) -> SourceDocument:
+    """One news article as a normalised document, its id derived from where and when it was published."""
+    title, source = _one_line(title), _one_line(source)
     return SourceDocument(
-        doc_id=news_document_id(url=article.url, source=source, title=title, published=published),
+        doc_id=news_document_id(url=url, source=source, title=title, published=published),
         kind="news",
         title=title,
-        url=article.url.strip(),
+        url=url.strip(),
         published=published,
         source=source,
-        text=normalise_text(article.description),
+        text=normalise_text(text),
+        tickers=tickers,
+    )
+
+
+def _tiingo_document(article: _TiingoArticle) -> SourceDocument:
+    return _article(
+        url=article.url,
+        title=article.title,
+        source=article.source,
+        published=article.published_date.date(),
+        text=article.description,
         tickers=tuple(dict.fromkeys(ticker.strip().upper() for ticker in article.tickers)),
     )
 
 
 def _newsapi_document(article: _NewsApiArticle) -> SourceDocument:
-    title = _one_line(article.title)
-    source = _one_line(article.source.name)
-    published = article.published_at.date()
     content = _TRUNCATION_MARK.sub("", article.content or "")
-    return SourceDocument(
-        doc_id=news_document_id(url=article.url, source=source, title=title, published=published),
-        kind="news",
-        title=title,
-        url=article.url.strip(),
-        published=published,
-        source=source,
-        text=normalise_text("\n\n".join(part for part in (article.description, content) if part)),
+    return _article(
+        url=article.url,
+        title=article.title,
+        source=article.source.name,
+        published=article.published_at.date(),
+        text="\n\n".join(part for part in (article.description, content) if part),
     )
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.llm.config import Endpoint, LLMSettings
-from agents.llm.gateway import LLMGateway
 from agents.llm.prompts import PromptTemplate
 from agents.llm.types import CallContext
+
+if TYPE_CHECKING:  # the gateway imports openai (about a second): not needed to load the ping prompt's schema
+    from agents.llm.gateway import LLMGateway
 
 PING_STAGE = "llm_ping"
 

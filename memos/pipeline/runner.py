@@ -204,7 +204,7 @@ def _data_version(by_specialist: dict[str, list[EvidenceItem]]) -> str:
 
 def stage_data(run: Run) -> None:
     company = run.brief.company
-    step = steps.ensure_step(run, Layer.DATA, "evidence", title="Evidence gathered by code")
+    step = steps.ensure_step(run, Layer.DATA, "evidence")
     steps.start_step(step)
     if not company.facts.exists():
         try:
@@ -239,10 +239,8 @@ def stage_specialists(run: Run) -> None:
     by_specialist = evidence(run)
     catalog = catalog_of(by_specialist)
     todo: list[tuple[AgentStep, list[EvidenceItem]]] = []
-    for position, name in enumerate(roster(run)):
-        step = steps.ensure_step(
-            run, Layer.SPECIALISTS, name, title=SPECIALISTS[name].title, role=name, position=position
-        )
+    for name in roster(run):
+        step = steps.ensure_step(run, Layer.SPECIALISTS, name)
         if step.status == AgentStep.Status.DONE:
             continue
         if not by_specialist[name]:
@@ -380,32 +378,25 @@ class SynthesisInputs:
     cited: list[str]
     catalog: EvidenceCatalog
     total: int
+    briefs: str  # the briefs as the synthesizer reads them, the same text for every iteration
 
 
 def stage_synthesis(run: Run) -> None:
     catalog = catalog_of(evidence(run))
     claims, report = _audit(run, catalog)
-    audit_step = steps.ensure_step(
-        run, Layer.SYNTHESIS, "audit", title="Fact-stability audit (code)", position=0
-    )
+    audit_step = steps.ensure_step(run, Layer.SYNTHESIS, "audit")
     if audit_step.status != AgentStep.Status.DONE:
         steps.start_step(audit_step)
         steps.finish_step(audit_step, _audit_json(claims, report))
     cited = sorted({cid for claim in claims for cid in claim.claim.citations})
     if not cited:
         raise StageFailed("the specialists' briefs cite no evidence at all: there is nothing to synthesise")
-    inputs = SynthesisInputs(run, claims, report, cited, catalog, int(run.config.get("iterations", 3)))
+    total = int(run.config.get("iterations", 3))
+    inputs = SynthesisInputs(run, claims, report, cited, catalog, total, _briefs_text(run, claims))
     previous: SynthesisIteration | None = None
     gw = gateway()
     for number in range(1, inputs.total + 1):
-        step = steps.ensure_step(
-            run,
-            Layer.SYNTHESIS,
-            f"iteration-{number}",
-            title=f"Synthesis iteration {number}",
-            role="synthesizer",
-            position=number,
-        )
+        step = steps.ensure_step(run, Layer.SYNTHESIS, f"iteration-{number}")
         if step.status != AgentStep.Status.DONE:
             steps.start_step(step)
             steps.finish_step(step, _iterate(gw, inputs, number, previous))
@@ -462,7 +453,7 @@ def _synthesise(
             "audit": _audit_text(inputs.report),
         },
         {
-            "briefs": _briefs_text(run, inputs.claims),
+            "briefs": inputs.briefs,
             "previous": json.dumps(previous.model_dump(), indent=1)
             if previous
             else "(this is the first iteration)",
@@ -530,9 +521,7 @@ def _iterations(run: Run) -> list[SynthesisIteration]:
 
 
 def stage_evaluation(run: Run) -> None:
-    step = steps.ensure_step(
-        run, Layer.EVALUATION, "evaluation", title="Evaluator's report", role="evaluator"
-    )
+    step = steps.ensure_step(run, Layer.EVALUATION, "evaluation")
     if step.status == AgentStep.Status.DONE:
         return
     steps.start_step(step)
@@ -576,7 +565,7 @@ def _audit_step(run: Run) -> dict[str, Any]:
 
 
 def stage_memo(run: Run) -> None:
-    step = steps.ensure_step(run, Layer.MEMO, "memo", title="Investment memo")
+    step = steps.ensure_step(run, Layer.MEMO, "memo")
     if step.status == AgentStep.Status.DONE:
         return
     steps.start_step(step)

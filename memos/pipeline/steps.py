@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from agents.memo.roster import SPECIALISTS
 from memos.events import RunEvent, send_after_commit
 from memos.models import AgentStep, Run
 
@@ -22,11 +25,43 @@ def publish_run(run: Run) -> None:
     send_after_commit(RunEvent(kind="status", run_id=str(run.pk), target="run-status", html=html))
 
 
-def ensure_step(
-    run: Run, layer: str, key: str, *, title: str, role: str = "", position: int = 0
-) -> AgentStep:
+@dataclass(frozen=True)
+class PlannedStep:
+    layer: str
+    key: str
+    title: str
+    role: str = ""
+    position: int = 0
+
+
+def plan(roster: Iterable[str], iterations: int) -> list[PlannedStep]:
+    """Every step a run takes, in order: what the run page draws from the start, and each step's title."""
+    layers = AgentStep.Layer
+    planned = [PlannedStep(layers.DATA, "evidence", "Evidence gathered by code")]
+    planned += [PlannedStep(layers.SPECIALISTS, n, SPECIALISTS[n].title, n, i) for i, n in enumerate(roster)]
+    planned += [PlannedStep(layers.SYNTHESIS, "audit", "Fact-stability audit (code)")]
+    planned += [
+        PlannedStep(layers.SYNTHESIS, f"iteration-{n}", f"Synthesis iteration {n}", "synthesizer", n)
+        for n in range(1, iterations + 1)
+    ]
+    planned += [PlannedStep(layers.EVALUATION, "evaluation", "Evaluator's report", "evaluator")]
+    planned += [PlannedStep(layers.MEMO, "memo", "Investment memo")]
+    return planned
+
+
+def ensure_step(run: Run, layer: str, key: str) -> AgentStep:
+    """The run's step; ``start_run`` creates them all, so this finds it (or makes it from the plan)."""
+    roster = run.config.get("roster", list(SPECIALISTS))
+    planned = [
+        p for p in plan(roster, int(run.config.get("iterations", 3))) if (p.layer, p.key) == (layer, key)
+    ]
+    if not planned:
+        raise ValueError(f"the run's plan has no step {layer}/{key}")
     step, created = AgentStep.objects.get_or_create(
-        run=run, layer=layer, key=key, defaults={"title": title, "role": role, "position": position}
+        run=run,
+        layer=layer,
+        key=key,
+        defaults={"title": planned[0].title, "role": planned[0].role, "position": planned[0].position},
     )
     if created:
         publish_step(step)

@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from agents.data.errors import DataError
-from agents.memo.roster import SPECIALISTS, Profile
+from agents.memo.roster import Profile
 from memos.models import AgentStep, Brief, Company, Run
 from memos.pipeline import runner, steps
 from memos.services.errors import ServiceError
@@ -103,20 +103,10 @@ def start_run(brief: Brief, *, user: User, profile: str = "full", enqueue: bool 
 
 def _plan_steps(run: Run, profile: Profile) -> None:
     """Every step the run will take, pending, so the page draws the whole pipeline from the start."""
-    layers = AgentStep.Layer
-    plan = [(layers.DATA, "evidence", "Evidence gathered by code", "", 0)]
-    plan += [(layers.SPECIALISTS, n, SPECIALISTS[n].title, n, i) for i, n in enumerate(profile.roster)]
-    plan += [(layers.SYNTHESIS, "audit", "Fact-stability audit (code)", "", 0)]
-    plan += [
-        (layers.SYNTHESIS, f"iteration-{n}", f"Synthesis iteration {n}", "synthesizer", n)
-        for n in range(1, profile.iterations + 1)
-    ]
-    plan += [(layers.EVALUATION, "evaluation", "Evaluator's report", "evaluator", 0)]
-    plan += [(layers.MEMO, "memo", "Investment memo", "", 0)]
     AgentStep.objects.bulk_create(
         [
-            AgentStep(run=run, layer=layer, key=key, title=title, role=role, position=pos)
-            for layer, key, title, role, pos in plan
+            AgentStep(run=run, layer=p.layer, key=p.key, title=p.title, role=p.role, position=p.position)
+            for p in steps.plan(profile.roster, profile.iterations)
         ]
     )
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from django.db import transaction
 
 from agents.data.edgar import (
+    FilingRow,
     SnapshotEdgarSource,
     facts_from_companyfacts,
     facts_from_inline_xbrl,
@@ -158,6 +159,7 @@ def _load_companyfacts(
 def _load_inline_filings(
     root: Path, edgar: SnapshotEdgarSource, companies: _CompanyBook, report: LoadReport
 ) -> None:
+    filings: dict[int, list[FilingRow]] = {}
     for path in sorted((root / "edgar" / "filings").glob("*.html.gz")):
         match = FILING_NAME.match(path.name)
         if match is None:
@@ -165,7 +167,7 @@ def _load_inline_filings(
         ticker, form, filed = match["ticker"].upper(), match["form"].upper(), match["filed"]
         listed = edgar.company_tickers().get(ticker)
         cik = listed[0] if listed else None
-        accession = _accession(edgar, cik, form=form, filed=filed)
+        accession = _accession(filings, edgar, cik, form=form, filed=filed)
         try:
             fact_set = facts_from_inline_xbrl(
                 path.read_bytes(),
@@ -178,21 +180,28 @@ def _load_inline_filings(
             report.problems.append(f"{path.name}: {exc}")
             continue
         company = companies.get(ticker, name=fact_set.entity, cik=fact_set.cik)
-        rows = fact_rows(company=company, facts=fact_set.facts, data_version=report.data_version)
-        # ignore_conflicts: a figure companyfacts already holds keeps its first-reported citation.
-        created = FactRecord.objects.bulk_create(rows, batch_size=1000, ignore_conflicts=True)
-        _count(report, "inline-xbrl", len(created))
+        # A figure companyfacts already holds keeps its first-reported citation: only new ids are added.
+        ids = [fact.fact_id for fact in fact_set.facts]
+        held = set(FactRecord.objects.filter(fact_id__in=ids).values_list("fact_id", flat=True))
+        new = [fact for fact in fact_set.facts if fact.fact_id not in held]
+        rows = fact_rows(company=company, facts=new, data_version=report.data_version)
+        FactRecord.objects.bulk_create(rows, batch_size=1000)
+        _count(report, "inline-xbrl", len(rows))
 
 
-def _accession(edgar: SnapshotEdgarSource, cik: int | None, *, form: str, filed: str) -> str | None:
-    """The filing's accession number from the company's submissions list, when the snapshot has one."""
+def _accession(
+    filings: dict[int, list[FilingRow]], edgar: SnapshotEdgarSource, cik: int | None, *, form: str, filed: str
+) -> str | None:
+    """The filing's accession number from the company's submissions list (read once per company into
+    ``filings``), when the snapshot has one."""
     if cik is None:
         return None
-    try:
-        rows = filings_from_submissions(edgar.submissions(cik), cik=cik)
-    except DocumentUnavailable:
-        return None
-    for row in rows:
+    if cik not in filings:
+        try:
+            filings[cik] = filings_from_submissions(edgar.submissions(cik), cik=cik)
+        except DocumentUnavailable:
+            filings[cik] = []
+    for row in filings[cik]:
         if row.form == form and row.filing_date.isoformat() == filed:
             return row.accession
     return None

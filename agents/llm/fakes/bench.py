@@ -6,8 +6,10 @@ the gateway (hashing, ledger, limiter, validation on top); the difference per ca
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +18,7 @@ from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.gateway import LLMGateway
 from agents.llm.ledger import InMemoryLedger
 from agents.llm.limiter import ThreadLimiter
+from agents.llm.prompts import PromptTemplate, load_prompt
 from agents.llm.providers.openai_compat import OpenAICompatProvider
 from agents.llm.schema import schema_name, strict_json_schema
 from agents.llm.types import CallContext, Message, ProviderRequest, RenderedPrompt
@@ -41,16 +44,17 @@ class OverheadReport:
         return self.gateway_ms_per_call - self.direct_ms_per_call
 
 
+# In prompts/fakes/: kept with the prompts, but not loaded with the app's at start-up (it imports the fakes).
+BENCH_PROMPT = Path(__file__).resolve().parents[3] / "prompts" / "fakes" / "llm_bench.md"
+
+
+@functools.cache
+def _template() -> PromptTemplate:
+    return load_prompt(BENCH_PROMPT)
+
+
 def _prompt(index: int) -> RenderedPrompt:
-    return RenderedPrompt(
-        name="bench",
-        version=1,
-        content_hash="0" * 64,
-        system="You are a benchmark. Answer with JSON only.",
-        user=f"Request number {index}: judge the benchmark.",
-        temperature=0.0,
-        max_tokens=200,
-    )
+    return _template().render({"index": str(index)})
 
 
 def measure_gateway_overhead(calls: int = 200) -> OverheadReport:
