@@ -21,7 +21,7 @@ from email.utils import parsedate_to_datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
@@ -236,15 +236,37 @@ def parse_rss(body: bytes, *, origin: str, tickers: tuple[str, ...] = ()) -> lis
     return documents
 
 
+# A headline feed is a few dozen items; even with full article text a real one stays well under 1 MB.
+NEWS_MAX_BYTES = 2 * 1024 * 1024
+
+
+def feed_hosts(feed_url_template: str) -> frozenset[str]:
+    """The allow-list of a live news fetcher: the host of its configured feed and nothing else.
+
+    The ticker may only vary the path or query: a ``{ticker}`` in the host would let a ticker choose it.
+    """
+    parts = urlsplit(feed_url_template)
+    host = parts.hostname or ""
+    if parts.scheme != "https" or not host or "{" in parts.netloc:
+        raise ValueError(
+            f"the feed URL template {feed_url_template!r} must be https:// with a fixed host name"
+        )
+    return frozenset({host})
+
+
 class LiveNewsSource:
     """A per-ticker RSS 2.0 headline feed, fetched through a Fetcher (tests hand it recorded bodies).
 
-    ``feed_url_template`` holds ``{ticker}``, replaced by the URL-quoted upper-case ticker.
+    ``feed_url_template`` holds ``{ticker}``, replaced by the URL-quoted upper-case ticker. In production
+    ``fetch`` is an ``http_fetcher`` whose allow-list is ``feed_hosts(feed_url_template)``, capped at
+    ``NEWS_MAX_BYTES``.
     """
 
     def __init__(self, fetch: Fetcher, feed_url_template: str) -> None:
         if "{ticker}" not in feed_url_template:
             raise ValueError(f"the feed URL template {feed_url_template!r} has no {{ticker}} placeholder")
+        # A template whose host no allow-list could hold is refused here, not at the first fetch.
+        feed_hosts(feed_url_template)
         self._fetch = fetch
         self._template = feed_url_template
 

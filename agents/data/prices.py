@@ -58,6 +58,10 @@ LOT = 100
 # stays well inside it, and the sub-penny prints of partial bars (0.17 and 0.5 cent) fall well outside.
 CENT_TOLERANCE = 0.05
 STOOQ_URL = "https://stooq.com/q/d/l/?s={symbol}.us&i=d"
+# The only host a live price fetcher may reach (``agents.data.http.http_fetcher``'s allow-list).
+STOOQ_HOSTS = frozenset({"stooq.com"})
+# Stooq's whole daily history of a ticker is one CSV row a day: about 0.6 MB for AAPL since 1984.
+STOOQ_MAX_BYTES = 5 * 1024 * 1024
 NEW_YORK = ZoneInfo("America/New_York")
 # US equities close at 16:00 New York time; a bar dated today fetched before this is still moving.
 SESSION_CLOSE = time(16, 0)
@@ -218,7 +222,8 @@ class SnapshotPriceSource:
 
 
 class LivePriceSource:
-    """Stooq's free daily CSV (``Date,Open,High,Low,Close,Volume``) through ``fetch``.
+    """Stooq's free daily CSV (``Date,Open,High,Low,Close,Volume``) through ``fetch`` (in production an
+    ``http_fetcher`` limited to ``STOOQ_HOSTS`` and ``STOOQ_MAX_BYTES``).
 
     Stooq sends no adjusted close, so ``adj_close`` is its close. A bar dated today (New York) fetched
     before the 16:00 close is dropped whatever its volume: here the clock knows what a file cannot.

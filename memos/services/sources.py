@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
+from django.db import connection
 
 from agents.data.edgar import EdgarSource, LiveEdgarSource, SnapshotEdgarSource
-from agents.data.http import http_fetcher
+from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
+from agents.data.http import Fetcher, FetchError, http_fetcher
 
 
 def edgar_source(data_dir: Path | None = None) -> EdgarSource:
@@ -16,7 +18,37 @@ def edgar_source(data_dir: Path | None = None) -> EdgarSource:
         return SnapshotEdgarSource(data_dir)
     if settings.DATA_MODE == "live":
         fetch = http_fetcher(
-            user_agent=settings.SEC_USER_AGENT, per_second=settings.SEC_MAX_REQUESTS_PER_SECOND
+            user_agent=settings.SEC_USER_AGENT,
+            per_second=settings.SEC_MAX_REQUESTS_PER_SECOND,
+            allowed_hosts=EDGAR_HOSTS,
+            max_bytes=EDGAR_MAX_BYTES,
         )
-        return LiveEdgarSource(fetch)
+        return LiveEdgarSource(outside_transactions(fetch), max_bytes=EDGAR_MAX_BYTES)
     return SnapshotEdgarSource(Path(settings.SNAPSHOT_DIR))
+
+
+def outside_transactions(fetch: Fetcher) -> Fetcher:
+    """``fetch``, refused while the default database connection is inside an atomic block.
+
+    A fetch may take its whole deadline; inside a transaction that time holds the transaction open, and
+    with it every row lock taken so far. Fetch first, then open the transaction to write what came back.
+    """
+
+    def guarded(url: str) -> bytes:
+        if in_transaction():
+            raise FetchError(
+                f"refusing {url}: a network fetch inside a database transaction would hold it open; "
+                "fetch before transaction.atomic()"
+            )
+        return fetch(url)
+
+    return guarded
+
+
+def in_transaction() -> bool:
+    """Whether the code running now opened an atomic block on the default connection.
+
+    The blocks a TestCase opens to roll each test back are not the application's; Django's own check for
+    ``atomic(durable=True)`` skips them the same way (``Atomic._from_testcase``).
+    """
+    return any(not getattr(block, "_from_testcase", False) for block in connection.atomic_blocks)

@@ -16,6 +16,7 @@ from django.core.management import call_command
 from pytest_django.fixtures import Settings
 
 from agents.data.edgar import CompanyFactSet
+from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
 from agents.data.http import FetchError
 from memos.services import facts as facts_service
 from memos.services import sources
@@ -177,6 +178,8 @@ def test_live_mode_asks_sec_with_the_configured_user_agent_and_rate(
     assert configured == {
         "user_agent": settings.SEC_USER_AGENT,
         "per_second": settings.SEC_MAX_REQUESTS_PER_SECOND,
+        "allowed_hosts": EDGAR_HOSTS,
+        "max_bytes": EDGAR_MAX_BYTES,
     }
     assert asked == list(recorded)
     years = {year["fiscal_year"]: year for year in document["fiscal_years"]}

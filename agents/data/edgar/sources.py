@@ -15,11 +15,16 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agents.data.errors import DataError, MalformedData
-from agents.data.http import Fetcher, FetchError
+from agents.data.http import DEFAULT_MAX_BYTES, Fetcher, FetchError, gunzip_capped
 
 TICKERS_URL = "https://www.sec.gov/files/company_tickers.json"
 COMPANYFACTS_URL = "https://data.sec.gov/api/xbrl/companyfacts/CIK{cik:010d}.json"
 SUBMISSIONS_URL = "https://data.sec.gov/submissions/CIK{cik:010d}.json"
+# The only hosts a live EDGAR fetcher may reach, redirects included (``agents.data.http.http_fetcher``).
+EDGAR_HOSTS = frozenset({"www.sec.gov", "data.sec.gov"})
+# companyfacts is the largest EDGAR document: the biggest bundled one (NVDA) unpacks to 4.0 MB.
+EDGAR_MAX_BYTES = DEFAULT_MAX_BYTES
+_GZIP_MAGIC = b"\x1f\x8b"
 
 # ticker (upper case) -> (CIK, company name as SEC lists it)
 TickerMap = Mapping[str, tuple[int, str]]
@@ -40,7 +45,7 @@ class EdgarSource(Protocol):
 def decode_json(raw: bytes, *, what: str) -> Any:
     """JSON with exact decimals (companyfacts EPS 6.08 stays 6.08); gzip bytes are unpacked first."""
     try:
-        if raw[:2] == b"\x1f\x8b":
+        if raw[:2] == _GZIP_MAGIC:
             raw = gzip.decompress(raw)
         return json.loads(raw, parse_float=Decimal)
     except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -123,10 +128,12 @@ class SnapshotEdgarSource:
 
 
 class LiveEdgarSource:
-    """SEC's public endpoints through ``fetch`` (``agents.data.http.http_fetcher`` in production)."""
+    """SEC's public endpoints through ``fetch`` (``agents.data.http.http_fetcher`` in production, limited to
+    ``EDGAR_HOSTS``)."""
 
-    def __init__(self, fetch: Fetcher) -> None:
+    def __init__(self, fetch: Fetcher, *, max_bytes: int = EDGAR_MAX_BYTES) -> None:
         self._fetch = fetch
+        self._max_bytes = max_bytes
         self._tickers: dict[str, tuple[int, str]] | None = None
 
     def company_tickers(self) -> TickerMap:
@@ -145,6 +152,9 @@ class LiveEdgarSource:
     def _get(self, url: str) -> Any:
         try:
             raw = self._fetch(url)
+            if raw[:2] == _GZIP_MAGIC:
+                # A .gz file served as such (no Content-Encoding) is unpacked here, under the fetcher's cap.
+                raw = gunzip_capped(raw, max_bytes=self._max_bytes, what=url)
         except FetchError as exc:
             raise DocumentUnavailable(f"SEC did not serve {url}: {exc}") from exc
         return decode_json(raw, what=url)
