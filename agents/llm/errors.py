@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-TransientKind = Literal["timeout", "connection", "rate_limit", "server", "truncated", "limiter"]
+# "truncated": the body stops mid-JSON; "malformed": it is not UTF-8 JSON at all (an HTML page, garbage).
+TransientKind = Literal["timeout", "connection", "rate_limit", "server", "truncated", "malformed", "limiter"]
 
 
 class LLMError(Exception):
@@ -30,7 +31,8 @@ class BudgetExceeded(LLMError):
 
 
 class TransientError(LLMError):
-    """One attempt failed in a way that may succeed if tried again (timeout, 429, 5xx, cut-off body)."""
+    """One attempt failed in a way that may succeed if tried again (timeout, 429, 5xx, a cut-off or garbled
+    body)."""
 
     def __init__(
         self, message: str, *, kind: TransientKind, retry_after_s: float | None = None, raw: str = ""

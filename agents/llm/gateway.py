@@ -289,13 +289,27 @@ def _validate(output_type: type[T], response: ProviderResponse) -> T:
     if response.content is None:
         raise _Invalid("the answer had no text content")
     try:
-        return output_type.model_validate_json(_strip_code_fence(response.content))
+        result = output_type.model_validate_json(_strip_code_fence(response.content))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc']) or '(root)'}: {error['msg']}"
             for error in exc.errors(include_url=False)
         )
         raise _Invalid(problems[:MAX_ERROR_CHARS]) from exc
+    if _has_nul(result.model_dump(mode="json")):
+        # A "\u0000" escape decodes to NUL, which the PostgreSQL ledger cannot store (nor anyone read).
+        raise _Invalid("the answer contains a NUL character (\\u0000); write plain text")
+    return result
+
+
+def _has_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def _strip_code_fence(content: str) -> str:

@@ -12,23 +12,38 @@ and an optional per-request latency. Scripted answers are keyed by prompt name (
 - ``"disconnect"``: drop the connection without a response;
 - ``"truncated"``: a 200 whose JSON body is cut in half;
 - ``"invalid_schema"``: valid JSON content that does not match the schema; ``"not_json"``: content that is
-  not JSON; ``"length"``: half an answer with ``finish_reason: "length"``.
+  not JSON; ``"length"``: half an answer with ``finish_reason: "length"``;
+- ``{"kind": "raw", "status": 200, "body_b64": "...", "content_type": "application/json"}``: exactly these
+  bytes (any bytes, invalid UTF-8 included) with this status (200-599, default 200) and content type (default
+  ``application/json``; ``null`` sends none), plus optional extra ``headers``. For the malformed-answer tests.
+  A status that may not carry a body (204, 304) still gets the bytes, then the connection is closed so the
+  stray bytes cannot be read as the next reply.
 
-``GET /_control/requests`` returns the request log, the count and the most requests ever in flight at once;
-``POST /_control/reset`` forgets faults, log and counters and restarts the script. ``GET /v1/models`` and
+Every chat-completion request is logged with ``hash``, the SHA-256 of its JSON body in canonical form
+(``body_hash``). ``received_by_hash`` counts the requests received per hash; ``completed_by_hash`` counts the
+answers written and flushed in full: a 200 chat completion (generated, scripted or shaped by a content fault),
+never an error status, a truncated or raw body, a hang or a disconnect. An answer is counted just before its
+last byte is sent (and uncounted if that byte cannot be), so a client that has read it sees the count. A
+request's log entry says ``completed`` too. ``in_flight`` is the number of requests being handled right now.
+
+``GET /_control/requests`` returns the request log, the count, the most requests ever in flight at once, the
+number in flight now and both per-hash counters; ``POST /_control/reset`` forgets faults, log and counters
+(a request still in flight at a reset is not counted after it) and restarts the script. ``GET /v1/models`` and
 ``GET /health`` answer too.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import json
 import socket
 import sys
 import threading
 import time
-from collections import deque
-from collections.abc import Mapping, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -41,9 +56,21 @@ from agents.llm.hashing import canonical_json, sha256_hex
 ROLE_HEADER = "X-Analyst-Role"
 PROMPT_HEADER = "X-Prompt-Name"
 WORD_FAULTS = frozenset({"hang", "disconnect", "truncated", "invalid_schema", "not_json", "length"})
+RAW_FAULT = "raw"
 DEFAULT_HANG_S = 30.0
 SHUTDOWN_POLL_S = 0.02
 MIN_STATUS, MAX_STATUS = 400, 599
+MIN_RAW_STATUS = 200  # a 1xx is not a final reply: the client would wait for another
+BODYLESS_STATUSES = frozenset({204, 304})
+JSON_TYPE = "application/json"
+
+
+def body_hash(body: Any) -> str:
+    """The request's content hash, as logged and counted: SHA-256 of its JSON body in canonical form."""
+    try:
+        return sha256_hex(canonical_json(body))
+    except ValueError:  # NaN or Infinity, which canonical JSON refuses: keep them, spelled one way
+        return sha256_hex(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
 
 @dataclass(frozen=True)
@@ -53,6 +80,11 @@ class Fault:
     seconds: float = DEFAULT_HANG_S
     role: str | None = None
     prompt: str | None = None
+    # Only for "raw": the reply to send as it is.
+    status: int = 200
+    body: bytes = b""
+    content_type: str | None = JSON_TYPE
+    headers: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def parse(
@@ -60,9 +92,12 @@ class Fault:
     ) -> Fault:
         data: dict[str, Any] = {"kind": spec} if isinstance(spec, str) else dict(spec)
         kind = str(data.get("kind", ""))
+        if kind == RAW_FAULT:
+            return cls._parse_raw(data, role=role, prompt=prompt)
         if kind not in WORD_FAULTS and not (kind.isdigit() and MIN_STATUS <= int(kind) <= MAX_STATUS):
             raise ValueError(
-                f"unknown fault kind {kind!r}: an HTTP status 400-599 or one of {sorted(WORD_FAULTS)}"
+                f"unknown fault kind {kind!r}: an HTTP status 400-599, {RAW_FAULT!r} "
+                f"or one of {sorted(WORD_FAULTS)}"
             )
         retry_after = data.get("retry_after")
         return cls(
@@ -71,6 +106,36 @@ class Fault:
             seconds=float(data.get("seconds", DEFAULT_HANG_S)),
             role=data.get("role", role),
             prompt=data.get("prompt", prompt),
+        )
+
+    @classmethod
+    def _parse_raw(cls, data: dict[str, Any], *, role: str | None, prompt: str | None) -> Fault:
+        status = data.get("status", 200)
+        if not isinstance(status, int) or not MIN_RAW_STATUS <= status <= MAX_STATUS:
+            raise ValueError(f"a raw fault's status must be an integer {MIN_RAW_STATUS}-{MAX_STATUS}")
+        encoded = data.get("body_b64")
+        if not isinstance(encoded, str):
+            raise ValueError('a raw fault needs "body_b64", its body in base64')
+        try:
+            body = base64.b64decode(encoded, validate=True)
+        except binascii.Error as exc:
+            raise ValueError(f'a raw fault\'s "body_b64" is not base64: {exc}') from exc
+        content_type = data.get("content_type", JSON_TYPE)
+        headers = data.get("headers") or {}
+        if not (content_type is None or isinstance(content_type, str)) or not (
+            isinstance(headers, Mapping) and all(isinstance(v, str) for v in headers.values())
+        ):
+            raise ValueError(
+                'a raw fault\'s "content_type" is a string or null, "headers" an object of strings'
+            )
+        return cls(
+            kind=RAW_FAULT,
+            role=data.get("role", role),
+            prompt=data.get("prompt", prompt),
+            status=status,
+            body=body,
+            content_type=content_type,
+            headers=tuple((str(name), value) for name, value in headers.items()),
         )
 
     def matches(self, role: str, prompt: str) -> bool:
@@ -86,6 +151,8 @@ class _State:
         self.latency_s = latency_ms / 1000
         self.models = list(models)
         self.script_source = {key: list(answers) for key, answers in script.items()}
+        self.in_flight = 0  # a gauge of requests being handled, not a counter: a reset leaves it alone
+        self.generation = 0
         self.reset()
         self.connections: set[socket.socket] = set()
 
@@ -93,24 +160,52 @@ class _State:
         self.script = {key: deque(answers) for key, answers in self.script_source.items()}
         self.faults: list[Fault] = []
         self.log: list[dict[str, Any]] = []
-        self.in_flight = 0
-        self.max_in_flight = 0
+        self.max_in_flight = self.in_flight
+        self.received: Counter[str] = Counter()
+        self.completed: Counter[str] = Counter()
+        # Requests that began before this reset finish without touching the new log and counters.
+        self.generation += 1
 
-    def begin(self, entry: dict[str, Any], role: str, prompt: str) -> Fault | None:
+    def begin(self, entry: dict[str, Any], role: str, prompt: str) -> tuple[Fault | None, int]:
         with self.lock:
             self.log.append(entry)
+            self.received[entry["hash"]] += 1
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             for index, fault in enumerate(self.faults):
                 if fault.matches(role, prompt):
                     del self.faults[index]
                     entry["fault"] = fault.kind
-                    return fault
-        return None
+                    return fault, self.generation
+        return None, self.generation
 
-    def end(self) -> None:
+    def complete(self, entry: dict[str, Any], generation: int) -> None:
+        with self.lock:
+            if generation == self.generation:
+                entry["completed"] = True
+                self.completed[entry["hash"]] += 1
+
+    def end(self, entry: dict[str, Any], generation: int, *, delivered: bool) -> None:
         with self.lock:
             self.in_flight -= 1
+            if not delivered and entry["completed"] and generation == self.generation:
+                # Counted just before its last byte, which then could not be written: take it back.
+                entry["completed"] = False
+                self.completed[entry["hash"]] -= 1
+                if not self.completed[entry["hash"]]:
+                    del self.completed[entry["hash"]]
+
+    def report(self) -> dict[str, Any]:
+        with self.lock:
+            log = json.loads(json.dumps(self.log))
+            return {
+                "count": len(log),
+                "max_in_flight": self.max_in_flight,
+                "in_flight": self.in_flight,
+                "received_by_hash": dict(self.received),
+                "completed_by_hash": dict(self.completed),
+                "requests": log,
+            }
 
     def scripted(self, role: str, prompt: str) -> Any | None:
         with self.lock:
@@ -162,10 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
             data = [{"id": model, "object": "model", "owned_by": "fake"} for model in state.models]
             self._json(200, {"object": "list", "data": data})
         elif self.path == "/_control/requests":
-            with state.lock:
-                log = json.loads(json.dumps(state.log))
-                report = {"count": len(log), "max_in_flight": state.max_in_flight, "requests": log}
-            self._json(200, report)
+            self._json(200, state.report())
         else:
             self._error(404, f"no route for GET {self.path}")
 
@@ -199,8 +291,21 @@ class _Handler(BaseHTTPRequestHandler):
     def _chat(self, body: dict[str, Any]) -> None:
         state = self.server.state
         role, prompt = self.headers.get(ROLE_HEADER, ""), self.headers.get(PROMPT_HEADER, "")
-        entry = {"role": role, "prompt_name": prompt, "model": body.get("model"), "body": body, "fault": None}
-        fault = state.begin(entry, role, prompt)
+        entry = {
+            "role": role,
+            "prompt_name": prompt,
+            "model": body.get("model"),
+            "body": body,
+            "hash": body_hash(body),
+            "fault": None,
+            "completed": False,
+        }
+        fault, generation = state.begin(entry, role, prompt)
+        delivered = False
+
+        def count_completed() -> None:
+            state.complete(entry, generation)
+
         try:
             if state.latency_s and state.stopping.wait(state.latency_s):
                 self.close_connection = True
@@ -215,14 +320,16 @@ class _Handler(BaseHTTPRequestHandler):
                 content = "Sure! Here is the analysis you asked for, in prose rather than JSON."
             else:
                 content = self._answer(body, role, prompt)
-            if kind == "length":
-                self._json(200, _completion(body, content[: len(content) // 2], "length"))
-            else:
-                self._json(200, _completion(body, content, "stop"))
+            cut, finish_reason = (
+                (content[: len(content) // 2], "length") if kind == "length" else (content, "stop")
+            )
+            answer = json.dumps(_completion(body, cut, finish_reason)).encode()
+            self._send(200, answer, before_last_byte=count_completed)
+            delivered = True
         except UnsupportedSchema as exc:
             self._error(400, f"the fake server cannot answer this schema: {exc}")
         finally:
-            state.end()
+            state.end(entry, generation, delivered=delivered)
 
     def _fault(self, fault: Fault, body: dict[str, Any]) -> bool:
         """Act out the fault; True when the reply (or the silence) is complete."""
@@ -238,6 +345,14 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "truncated":
             whole = json.dumps(_completion(body, self._generated(body, invalid=False), "stop")).encode()
             self._send(200, whole[: len(whole) // 2])
+            return True
+        if fault.kind == RAW_FAULT:
+            headers = dict(fault.headers)
+            if fault.status in BODYLESS_STATUSES:
+                # The client reads no body after these, so the bytes would be taken for the next reply.
+                headers["Connection"] = "close"
+                self.close_connection = True
+            self._send(fault.status, fault.body, headers, content_type=fault.content_type)
             return True
         return False
 
@@ -280,14 +395,31 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, payload: Any) -> None:
         self._send(status, json.dumps(payload).encode())
 
-    def _send(self, status: int, data: bytes, headers: Mapping[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        data: bytes,
+        headers: Mapping[str, str] | None = None,
+        *,
+        content_type: str | None = JSON_TYPE,
+        before_last_byte: Callable[[], None] | None = None,
+    ) -> None:
+        """Send one reply. ``before_last_byte`` runs once all but the last byte have left: a client that has
+        read the whole reply is sure to see what it did (the completed count)."""
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        if before_last_byte is not None and data:
+            self.wfile.write(data[:-1])
+            self.wfile.flush()
+            before_last_byte()
+            data = data[-1:]
         self.wfile.write(data)
+        self.wfile.flush()
 
 
 def _completion(body: dict[str, Any], content: str, finish_reason: str) -> dict[str, Any]:
@@ -387,7 +519,8 @@ class FakeLLMServer:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
-        """Chat-completion requests so far, oldest first: role, prompt_name, model, body, fault."""
+        """Chat-completion requests so far, oldest first: role, prompt_name, model, body, hash, fault,
+        completed."""
         with self._state.lock:
             return [dict(entry) for entry in self._state.log]
 
@@ -400,6 +533,24 @@ class FakeLLMServer:
     def max_in_flight(self) -> int:
         with self._state.lock:
             return self._state.max_in_flight
+
+    @property
+    def in_flight(self) -> int:
+        """Chat-completion requests being handled right now."""
+        with self._state.lock:
+            return self._state.in_flight
+
+    @property
+    def received_by_hash(self) -> dict[str, int]:
+        """How many chat-completion requests arrived per ``body_hash``."""
+        with self._state.lock:
+            return dict(self._state.received)
+
+    @property
+    def completed_by_hash(self) -> dict[str, int]:
+        """How many answers per ``body_hash`` were written and flushed in full (200 chat completions only)."""
+        with self._state.lock:
+            return dict(self._state.completed)
 
 
 def load_script(entries: Any) -> dict[str, list[Any]]:

@@ -2,6 +2,8 @@
 
 The client is built with ``max_retries=0`` and an explicit timeout because the gateway owns retries; every SDK
 failure is translated here into ``TransientError`` (worth another attempt) or ``ProviderFailure`` (not).
+We read the response body ourselves (``parse_completion``) rather than let the SDK parse it: whatever bytes
+arrive, a malformed body becomes one of those two errors, never a JSON, Unicode or recursion error.
 """
 
 from __future__ import annotations
@@ -22,18 +24,22 @@ from openai.types.chat import (
 )
 
 from agents.llm.config import Endpoint
-from agents.llm.errors import ProviderFailure, TransientError
+from agents.llm.errors import ProviderFailure, TransientError, TransientKind
 from agents.llm.types import Message, ProviderRequest, ProviderResponse
 
 # 408 and 5xx are the server's trouble, 429 is ours for now; every other status means the request is wrong.
 _TIMEOUT_STATUS = 408
 _RATE_LIMIT_STATUS = 429
 _SERVER_ERROR_MIN = 500
+# No completion uses ten million tokens; a bigger count is a broken server. Capped so that the ledger's
+# columns (a 32-bit integer, a 12-digit cost) hold it, and still counted against the budget.
+MAX_TOKEN_COUNT = 10_000_000
+_UTF8_BOM = "\ufeff"
 
 
 class OpenAICompatProvider:
     def __init__(
-        self, endpoint: Endpoint, *, timeout_s: float, http_client: httpx2.Client | None = None
+        self, endpoint: Endpoint, *, timeout_s: float, transport: httpx2.BaseTransport | None = None
     ) -> None:
         self.endpoint = endpoint
         self._client = openai.OpenAI(
@@ -41,7 +47,12 @@ class OpenAICompatProvider:
             api_key=endpoint.api_key,
             max_retries=0,
             timeout=timeout_s,
-            http_client=http_client,
+            http_client=openai.DefaultHttpxClient(
+                transport=transport,
+                # A redirect is not part of the API, and following one could leave the loopback endpoint.
+                follow_redirects=False,
+                event_hooks={"response": [_decode_as_utf8]},
+            ),
         )
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
@@ -69,7 +80,7 @@ class OpenAICompatProvider:
             raise _status_error(exc) from exc
         except openai.OpenAIError as exc:
             raise ProviderFailure(f"the OpenAI client failed: {exc}") from exc
-        return parse_completion(raw.http_response.text)
+        return parse_completion(raw.http_response.content)
 
     def close(self) -> None:
         self._client.close()
@@ -77,6 +88,12 @@ class OpenAICompatProvider:
 
 def openai_provider_factory(endpoint: Endpoint, timeout_s: float) -> OpenAICompatProvider:
     return OpenAICompatProvider(endpoint, timeout_s=timeout_s)
+
+
+def _decode_as_utf8(response: httpx2.Response) -> None:
+    # JSON is UTF-8 (RFC 8259), so any other charset a reply names is ignored: some (idna, rot13, zlib,
+    # undefined) are not text encodings at all, and made the SDK raise their errors reading an error body.
+    response.encoding = "utf-8"
 
 
 def _message(message: Message) -> ChatCompletionMessageParam:
@@ -89,8 +106,8 @@ def _message(message: Message) -> ChatCompletionMessageParam:
 
 def _status_error(exc: openai.APIStatusError) -> TransientError | ProviderFailure:
     status = exc.status_code
-    body = exc.response.text
-    message = f"HTTP {status}: {exc.message}"
+    body = _storable(exc.response.text)
+    message = _storable(f"HTTP {status}: {exc.message}")
     if status == _RATE_LIMIT_STATUS:
         retry_after = retry_after_seconds(exc.response.headers)
         return TransientError(message, kind="rate_limit", retry_after_s=retry_after, raw=body)
@@ -126,28 +143,67 @@ def _non_negative(seconds: float) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
-def parse_completion(body: str) -> ProviderResponse:
-    """Read a chat-completion body ourselves: a body cut off mid-JSON is a transient error, not a crash."""
+def parse_completion(body: bytes | str) -> ProviderResponse:
+    """Read a chat-completion body ourselves. A body that is not UTF-8 JSON (cut off mid-way, an HTML page,
+    nested past the parser's depth, a number too long to convert) is a transient error; JSON that is not a
+    chat completion is a ``ProviderFailure``; odd field types are read as absent."""
+    text = _text(body)
+    raw = _storable(text)
+    json_text = text.removeprefix(_UTF8_BOM)  # RFC 8259 lets a parser ignore one
     try:
-        data = json.loads(body)
+        data = json.loads(json_text)
     except json.JSONDecodeError as exc:
-        raise TransientError(
-            f"the response body is not complete JSON: {exc}", kind="truncated", raw=body
-        ) from exc
+        kind: TransientKind = "truncated" if _cut_off(json_text, exc) else "malformed"
+        raise TransientError(_not_json(kind, exc), kind=kind, raw=raw) from exc
+    except (ValueError, RecursionError) as exc:  # a 4,300-digit number; nesting deeper than the stack
+        raise TransientError(_not_json("malformed", exc), kind="malformed", raw=raw) from exc
     choice = _first_choice(data)
     if choice is None:
-        raise ProviderFailure("the response has no choices[0].message: not a chat completion", raw=body)
+        raise ProviderFailure("the response has no choices[0].message: not a chat completion", raw=raw)
     message = choice["message"]
     content = message.get("content")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return ProviderResponse(
-        content=content if isinstance(content, str) else None,
-        finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+        content=_storable(content) if isinstance(content, str) else None,
+        finish_reason=_storable(reason) if isinstance(reason := choice.get("finish_reason"), str) else None,
         tokens_in=_count(usage.get("prompt_tokens")),
         tokens_out=_count(usage.get("completion_tokens")),
-        raw=body,
-        model=data.get("model") if isinstance(data.get("model"), str) else "",
+        raw=raw,
+        model=_storable(model) if isinstance(model := data.get("model"), str) else "",
     )
+
+
+def _text(body: bytes | str) -> str:
+    if isinstance(body, str):
+        return body
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # Kept in the ledger as received, as far as text can hold it.
+        raw = _storable(body.decode("utf-8", errors="replace"))
+        raise TransientError(f"the response body is not UTF-8: {exc}", kind="malformed", raw=raw) from exc
+
+
+def _cut_off(text: str, exc: json.JSONDecodeError) -> bool:
+    """The JSON broke off rather than went wrong: an open string, or the error at its very end."""
+    return exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip())
+
+
+def _storable(text: str) -> str:
+    """Text that UTF-8 can carry and a PostgreSQL text column can hold: NUL and lone surrogates (which JSON
+    escapes can spell, and which made sending the re-ask fail) become U+FFFD."""
+    text = text.replace("\x00", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+    return text
+
+
+def _not_json(kind: TransientKind, exc: Exception) -> str:
+    if kind == "truncated":
+        return f"the response body is not complete JSON: {exc}"
+    return f"the response body is not JSON: {exc}"
 
 
 def _first_choice(data: Any) -> dict[str, Any] | None:
@@ -161,4 +217,6 @@ def _first_choice(data: Any) -> dict[str, Any] | None:
 
 
 def _count(value: Any) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return 0
+    return min(value, MAX_TOKEN_COUNT)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import base64
+import http.client
 import json
 import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from agents.llm.fakes.server import FakeLLMServer, load_script
+from agents.llm.fakes.server import FakeLLMServer, body_hash, load_script
+from agents.llm.hashing import canonical_json, sha256_hex
 
 SCHEMA = {
     "type": "object",
@@ -176,3 +179,146 @@ def test_a_script_must_map_names_to_lists_of_answers() -> None:
         load_script({"evaluator": {"score": 1}})
     with pytest.raises(ValueError, match="a script is a JSON object"):
         load_script([1, 2])
+
+
+def raw_call(server: FakeLLMServer, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    """One chat-completion request on a fresh connection, the reply's bytes as they came."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    try:
+        connection.request(
+            "POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json"}
+        )
+        response = connection.getresponse()
+        return response.status, dict(response.headers), response.read()
+    finally:
+        connection.close()
+
+
+def raw_fault(body: bytes, **fields: Any) -> dict[str, Any]:
+    return {"kind": "raw", "body_b64": base64.b64encode(body).decode(), **fields}
+
+
+def test_a_raw_fault_sends_exactly_its_bytes_with_its_status_and_content_type(server: FakeLLMServer) -> None:
+    garbage = b'\xff\xfe{"choices": \xc3\x28 [\x00'
+    server.inject(
+        raw_fault(garbage),
+        raw_fault(b"<h1>busy</h1>", status=503, content_type="text/html", headers={"Retry-After": "3"}),
+        raw_fault(b"{}", content_type=None),
+    )
+    status, headers, body = raw_call(server, chat_body())
+    assert (status, headers["Content-Type"], body) == (200, "application/json", garbage)
+    status, headers, body = raw_call(server, chat_body())
+    assert (status, headers["Content-Type"], headers["Retry-After"], body) == (
+        503,
+        "text/html",
+        "3",
+        b"<h1>busy</h1>",
+    )
+    status, headers, body = raw_call(server, chat_body())
+    assert (status, "Content-Type" in headers, body) == (200, False, b"{}")
+    assert [r["fault"] for r in server.requests] == ["raw"] * 3
+
+
+def test_a_raw_fault_with_a_status_that_carries_no_body_closes_the_connection(server: FakeLLMServer) -> None:
+    server.inject(raw_fault(b"stray bytes", status=204))
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    connection.request("POST", "/v1/chat/completions", json.dumps(chat_body()))
+    response = connection.getresponse()
+    assert (response.status, response.headers["Connection"], response.read()) == (204, "close", b"")
+    connection.close()
+    assert call(f"{server.url}/chat/completions", chat_body())[0] == 200  # the next reply is clean
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"kind": "raw"},
+        {"kind": "raw", "body_b64": "not base64!"},
+        {"kind": "raw", "body_b64": "", "status": 100},
+        {"kind": "raw", "body_b64": "", "status": 600},
+        {"kind": "raw", "body_b64": "", "status": "200"},
+        {"kind": "raw", "body_b64": "", "content_type": 7},
+        {"kind": "raw", "body_b64": "", "headers": {"X-Count": 1}},
+    ],
+)
+def test_a_raw_fault_with_a_bad_field_is_refused(server: FakeLLMServer, fault: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match="raw fault"):
+        server.inject(fault)
+    status, body, _ = call(f"{server.root_url}/_control/faults", {"faults": [fault]})
+    assert status == 400 and "raw fault" in body["error"]["message"]
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float = 5) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.005)
+
+
+def test_each_request_is_logged_with_its_body_hash_and_counted_as_received_and_as_completed(
+    server: FakeLLMServer,
+) -> None:
+    first, second = chat_body("one"), chat_body("two")
+    first_hash, second_hash = body_hash(first), body_hash(second)
+    assert first_hash == sha256_hex(canonical_json(first)) != second_hash
+    server.inject(
+        "500",
+        "truncated",
+        raw_fault(b"{}"),
+        {"kind": "hang", "seconds": 0.05},
+        "disconnect",
+        "invalid_schema",
+        "length",
+    )
+    for _ in range(3):
+        raw_call(server, first)
+    for _ in range(2):
+        with pytest.raises(OSError):  # the server drops the connection without a reply
+            raw_call(server, first)
+    for _ in range(3):
+        assert raw_call(server, first)[0] == 200
+    assert raw_call(server, second)[0] == 200
+    assert server.received_by_hash == {first_hash: 8, second_hash: 1}
+    # Error statuses, cut-off or raw bodies and silence are no answers; content faults and generated ones are.
+    assert server.completed_by_hash == {first_hash: 3, second_hash: 1}
+    assert [(r["hash"], r["fault"], r["completed"]) for r in server.requests] == [
+        (first_hash, "500", False),
+        (first_hash, "truncated", False),
+        (first_hash, "raw", False),
+        (first_hash, "hang", False),
+        (first_hash, "disconnect", False),
+        (first_hash, "invalid_schema", True),
+        (first_hash, "length", True),
+        (first_hash, None, True),
+        (second_hash, None, True),
+    ]
+    wait_until(lambda: server.in_flight == 0)
+    _, report, _ = call(f"{server.root_url}/_control/requests")
+    assert report["received_by_hash"] == server.received_by_hash
+    assert report["completed_by_hash"] == server.completed_by_hash
+    assert (report["in_flight"], report["requests"][-1]["hash"]) == (0, second_hash)
+
+
+def test_an_answer_is_counted_completed_by_the_time_its_client_has_read_it(server: FakeLLMServer) -> None:
+    body = chat_body()
+    for sent in range(1, 31):
+        assert call(f"{server.url}/chat/completions", body)[0] == 200
+        assert server.completed_by_hash == {body_hash(body): sent}
+
+
+def test_in_flight_counts_requests_being_handled_and_a_reset_forgets_one_still_in_flight() -> None:
+    body = chat_body()
+    with FakeLLMServer(latency_ms=300) as server:
+        answered: list[int] = []
+        waiting = threading.Thread(
+            target=lambda: answered.append(call(f"{server.url}/chat/completions", body)[0])
+        )
+        waiting.start()
+        wait_until(lambda: server.in_flight == 1)
+        assert (server.received_by_hash, server.completed_by_hash) == ({body_hash(body): 1}, {})
+        server.reset()
+        assert (server.received_by_hash, server.in_flight) == ({}, 1)
+        waiting.join(timeout=5)
+        assert answered == [200]
+        wait_until(lambda: server.in_flight == 0)
+        assert (server.completed_by_hash, server.requests) == ({}, [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -312,3 +313,45 @@ def test_parallel_calls_are_capped_by_the_limiter(desk_for: Callable[..., Desk])
         assert server.max_in_flight == 2
         assert elapsed >= 4 * 0.15  # eight calls, two at a time
         assert desk.outcomes() == ["ok"] * 8
+
+
+def raw_answer(content: str) -> dict[str, object]:
+    """A raw-fault reply: a 200 chat completion whose body is written byte for byte as given here."""
+    body = (
+        '{"id": "x", "object": "chat.completion", "model": "fake-model", "choices": [{"index": 0, '
+        f'"message": {{"role": "assistant", "content": "{content}"}}, "finish_reason": "stop"}}]}}'
+    )
+    return {"kind": "raw", "body_b64": base64.b64encode(body.encode()).decode()}
+
+
+def test_an_answer_with_a_lone_surrogate_is_reasked_and_the_reask_can_still_be_sent(
+    server: FakeLLMServer, desk_for: Callable[..., Desk]
+) -> None:
+    server.inject(raw_answer("\\ud800 not an object"))
+    desk = desk_for(settings_for(server))
+    desk.ask()
+    assert desk.outcomes() == ["invalid", "ok"]
+    assert server.requests[1]["body"]["messages"][2]["content"] == "\ufffd not an object"
+
+
+def test_an_answer_with_a_nul_character_is_reasked(
+    server: FakeLLMServer, desk_for: Callable[..., Desk]
+) -> None:
+    server.inject(raw_answer('{\\"risk\\": \\"low\\", \\"title\\": \\"Buy\\\\u0000back\\", \\"score\\": 4}'))
+    desk = desk_for(settings_for(server))
+    move = desk.ask()
+    assert "\x00" not in move.title
+    assert desk.outcomes() == ["invalid", "ok"]
+    assert "NUL" in desk.ledger.records[0].error
+
+
+def test_an_html_page_sent_as_a_200_is_a_recorded_transient_error_and_retried(
+    server: FakeLLMServer, desk_for: Callable[..., Desk]
+) -> None:
+    page = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+    server.inject({"kind": "raw", "body_b64": base64.b64encode(page).decode(), "content_type": "text/html"})
+    desk = desk_for(settings_for(server))
+    desk.ask()
+    assert desk.outcomes() == ["error", "ok"]
+    assert "not JSON" in desk.ledger.records[0].error
+    assert desk.ledger.records[0].raw_response == page.decode()

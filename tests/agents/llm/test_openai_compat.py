@@ -12,7 +12,12 @@ import pytest
 
 from agents.llm.config import Endpoint
 from agents.llm.errors import ProviderFailure, TransientError
-from agents.llm.providers.openai_compat import OpenAICompatProvider, parse_completion, retry_after_seconds
+from agents.llm.providers.openai_compat import (
+    MAX_TOKEN_COUNT,
+    OpenAICompatProvider,
+    parse_completion,
+    retry_after_seconds,
+)
 from agents.llm.types import Message, ProviderRequest
 
 ENDPOINT = Endpoint(base_url="http://127.0.0.1:8081/v1", api_key="secret-key", model="local")
@@ -42,8 +47,7 @@ def completion(content: str | None = '{"ok": true}', finish_reason: str = "stop"
 
 
 def provider(handler: Callable[[httpx2.Request], httpx2.Response]) -> OpenAICompatProvider:
-    client = httpx2.Client(transport=httpx2.MockTransport(handler))
-    return OpenAICompatProvider(ENDPOINT, timeout_s=1.0, http_client=client)
+    return OpenAICompatProvider(ENDPOINT, timeout_s=1.0, transport=httpx2.MockTransport(handler))
 
 
 def test_it_sends_the_json_schema_format_the_role_headers_and_the_key() -> None:
@@ -151,3 +155,84 @@ def test_retry_after_reads_seconds_milliseconds_and_http_dates() -> None:
     assert retry_after_seconds(httpx2.Headers({"retry-after": "-4"})) == 0.0
     assert retry_after_seconds(httpx2.Headers({"retry-after": "soon"})) is None
     assert retry_after_seconds(httpx2.Headers({})) is None
+
+
+def reply_with(
+    body: bytes, status: int = 200, content_type: str = "application/json"
+) -> Callable[[httpx2.Request], httpx2.Response]:
+    return lambda _: httpx2.Response(status, content=body, headers={"Content-Type": content_type})
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"<html><body><h1>502 Bad Gateway</h1></body></html>",
+        b"\xff" + json.dumps(completion()).encode(),
+        json.dumps(completion()).encode().replace(b"local-q4", b"local-\xc3\x28"),
+        b"[" * 100_000,
+        b'{"choices": [], "usage": {"prompt_tokens": 1' + b"0" * 5000 + b"}}",
+    ],
+    ids=["html", "invalid-utf8-outside", "invalid-utf8-inside", "recursion-bomb", "5000-digit-number"],
+)
+def test_a_body_that_is_not_utf8_json_is_a_transient_malformed_error(body: bytes) -> None:
+    with pytest.raises(TransientError) as raised:
+        provider(reply_with(body)).complete(REQUEST)
+    assert raised.value.kind == "malformed"
+    assert raised.value.raw == body.decode("utf-8", errors="replace")
+
+
+def test_a_leading_byte_order_mark_is_ignored() -> None:
+    response = provider(reply_with(b"\xef\xbb\xbf" + json.dumps(completion()).encode())).complete(REQUEST)
+    assert response.content == '{"ok": true}'
+
+
+@pytest.mark.parametrize("charset", ["idna", "punycode", "rot13", "zlib", "base64", "undefined", "utf-16"])
+def test_a_charset_other_than_utf8_is_ignored_even_one_that_is_no_text_encoding(charset: str) -> None:
+    content_type = f"application/json; charset={charset}"
+    ok = provider(reply_with(json.dumps(completion()).encode(), content_type=content_type)).complete(REQUEST)
+    assert ok.content == '{"ok": true}'
+    refused = reply_with(b'\xff{"error": {"message": "no"}}', status=400, content_type=content_type)
+    with pytest.raises(ProviderFailure, match="HTTP 400"):
+        provider(refused).complete(REQUEST)
+
+
+def test_a_redirect_is_not_followed_even_to_the_same_path_or_another_host() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(str(request.url))
+        location = "https://api.openai.com/v1/chat/completions" if len(seen) == 1 else str(request.url)
+        return httpx2.Response(307, headers={"Location": location})
+
+    with pytest.raises(ProviderFailure) as raised:
+        provider(handler).complete(REQUEST)
+    assert raised.value.status == 307
+    assert seen == ["http://127.0.0.1:8081/v1/chat/completions"]
+
+
+def test_nul_and_lone_surrogates_from_json_escapes_become_replacement_characters() -> None:
+    body = json.dumps(completion(content="\ud800{}\u0000", finish_reason="st\udc00op") | {"model": "m\ud800"})
+    response = parse_completion(body)
+    assert (response.content, response.finish_reason, response.model) == (
+        "\ufffd{}\ufffd",
+        "st\ufffdop",
+        "m\ufffd",
+    )
+    assert "\\ud800" in response.raw and "\x00" not in response.raw
+    error = json.dumps({"error": {"message": "bad \ud800 \u0000 request"}}).encode()
+    with pytest.raises(ProviderFailure) as raised:
+        provider(reply_with(error, status=422)).complete(REQUEST)
+    assert "bad \ufffd \ufffd request" in str(raised.value)
+    str(raised.value).encode("utf-8")  # a ledger can store it
+
+
+@pytest.mark.parametrize(
+    ("count", "counted"),
+    [(True, 0), (1.5, 0), ("7", 0), (-3, 0), (None, 0), (10**30, MAX_TOKEN_COUNT), (123, 123)],
+)
+def test_a_token_count_that_is_not_a_plain_count_is_zero_and_an_absurd_one_is_capped(
+    count: object, counted: int
+) -> None:
+    body = completion() | {"usage": {"prompt_tokens": count, "completion_tokens": count}}
+    response = parse_completion(json.dumps(body))
+    assert (response.tokens_in, response.tokens_out) == (counted, counted)
