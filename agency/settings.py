@@ -199,5 +199,11 @@ RUN_HEARTBEAT_S = env_int("RUN_HEARTBEAT_S", 10)
 RUN_STALE_AFTER_S = env_int("RUN_STALE_AFTER_S", 60)
 if not 1 <= RUN_HEARTBEAT_S < RUN_STALE_AFTER_S:
     raise ImproperlyConfigured("RUN_HEARTBEAT_S must be at least 1 and below RUN_STALE_AFTER_S")
-# Where people reach the app: used in links printed by commands and sent in e-mails.
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+# A stage that keeps failing (or whose worker keeps dying) ends the run after this many claims.
+RUN_MAX_STAGE_ATTEMPTS = env_int("RUN_MAX_STAGE_ATTEMPTS", 3)
+if not 1 <= RUN_MAX_STAGE_ATTEMPTS <= 20:
+    raise ImproperlyConfigured("RUN_MAX_STAGE_ATTEMPTS must be between 1 and 20")
+# How long a stage waits for PostgreSQL to come back before giving up on a write (a paid LLM answer).
+RUN_DB_OUTAGE_S = env_int("RUN_DB_OUTAGE_S", 120)
+# Runs one person may have queued or running at once: one analyst cannot occupy every worker.
+RUN_MAX_ACTIVE_PER_USER = env_int("RUN_MAX_ACTIVE_PER_USER", 3)

@@ -6,10 +6,10 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.template.loader import render_to_string
 
 from memos.events import RunEvent, run_group
 from memos.models import Run
+from memos.pipeline.cards import snapshot
 from memos.services.access import visible_runs
 
 
@@ -48,16 +48,4 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     def _snapshot(self, run: Run) -> list[RunEvent]:
         """The run's status and every step's card, rendered from the database: what a (re)connecting page
         needs to catch up with the events it missed while it was away."""
-        run = Run.objects.select_related("brief__company").get(pk=run.pk)
-        events = [
-            RunEvent(
-                kind="status",
-                run_id=self.run_id,
-                target="run-status",
-                html=render_to_string("memos/fragments/run_status.html", {"run": run}),
-            )
-        ]
-        for step in run.steps.order_by("position", "key"):
-            html = render_to_string("memos/fragments/step.html", {"step": step, "run": run})
-            events.append(RunEvent(kind="agent", run_id=self.run_id, target=f"step-{step.pk}", html=html))
-        return events
+        return snapshot(Run.objects.select_related("brief__company").get(pk=run.pk))

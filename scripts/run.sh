@@ -47,7 +47,7 @@ if [ -z "${LLM_BASE_URL:-}" ]; then
 fi
 # DeskWorker imports the pipeline and builds its LLM clients once, before it forks a work-horse per job.
 start_bg "RQ worker" "$STATE/logs/worker.log" "$PY" manage.py rqworker default --worker-ttl 60 \
-  --worker-class memos.worker.DeskWorker
+  --worker-class memos.pipeline.worker.DeskWorker
 # The watchdog re-enqueues a run whose worker died mid-stage (its heartbeat goes stale).
 start_bg "watchdog" "$STATE/logs/watchdog.log" "$PY" manage.py watchdog --every 15
 start_bg "web server" "$STATE/logs/web.log" "$VENV/bin/daphne" -b 127.0.0.1 -p "$WEB_PORT" agency.asgi:application

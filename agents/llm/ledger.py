@@ -1,6 +1,6 @@
 """The call ledger: every attempt is a row, and the latest "ok" row for a request hash is its cached answer.
 
-``CallLedger`` is the whole contract; ``memos/ledger.py`` implements it over the ``LLMCall`` table.
+``CallLedger`` is the whole contract; ``memos/pipeline/ledger.py`` implements it over the ``LLMCall`` table.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, Literal, Protocol
@@ -81,11 +82,20 @@ def utc_now() -> datetime:
     return datetime.now(tz=UTC)
 
 
+def new_attempt_id() -> str:
+    return uuid.uuid4().hex
+
+
 class LLMCallRecord(BaseModel):
-    """One attempt at one request (or one answer from the cache, or one refusal for budget): a ledger row."""
+    """One attempt at one request (or one answer from the cache, or one refusal for budget): a ledger row.
+
+    ``attempt_id`` is unique per record: a ledger that retries a write after losing its connection uses it to
+    find a row that did land, so no attempt is recorded (or charged) twice.
+    """
 
     model_config = ConfigDict(frozen=True)
 
+    attempt_id: str = Field(default_factory=new_attempt_id)
     run_id: str | None
     stage: str
     role: str

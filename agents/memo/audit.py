@@ -10,8 +10,9 @@ on a contested figure is marked conditional.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from agents.memo.citations import CheckedClaim
 from agents.memo.evidence import EvidenceCatalog
@@ -33,29 +34,23 @@ def direction(statement: str) -> int:
     return 0 if up == down else (1 if up else -1)
 
 
-@dataclass(frozen=True)
-class Contradiction:
+class Contradiction(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     kind: str  # "value", "direction vs figure", "direction across briefs"
     evidence_ids: tuple[str, ...]
     shards: tuple[str, ...]
     detail: str
 
 
-@dataclass
-class AuditReport:
-    contradictions: list[Contradiction] = field(default_factory=list)
-    contested_ids: set[str] = field(default_factory=set)
-    downgraded: list[str] = field(default_factory=list)  # dedup keys of claims dropped to LOW
+class AuditReport(BaseModel):
+    """What the audit found. Built up by the checks below, then stored (inside the audit step's output)."""
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "contradictions": [
-                c.__dict__ | {"evidence_ids": list(c.evidence_ids), "shards": list(c.shards)}
-                for c in self.contradictions
-            ],
-            "contested_ids": sorted(self.contested_ids),
-            "downgraded": self.downgraded,
-        }
+    model_config = ConfigDict(extra="forbid")
+
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    contested_ids: list[str] = Field(default_factory=list)  # sorted, so equal inputs store equal outputs
+    downgraded: list[str] = Field(default_factory=list)  # dedup keys of claims dropped to LOW
 
 
 def audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[CheckedClaim], AuditReport]:
@@ -63,15 +58,14 @@ def audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[Ch
     report = AuditReport()
     _value_conflicts(claims, catalog, report)
     _direction_conflicts(claims, catalog, report)
-    flagged = {cid for c in report.contradictions for cid in c.evidence_ids}
     audited: list[CheckedClaim] = []
     for claim in claims:
         if claim.tier != "LOW" and _is_contradicted(claim, report):
             report.downgraded.append(claim.dedup_key)
-            audited.append(CheckedClaim(claim.shard_id, claim.claim, "LOW", claim.dedup_key))
+            audited.append(claim.model_copy(update={"tier": "LOW"}))
         else:
             audited.append(claim)
-    report.contested_ids = flagged
+    report.contested_ids = sorted({cid for c in report.contradictions for cid in c.evidence_ids})
     return audited, report
 
 
@@ -96,10 +90,10 @@ def _value_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, repor
         if len(values) > 1:
             report.contradictions.append(
                 Contradiction(
-                    "value",
-                    tuple(sorted({cid for _, cid, _ in cited})),
-                    tuple(sorted({shard for _, _, shard in cited})),
-                    f"{ticker} {metric} {period} is cited with different values: {', '.join(values)}",
+                    kind="value",
+                    evidence_ids=tuple(sorted({cid for _, cid, _ in cited})),
+                    shards=tuple(sorted({shard for _, _, shard in cited})),
+                    detail=f"{ticker} {metric} {period} is cited with different values: {', '.join(values)}",
                 )
             )
 
@@ -126,10 +120,10 @@ def _direction_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, r
             if any(marker in item.metric for marker in SIGNED_METRICS) and _sign(item.value) * way < 0:
                 report.contradictions.append(
                     Contradiction(
-                        "direction vs figure",
-                        (cid,),
-                        (claim.shard_id,),
-                        f"the {claim.shard_id} brief reads it as {'up' if way > 0 else 'down'}; "
+                        kind="direction vs figure",
+                        evidence_ids=(cid,),
+                        shards=(claim.shard_id,),
+                        detail=f"the {claim.shard_id} brief reads it as {'up' if way > 0 else 'down'}; "
                         f"{cid} is {item.value}",
                     )
                 )
@@ -138,10 +132,13 @@ def _direction_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, r
         if 1 in ways and -1 in ways:
             report.contradictions.append(
                 Contradiction(
-                    "direction across briefs",
-                    (cid,),
-                    tuple(sorted(ways[1] | ways[-1])),
-                    f"{', '.join(sorted(ways[1]))} read {cid} as up; {', '.join(sorted(ways[-1]))} as down",
+                    kind="direction across briefs",
+                    evidence_ids=(cid,),
+                    shards=tuple(sorted(ways[1] | ways[-1])),
+                    detail=(
+                        f"{', '.join(sorted(ways[1]))} read {cid} as up; "
+                        f"{', '.join(sorted(ways[-1]))} as down"
+                    ),
                 )
             )
 
@@ -162,10 +159,10 @@ def _series_conflict(claim: CheckedClaim, way: int, catalog: EvidenceCatalog, re
         if change * way < 0:
             report.contradictions.append(
                 Contradiction(
-                    "direction vs figures",
-                    tuple(cid for _, _, cid in ordered),
-                    (claim.shard_id,),
-                    f"the {claim.shard_id} brief reads {metric} as {'up' if way > 0 else 'down'}; "
+                    kind="direction vs figures",
+                    evidence_ids=tuple(cid for _, _, cid in ordered),
+                    shards=(claim.shard_id,),
+                    detail=f"the {claim.shard_id} brief reads {metric} as {'up' if way > 0 else 'down'}; "
                     f"it went from {ordered[0][1]} ({ordered[0][0]}) to {ordered[-1][1]} ({ordered[-1][0]})",
                 )
             )
@@ -178,8 +175,9 @@ def _number(value: str) -> Decimal:
         return Decimal(0)
 
 
-@dataclass(frozen=True)
-class FirewallDecision:
+class FirewallDecision(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     stated: Recommendation
     final: Recommendation
     conditional: bool
@@ -204,4 +202,11 @@ def firewall(memo: MemoDraft, catalog: EvidenceCatalog, report: AuditReport) -> 
     if conditional:
         reasons.append(f"conditional: the recommendation rests on contested figures ({', '.join(contested)})")
     reason = "; ".join(reasons) or "the recommendation rests on HIGH or MEDIUM evidence only"
-    return FirewallDecision(memo.recommendation, final, conditional, low, contested, reason)
+    return FirewallDecision(
+        stated=memo.recommendation,
+        final=final,
+        conditional=conditional,
+        low_tier_ids=low,
+        contested_ids=contested,
+        reason=reason,
+    )

@@ -6,25 +6,55 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict
+
 from agents.memo.evidence import EvidenceCatalog, weaker
-from agents.memo.schemas import Claim, SpecialistBrief, Tier
+from agents.memo.schemas import Claim, Layer, SpecialistBrief, Tier
 
 
-@dataclass(frozen=True)
-class CheckedClaim:
-    """A claim whose citations all resolve, its tier capped by what those sources support."""
+class CheckedClaim(BaseModel):
+    """A claim whose citations all resolve, its tier capped by what those sources support.
+
+    Stored flat (the claim's own fields beside the checks), as the specialist and audit steps have always
+    written it; ``claim`` gives back the claim as the model stated it.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     shard_id: str
-    claim: Claim
-    tier: Tier
+    layer: Layer
+    statement: str
+    citations: list[str]
+    stated_tier: Tier
+    tier: Tier  # after the caps: the sources' support, then the audit
     dedup_key: str
 
+    @classmethod
+    def of(cls, shard_id: str, claim: Claim, tier: Tier) -> CheckedClaim:
+        return cls(
+            shard_id=shard_id,
+            layer=claim.layer,
+            statement=claim.statement,
+            citations=list(claim.citations),
+            stated_tier=claim.tier,
+            tier=tier,
+            dedup_key=dedup_key(claim),
+        )
 
-@dataclass(frozen=True)
-class DroppedClaim:
-    shard_id: str
-    claim: Claim
-    unresolved: tuple[str, ...]
+    @property
+    def claim(self) -> Claim:
+        return Claim(
+            layer=self.layer, statement=self.statement, citations=self.citations, tier=self.stated_tier
+        )
+
+
+class DroppedClaim(BaseModel):
+    """A claim code dropped because some of its citations resolve to nothing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    statement: str
+    unresolved: list[str]
 
 
 def unresolved_citations(brief: SpecialistBrief, catalog: EvidenceCatalog) -> list[str]:
@@ -40,10 +70,11 @@ def check_claims(
     for claim in brief.claims:
         missing = tuple(cid for cid in claim.citations if cid not in catalog)
         if missing:
-            dropped.append(DroppedClaim(shard_id, claim, missing))
+            dropped.append(DroppedClaim(statement=claim.statement, unresolved=list(missing)))
             continue
-        tier = weaker(claim.tier, catalog.supported_tier(claim.citations))
-        kept.append(CheckedClaim(shard_id, claim, tier, dedup_key(claim)))
+        kept.append(
+            CheckedClaim.of(shard_id, claim, weaker(claim.tier, catalog.supported_tier(claim.citations)))
+        )
     return kept, dropped
 
 

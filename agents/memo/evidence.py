@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from agents.memo.schemas import Tier
 
 TIER_RANK: dict[str, int] = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
@@ -26,9 +28,11 @@ _FACT_TIER: dict[str, Tier] = {
 _DOCUMENT_TIER: dict[str, Tier] = {"filing": "MEDIUM", "prediction-market": "MEDIUM", "news": "LOW"}
 
 
-@dataclass(frozen=True)
-class EvidenceItem:
-    """One citable id with what a prompt shows of it and the tier it supports."""
+class EvidenceItem(BaseModel):
+    """One citable id with what a prompt shows of it and the tier it supports; frozen into the data stage's
+    output, so every later stage reads exactly what the specialists were shown."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     evidence_id: str
     kind: EvidenceKind

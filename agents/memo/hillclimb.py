@@ -3,7 +3,7 @@ against the one before, or it is rewritten with a changed aperture (at most ``MA
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import BaseModel, ConfigDict
 
 from agents.memo.schemas import JMinusScores, JPlusScores
 
@@ -19,8 +19,9 @@ APERTURES = (
 )
 
 
-@dataclass(frozen=True)
-class HillClimbCheck:
+class HillClimbCheck(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     iteration: int
     jplus: int
     jminus: int
@@ -28,17 +29,6 @@ class HillClimbCheck:
     delta_jminus: int | None
     passed: bool
     reason: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "iteration": self.iteration,
-            "jplus": self.jplus,
-            "jminus": self.jminus,
-            "delta_jplus": self.delta_jplus,
-            "delta_jminus": self.delta_jminus,
-            "passed": self.passed,
-            "reason": self.reason,
-        }
 
 
 def check(
@@ -49,7 +39,13 @@ def check(
 ) -> HillClimbCheck:
     if previous is None:
         return HillClimbCheck(
-            iteration, jplus.total, jminus.total, None, None, True, "first iteration: baseline"
+            iteration=iteration,
+            jplus=jplus.total,
+            jminus=jminus.total,
+            delta_jplus=None,
+            delta_jminus=None,
+            passed=True,
+            reason="first iteration: baseline",
         )
     delta_plus = jplus.total - previous[0].total
     delta_minus = jminus.total - previous[1].total
@@ -60,7 +56,15 @@ def check(
         problems.append(f"J- moved {delta_minus:+d}, needs at most {MAX_JMINUS_CHANGE}")
     passed = not problems
     reason = "dJ+ and dJ- both cleared their thresholds" if passed else "; ".join(problems)
-    return HillClimbCheck(iteration, jplus.total, jminus.total, delta_plus, delta_minus, passed, reason)
+    return HillClimbCheck(
+        iteration=iteration,
+        jplus=jplus.total,
+        jminus=jminus.total,
+        delta_jplus=delta_plus,
+        delta_jminus=delta_minus,
+        passed=passed,
+        reason=reason,
+    )
 
 
 def aperture(rewrite_number: int) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from agents.llm.roles import Role
 
 
@@ -49,13 +51,30 @@ class Profile:
     iterations: int
     max_claims: int = 8  # per specialist brief: fewer claims, fewer tokens for a small local model
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "roster": list(self.roster),
-            "iterations": self.iterations,
-            "max_claims": self.max_claims,
-        }
+    def config(self) -> MemoConfig:
+        return MemoConfig(
+            name=self.name, roster=list(self.roster), iterations=self.iterations, max_claims=self.max_claims
+        )
+
+
+class MemoConfig(BaseModel):
+    """What a memo run was started with (``Run.config``): validated again whenever a stage reads it, so a
+    hand-edited row cannot ask for ten thousand iterations or a specialist that does not exist."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    roster: list[str] = Field(min_length=1, max_length=len(SPECIALISTS))
+    iterations: int = Field(ge=1, le=5)
+    max_claims: int = Field(default=8, ge=1, le=8)
+
+    @field_validator("roster")
+    @classmethod
+    def _known_specialists(cls, roster: list[str]) -> list[str]:
+        unknown = [name for name in roster if name not in SPECIALISTS]
+        if unknown:
+            raise ValueError(f"unknown specialists {unknown}")
+        return roster
 
 
 DEFAULT_PROFILES = {

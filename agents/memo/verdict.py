@@ -7,7 +7,9 @@ iteration's calibrated J+ at or above ``ACCEPT_MIN_JPLUS`` and J- at or below ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from agents.memo import hillclimb
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS, Evaluation, SynthesisIteration
@@ -18,18 +20,16 @@ ACCEPT_MIN_JPLUS = 5
 ACCEPT_MAX_JMINUS = 4
 
 
-@dataclass(frozen=True)
-class Verdict:
-    decision: str  # "ACCEPT" or "REVISE"
+class Verdict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    decision: Literal["ACCEPT", "REVISE"]
     reason: str
     calibrated_jplus: int
     calibrated_jminus: int
     inflation: dict[str, int]  # dimension -> self minus calibrated, final iteration
-    recalibrated_hill_climb: list[dict[str, object]]
+    recalibrated_hill_climb: list[hillclimb.HillClimbCheck]
     next_run: str
-
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
 
 
 def decide(iterations: list[SynthesisIteration], evaluation: Evaluation) -> Verdict:
@@ -45,7 +45,7 @@ def decide(iterations: list[SynthesisIteration], evaluation: Evaluation) -> Verd
     previous = None
     for number in sorted(grades):
         grade = grades[number]
-        checks.append(hillclimb.check(number, grade.jplus, grade.jminus, previous).as_dict())
+        checks.append(hillclimb.check(number, grade.jplus, grade.jminus, previous))
         previous = (grade.jplus, grade.jminus)
     jplus, jminus = final.jplus.total, final.jminus.total
     accepted = jplus >= ACCEPT_MIN_JPLUS and jminus <= ACCEPT_MAX_JMINUS
@@ -59,4 +59,12 @@ def decide(iterations: list[SynthesisIteration], evaluation: Evaluation) -> Verd
         f"{evaluation.next_run_recommendation} (weakest J+ dimension: {weakest.replace('_', ' ')}; "
         f"worst J- dimension: {worst.replace('_', ' ')})"
     )
-    return Verdict("ACCEPT" if accepted else "REVISE", reason, jplus, jminus, inflation, checks, next_run)
+    return Verdict(
+        decision="ACCEPT" if accepted else "REVISE",
+        reason=reason,
+        calibrated_jplus=jplus,
+        calibrated_jminus=jminus,
+        inflation=inflation,
+        recalibrated_hill_climb=checks,
+        next_run=next_run,
+    )

@@ -4,6 +4,8 @@ worker process (Redis)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import redis
 from django.conf import settings
@@ -12,13 +14,27 @@ from agents.llm.config import LLMSettings
 from agents.llm.gateway import LLMGateway
 from agents.llm.limiter import RedisLimiter
 from agents.llm.roles import Role
-from memos.ledger import DjangoLedger
-from memos.pipeline.prompts import templates
+from memos.pipeline.ledger import DjangoLedger
+
+
+class _Override:
+    settings: LLMSettings | None = None
 
 
 def llm_settings() -> LLMSettings:
-    llm: LLMSettings = settings.LLM_SETTINGS
+    llm: LLMSettings = _Override.settings or settings.LLM_SETTINGS
     return llm
+
+
+@contextmanager
+def endpoints(llm: LLMSettings) -> Iterator[None]:
+    """Point this process's runs (all its threads) at other endpoints for a while: ``bench_run`` uses it
+    to talk to the fake server without touching the configured settings."""
+    previous, _Override.settings = _Override.settings, llm
+    try:
+        yield
+    finally:
+        _Override.settings = previous
 
 
 class _SharedGateway:
@@ -64,15 +80,3 @@ def same_model_warning(llm: LLMSettings | None = None) -> str:
             "may share the synthesizer's blind spots. Set LLM_MODEL_EVALUATOR to a different model."
         )
     return ""
-
-
-def warm_up() -> None:
-    """Import the pipeline and build the shared gateway's clients before any run needs them.
-
-    An RQ worker calls this once at start (``memos.worker.DeskWorker``): every job's forked work-horse then
-    inherits the loaded modules (importing ``openai`` alone takes about a second) and the built clients.
-    """
-    import memos.pipeline.runner  # noqa: F401 - imported for its side effect: loaded before fork
-
-    templates()
-    gateway().warm(str(role) for role in Role)

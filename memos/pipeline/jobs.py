@@ -1,4 +1,4 @@
-"""Background jobs run by the RQ worker (``manage.py rqworker default``).
+"""Background jobs run by the RQ worker.
 
 Jobs take plain values (a ticker, a run id), never model instances, so a job enqueued before a restart
 still means the same thing after it. Each is idempotent: running it twice stores the same rows.
@@ -6,16 +6,34 @@ still means the same thing after it. Each is idempotent: running it twice stores
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 
 import django_rq
+import redis
 from django.db import transaction
 
 from agents.data.edgar import load_company_facts
+from memos.pipeline import driver
 from memos.services.facts import save_company_facts
 from memos.services.sources import edgar_source
 
-QUEUE = "default"
+log = logging.getLogger(__name__)
+
+
+def run_stage(run_id: str, stage: str) -> None:
+    """One stage of a run, then the next one queued.
+
+    If Redis cannot take the next job right now, the run keeps its place (the stage it waits for is
+    recorded in PostgreSQL) and the watchdog queues it once the heartbeat has gone stale.
+    """
+    following = driver.execute_stage(run_id, stage)
+    if following is None:
+        return
+    try:
+        driver.enqueue_stage(run_id, following)
+    except redis.RedisError as exc:
+        log.warning("run %s: could not queue %s (%s); the watchdog will", run_id, following, exc)
 
 
 def refresh_company_facts(ticker: str) -> dict[str, object]:
@@ -28,7 +46,7 @@ def refresh_company_facts(ticker: str) -> dict[str, object]:
 def enqueue_fact_refresh(tickers: Iterable[str]) -> list[str]:
     """Queue one refresh per ticker once the surrounding transaction commits; returns the tickers queued."""
     queued = sorted({ticker.strip().upper() for ticker in tickers if ticker.strip()})
-    queue = django_rq.get_queue(QUEUE)
+    queue = django_rq.get_queue(driver.QUEUE)
 
     def enqueue() -> None:
         for ticker in queued:

@@ -1,7 +1,10 @@
 """The LLM-call ledger over the LLMCall table: the gateway's ``CallLedger`` contract, backed by PostgreSQL.
 
 Because every attempt is a row and the latest "ok" row for a request hash is the cached answer, a run whose
-worker died resumes without paying twice, and a rerun with unchanged inputs makes no call at all.
+worker died resumes without paying twice, and a rerun with unchanged inputs makes no call at all. A paid
+answer must reach its row even if the database restarts while the call is in flight: each write rides out
+a lost connection (memos.pipeline.dbretry), and a retried write finds its own row by ``attempt_id`` instead
+of recording the attempt twice.
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ from django.db.models import F, Sum
 
 from agents.llm.types import LLMCallRecord
 from memos.models import LLMCall, Run
+from memos.pipeline.dbretry import retry_on_lost_connection
 
 
 def _record_from_row(row: LLMCall) -> LLMCallRecord:
     return LLMCallRecord(
+        attempt_id=row.attempt_id.hex if row.attempt_id else "",
         run_id=str(row.run_id) if row.run_id else None,
         stage=row.stage,
         role=row.role,
@@ -38,19 +43,28 @@ def _record_from_row(row: LLMCall) -> LLMCallRecord:
 
 class DjangoLedger:
     """Called from the pipeline's thread pool too; each pool thread closes its own connection when its task
-    ends (``memos.pipeline.runner``), so one open connection per thread serves all of that task's calls."""
+    ends (memos.pipeline.memo.specialists), so one open connection per thread serves all of its calls."""
 
     def cached(self, request_hash: str) -> LLMCallRecord | None:
-        row = (
-            LLMCall.objects.filter(request_hash=request_hash, outcome=LLMCall.Outcome.OK)
-            .order_by("-created_at", "-id")
-            .first()
-        )
+        def read() -> LLMCall | None:
+            return (
+                LLMCall.objects.filter(request_hash=request_hash, outcome=LLMCall.Outcome.OK)
+                .order_by("-created_at", "-id")
+                .first()
+            )
+
+        row = retry_on_lost_connection(read, what="reading the LLM ledger")
         return _record_from_row(row) if row else None
 
     def record(self, call: LLMCallRecord) -> None:
+        retry_on_lost_connection(lambda: self._record_once(call), what="recording an LLM call")
+
+    def _record_once(self, call: LLMCallRecord) -> None:
         with transaction.atomic():
+            if LLMCall.objects.filter(attempt_id=call.attempt_id).exists():
+                return  # an earlier try committed before its connection was lost
             LLMCall.objects.create(
+                attempt_id=call.attempt_id,
                 run_id=call.run_id,
                 stage=call.stage,
                 role=call.role,
@@ -76,7 +90,10 @@ class DjangoLedger:
                 )
 
     def tokens_spent(self, run_id: str) -> int:
-        total = LLMCall.objects.filter(run_id=run_id).aggregate(total=Sum(F("tokens_in") + F("tokens_out")))[
-            "total"
-        ]
-        return int(total or 0)
+        def read() -> int:
+            total = LLMCall.objects.filter(run_id=run_id).aggregate(
+                total=Sum(F("tokens_in") + F("tokens_out"))
+            )["total"]
+            return int(total or 0)
+
+        return retry_on_lost_connection(read, what="reading the run's token spend")

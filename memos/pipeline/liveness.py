@@ -1,62 +1,109 @@
 """Who is working on a run, and whether they are still alive.
 
-``RunLock`` (a Redis key with a TTL, refreshed while the stage runs) keeps two workers off one run;
-``Heartbeat`` stamps ``Run.heartbeat_at`` every ``RUN_HEARTBEAT_S`` seconds from a background thread and
-refreshes the lock. A killed work-horse stops both, so the lock expires and ``resume_stale_runs`` (the
-watchdog) sees the stale heartbeat and re-enqueues the run's current stage for another worker.
+Two locks, for two jobs. ``RunLock`` (a Redis key with a TTL) keeps a second worker from even starting a
+stage another worker is running; it is cheap and expires by itself when its holder dies. It cannot be the
+last word, because Redis may restart and forget it, and a paused process may wake up after its TTL: the
+last word is the run's ``lease`` in PostgreSQL (memos.pipeline.claims), a fencing token checked by every
+write. ``Heartbeat`` keeps both alive from a background thread and notices when either is lost.
+
+Refresh and release are single Lua scripts (compare-and-expire, compare-and-delete): checking the owner
+and acting in two commands would let a lock that expired in between be extended or deleted for its new
+owner.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-import uuid
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
 import redis
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import DatabaseError, connection
 
-from memos.pipeline.steps import touch
+log = logging.getLogger(__name__)
 
 LOCK_PREFIX = "analyst-desk:run-lock:"
+
+# 1 still ours (expiry extended); 2 it had vanished (Redis restarted) and is ours again; 0 someone else's.
+_REFRESH = """
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+elseif not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 def _client() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
-def lock_ttl_s() -> int:
-    return max(2, int(settings.RUN_STALE_AFTER_S))
+def lock_ttl_ms() -> int:
+    return max(2, int(settings.RUN_STALE_AFTER_S)) * 1000
 
 
 class RunLock:
-    def __init__(self, run_id: str) -> None:
+    """A Redis lock on one run, owned by a random token; every operation on it is one atomic script."""
+
+    def __init__(self, run_id: str, token: str, *, client: redis.Redis | None = None) -> None:
         self.key = LOCK_PREFIX + run_id
-        self.token = uuid.uuid4().hex
-        self.acquired = False
-        self._client = _client()
+        self.token = token
+        self._client = client or _client()
+        self._refresh = self._client.register_script(_REFRESH)
+        self._release = self._client.register_script(_RELEASE)
 
-    def __enter__(self) -> Self:
-        self.acquired = bool(self._client.set(self.key, self.token, nx=True, ex=lock_ttl_s()))
-        return self
+    def acquire(self) -> bool:
+        return bool(self._client.set(self.key, self.token, nx=True, px=lock_ttl_ms()))
 
-    def refresh(self) -> None:
-        if self.acquired and self._client.get(self.key) == self.token.encode():
-            self._client.expire(self.key, lock_ttl_s())
+    def refresh(self) -> bool:
+        """Extend the lock, or take it back if Redis forgot it; False when another worker holds it."""
+        return bool(self._refresh(keys=[self.key], args=[self.token, lock_ttl_ms()]))
 
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self.acquired and self._client.get(self.key) == self.token.encode():
-            self._client.delete(self.key)
-        self._client.close()
+    def release(self) -> None:
+        try:
+            self._release(keys=[self.key], args=[self.token])
+        except redis.RedisError as exc:
+            # It expires by itself; a lost release only delays the next claim by one TTL.
+            log.warning("could not release %s: %s", self.key, exc)
+        finally:
+            self._client.close()
 
 
 class Heartbeat:
-    def __init__(self, run_id: str, lock: RunLock | None = None) -> None:
+    """Stamps the run's heartbeat and refreshes its lock every ``RUN_HEARTBEAT_S`` while a stage runs.
+
+    A database or Redis error is logged and the next beat tries again: an outage shorter than
+    ``RUN_STALE_AFTER_S`` must not hand a live stage to another worker. When a beat proves the stage is no
+    longer this worker's (the lease moved on, the run ended, or another worker holds the lock), ``lost`` is
+    set and every later write of the stage is refused.
+    """
+
+    def __init__(
+        self,
+        run_id: str,
+        lease: int,
+        lock: RunLock,
+        lost: threading.Event,
+        stamp: Callable[[str, int], bool],
+    ) -> None:
         self.run_id = run_id
+        self.lease = lease
         self.lock = lock
+        self.lost = lost
+        self._stamp = stamp  # stamps the heartbeat if the lease is still ours; False when it is not
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{run_id[:8]}", daemon=True)
 
@@ -68,13 +115,34 @@ class Heartbeat:
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=10)
 
     def _beat(self) -> None:
         try:
             while not self._stop.wait(float(settings.RUN_HEARTBEAT_S)):
-                touch(self.run_id)
-                if self.lock is not None:
-                    self.lock.refresh()
+                self.beat_once()
         finally:
-            close_old_connections()
+            connection.close()  # this thread's own connection
+
+    def beat_once(self) -> None:
+        try:
+            if not self._stamp(self.run_id, self.lease):
+                self._lose("the run's lease moved on or the run ended")
+        except DatabaseError as exc:
+            log.warning("run %s: heartbeat could not reach the database: %s", self.run_id, exc)
+            connection.close()
+        try:
+            if not self.lock.refresh():
+                self._lose("another worker holds the run's lock")
+        except redis.RedisError as exc:
+            log.warning("run %s: heartbeat could not reach Redis: %s", self.run_id, exc)
+
+    def _lose(self, why: str) -> None:
+        if not self.lost.is_set():
+            log.warning(
+                "run %s: lease %s lost (%s); the stage stops before its next write",
+                self.run_id,
+                self.lease,
+                why,
+            )
+        self.lost.set()

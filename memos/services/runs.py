@@ -1,32 +1,40 @@
-"""Starting runs and keeping them alive: what the pages, ``analyze`` and the watchdog share."""
+"""Briefs and runs: what the pages and the commands share to ask a question and start answering it."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Q
-from django.utils import timezone
 
 from agents.data.errors import DataError
 from agents.memo.roster import Profile
-from memos.models import AgentStep, Brief, Company, Run
-from memos.pipeline import runner, steps
+from agents.untrusted import normalise_text
+from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
+from memos.pipeline import driver
+from memos.pipeline.registry import UnknownWorkflow, workflow_for
+from memos.pipeline.steps import plan_steps
 from memos.services.errors import ServiceError
 from memos.services.sources import edgar_source
 
-MAX_QUESTION_CHARS = 2000
+MAX_TICKER_CHARS = 16
 
 
 def company_for(ticker: str) -> Company:
-    """The company a ticker names: already stored, or found in SEC's company list; else a clear error."""
+    """The company a ticker names: already stored, or found in SEC's company list; else a clear error.
+
+    In live mode this may ask SEC over the network: never call it inside a transaction.
+    """
     symbol = ticker.strip().upper()
     if not symbol:
         raise ServiceError("Enter a ticker.")
+    if len(symbol) > MAX_TICKER_CHARS or not all(c.isascii() and (c.isalnum() or c in ".-") for c in symbol):
+        shown = symbol if len(symbol) <= MAX_TICKER_CHARS else symbol[:MAX_TICKER_CHARS] + "…"
+        raise ServiceError(
+            f"{shown!r} is not a ticker: up to {MAX_TICKER_CHARS} letters, digits, '.' or '-'."
+        )
     found = Company.objects.filter(ticker=symbol).first()
     if found is not None:
         return found
@@ -40,18 +48,32 @@ def company_for(ticker: str) -> Company:
     return company
 
 
-def create_brief(*, owner: User, ticker: str, question: str, audience: str = "", notes: str = "") -> Brief:
-    text = question.strip()
+def _field(value: str, *, name: str, limit: int) -> str:
+    # Normalised like any untrusted text (no control or invisible characters: PostgreSQL refuses NUL, and
+    # hidden characters would reach the prompts); then bounded, with a message instead of a silent cut.
+    text = normalise_text(value, max_chars=limit + 1)
+    if len(text) > limit:
+        raise ServiceError(f"The {name} is longer than {limit} characters.")
+    return text
+
+
+def create_brief(
+    *,
+    owner: User,
+    ticker: str,
+    question: str,
+    audience: str = "",
+    notes: str = "",
+    company: Company | None = None,
+) -> Brief:
+    text = _field(question, name="question", limit=Brief.MAX_QUESTION_CHARS)
     if not text:
         raise ServiceError("The brief needs a question: what should the memo answer?")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise ServiceError(f"The question is longer than {MAX_QUESTION_CHARS} characters.")
-    company = company_for(ticker)
     return Brief.objects.create(
-        company=company,
+        company=company or company_for(ticker),
         question=text,
-        audience=audience.strip() or "Investment committee",
-        notes=notes.strip(),
+        audience=_field(audience, name="audience", limit=Brief.MAX_AUDIENCE_CHARS) or DEFAULT_AUDIENCE,
+        notes=_field(notes, name="notes", limit=Brief.MAX_NOTES_CHARS),
         owner=owner,
     )
 
@@ -74,26 +96,48 @@ def brief_nonce(brief: Brief) -> str:
     ).hexdigest()[:16]
 
 
-def start_run(brief: Brief, *, user: User, profile: str = "full", enqueue: bool = True) -> Run:
-    """Create the run and its pending steps, and queue the first stage once committed.
+def start_run(
+    brief: Brief,
+    *,
+    user: User,
+    profile: str = "full",
+    workflow: str = Run.Workflow.MEMO,
+    enqueue: bool = True,
+) -> Run:
+    """Create the run and its pending steps, and queue its first stage once committed.
 
-    A second run of a brief while one is queued or running is refused (a partial unique constraint).
+    Refused: a second run of a brief while one is queued or running (a partial unique constraint), and more
+    than ``RUN_MAX_ACTIVE_PER_USER`` active runs for one person (checked with the person's row locked, so
+    two requests at once cannot both slip under the bound).
     """
     chosen = profile_named(profile)
     try:
+        engine = workflow_for(workflow)
+    except UnknownWorkflow as exc:
+        raise ServiceError(str(exc)) from exc
+    try:
         with transaction.atomic():
+            User.objects.select_for_update().filter(pk=user.pk).first()
+            active = Run.objects.filter(created_by=user, status__in=Run.ACTIVE_STATUSES).count()
+            if active >= settings.RUN_MAX_ACTIVE_PER_USER:
+                raise ServiceError(
+                    f"You have {active} runs queued or running, the most one person may have at once; "
+                    "wait for one to finish."
+                )
             run = Run.objects.create(
                 brief=brief,
+                workflow=engine.name,
                 created_by=user,
                 profile=chosen.name,
                 nonce=brief_nonce(brief),
-                config=chosen.as_dict(),
+                config=chosen.config().model_dump(),
                 budget_tokens=settings.LLM_SETTINGS.run_budget_tokens,
                 status_message="queued",
             )
-            _plan_steps(run, chosen)
+            plan_steps(run, engine)
             if enqueue:
-                transaction.on_commit(lambda: runner.enqueue_stage(str(run.pk), runner.STAGES[0]))
+                run_id, first = str(run.pk), engine.first_stage
+                transaction.on_commit(lambda: driver.enqueue_stage(run_id, first))
     except IntegrityError as exc:
         raise ServiceError(
             f"A run of this brief is already queued or running; wait for it to finish ({brief})."
@@ -101,37 +145,27 @@ def start_run(brief: Brief, *, user: User, profile: str = "full", enqueue: bool 
     return run
 
 
-def _plan_steps(run: Run, profile: Profile) -> None:
-    """Every step the run will take, pending, so the page draws the whole pipeline from the start."""
-    AgentStep.objects.bulk_create(
-        [
-            AgentStep(run=run, layer=p.layer, key=p.key, title=p.title, role=p.role, position=p.position)
-            for p in steps.plan(profile.roster, profile.iterations)
-        ]
-    )
-
-
-def resume_stale_runs(*, stale_after_s: int | None = None) -> list[str]:
-    """The watchdog: re-enqueue the current stage of runs nobody is working on.
-
-    That is a running run whose heartbeat went stale (its worker died), or a queued run no worker has picked
-    up for as long (its job was lost, for example with a restarted Redis, which keeps no queue on disk). A
-    job enqueued twice is harmless: a stage already past or held by another worker's lock does nothing.
-    """
-    limit = stale_after_s if stale_after_s is not None else int(settings.RUN_STALE_AFTER_S)
-    cutoff = timezone.now() - timedelta(seconds=limit)
-    waiting = Q(status=Run.Status.QUEUED, created_at__lt=cutoff) & (
-        Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff)
-    )
-    stale = Run.objects.filter(Q(status=Run.Status.RUNNING, heartbeat_at__lt=cutoff) | waiting)
-    resumed = []
-    for run in stale:
-        stage = run.stage or runner.STAGES[0]
-        AgentStep.objects.filter(run=run, status=AgentStep.Status.RUNNING).update(
-            status=AgentStep.Status.PENDING
+def ask(
+    *, owner: User, ticker: str, question: str, audience: str = "", notes: str = "", profile: str = "quick"
+) -> Run:
+    """The brief form's whole action: find the company (outside any transaction: it may ask SEC), then in
+    one transaction reuse the owner's identical brief or write a new one and start its run. A refused run
+    leaves no orphan brief, and a double-submitted form meets the one-active-run rule instead of starting a
+    second, identical run."""
+    company = company_for(ticker)
+    with transaction.atomic():
+        text = _field(question, name="question", limit=Brief.MAX_QUESTION_CHARS)
+        wanted_audience = (
+            _field(audience, name="audience", limit=Brief.MAX_AUDIENCE_CHARS) or DEFAULT_AUDIENCE
         )
-        why = "a lost worker" if run.status == Run.Status.RUNNING else "a lost queue entry"
-        steps.set_run(run, heartbeat_at=timezone.now(), status_message=f"resuming {stage} after {why}")
-        runner.enqueue_stage(str(run.pk), stage)
-        resumed.append(str(run.pk))
-    return resumed
+        wanted_notes = _field(notes, name="notes", limit=Brief.MAX_NOTES_CHARS)
+        brief = (
+            Brief.objects.filter(
+                owner=owner, company=company, question=text, audience=wanted_audience, notes=wanted_notes
+            )
+            .order_by("-created_at")
+            .first()
+        ) or create_brief(
+            owner=owner, ticker=ticker, question=question, audience=audience, notes=notes, company=company
+        )
+        return start_run(brief, user=owner, profile=profile)

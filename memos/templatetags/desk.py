@@ -9,32 +9,12 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from agents.data.formatting import format_value
 from agents.memo.textrefs import segments
 from memos.models import FactRecord
-from memos.step_documents import Refs
+from memos.views.refs import Refs
 
 register = template.Library()
-
-_CURRENCY_UNITS = {"USD", "TWD", "EUR"}
-
-
-def format_value(value: Decimal, unit: str) -> str:
-    """Millions for currency amounts (as filings print them), two decimals for per-share, % for percents."""
-    if unit in _CURRENCY_UNITS:
-        return (
-            f"{unit} {value / Decimal(1_000_000):,.0f} M"
-            if abs(value) >= 1_000_000
-            else f"{unit} {value:,.2f}"
-        )
-    if "/" in unit:
-        return f"{value:,.2f} {unit}"
-    if unit == "percent":
-        return f"{value:,.1f}%"
-    if unit == "pure":  # XBRL's word for a plain ratio (a beta, a margin as a fraction): no unit to print
-        return f"{value:,.4g}"
-    if unit == "shares":
-        return f"{value / Decimal(1_000_000):,.1f} M shares"
-    return f"{value:,.4g} {unit}".strip()
 
 
 @register.filter
@@ -127,7 +107,7 @@ def cite(evidence_id: object, refs: object = None) -> SafeString:
         return format_html(
             '<a class="cite tier-{}" href="{}" title="{}">{}</a>',
             tier,
-            reverse("document", args=[cid]),
+            reverse("source_document", args=[cid]),
             title,
             cid,
         )

@@ -1,4 +1,4 @@
-// The run page: live cards over a WebSocket, zoomable layers, and documents in a side drawer.
+// The run page: live cards over a WebSocket, zoomable stages, and step documents in a side drawer.
 // Every piece of HTML swapped in here was rendered (and escaped) by Django; this file only places it.
 (function () {
   "use strict";
@@ -63,8 +63,8 @@
   }
 
   function cardChanged(card) {
-    const layer = card.closest(".layer");
-    if (layer) countLayer(layer);
+    const stage = card.closest(".stage");
+    if (stage) countStage(stage);
     const pk = card.querySelector("[data-doc]")?.dataset.doc;
     if (pk && pk === openStep) {
       const shown = drawerBody.querySelector("article[data-status]");
@@ -73,12 +73,12 @@
     }
   }
 
-  function countLayer(layer) {
-    const cards = layer.querySelectorAll(".step");
-    const done = layer.querySelectorAll(".step[data-status='done']").length;
-    layer.querySelector("[data-done]").textContent = String(done);
-    layer.querySelector("[data-total]").textContent = String(cards.length);
-    layer.dataset.complete = cards.length > 0 && done === cards.length ? "true" : "false";
+  function countStage(stage) {
+    const cards = stage.querySelectorAll(".step");
+    const done = stage.querySelectorAll(".step[data-status='done']").length;
+    stage.querySelector("[data-done]").textContent = String(done);
+    stage.querySelector("[data-total]").textContent = String(cards.length);
+    stage.dataset.complete = cards.length > 0 && done === cards.length ? "true" : "false";
   }
 
   function connect() {
@@ -118,25 +118,25 @@
     retryTimer = setTimeout(connect, delay);
   }
 
-  // --- layers
+  // --- stages
 
-  function zoom(layer) {
-    const zoomed = layer.classList.contains("is-zoomed");
-    for (const other of pipeline.querySelectorAll(".layer")) {
+  function zoom(stage) {
+    const zoomed = stage.classList.contains("is-zoomed");
+    for (const other of pipeline.querySelectorAll(".stage")) {
       other.classList.remove("is-zoomed");
-      other.querySelector(".layer-head").setAttribute("aria-expanded", "false");
+      other.querySelector(".stage-head").setAttribute("aria-expanded", "false");
     }
     pipeline.classList.toggle("zoomed", !zoomed);
     if (!zoomed) {
-      layer.classList.add("is-zoomed");
-      layer.querySelector(".layer-head").setAttribute("aria-expanded", "true");
+      stage.classList.add("is-zoomed");
+      stage.querySelector(".stage-head").setAttribute("aria-expanded", "true");
     }
   }
 
   pipeline.addEventListener("click", (event) => {
-    const head = event.target.closest(".layer-head");
+    const head = event.target.closest(".stage-head");
     if (head) {
-      zoom(head.closest(".layer"));
+      zoom(head.closest(".stage"));
       return;
     }
     const link = event.target.closest("a[data-doc]");
@@ -201,7 +201,7 @@
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
     if (openStep) closeDrawer();
-    else if (pipeline.classList.contains("zoomed")) zoom(pipeline.querySelector(".layer.is-zoomed"));
+    else if (pipeline.classList.contains("zoomed")) zoom(pipeline.querySelector(".stage.is-zoomed"));
   });
 
   // Coming back (from a fact page, say) reopens the document that was open.
@@ -214,7 +214,7 @@
   window.addEventListener("pageshow", () => {
     if (!socket) connect();
   });
-  for (const layer of pipeline.querySelectorAll(".layer")) countLayer(layer);
+  for (const stage of pipeline.querySelectorAll(".stage")) countStage(stage);
   reopenFromHash();
   connect();
 })();

@@ -27,8 +27,7 @@ from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import Brief, Company, Run
-from memos.pipeline import runner
-from memos.pipeline.rehearsal import rehearsal_script
+from memos.pipeline.memo.rehearsal import script_for_run
 from tests.conftest import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
@@ -168,10 +167,9 @@ def _desk_env(llm: FakeLLMServer) -> dict[str, str]:
 
 
 def quick_script(company: Company) -> dict[str, list[object]]:
-    """Answers for a quick run of ``company``, shaped like a careful model's (memos.pipeline.rehearsal)."""
+    """Answers for a quick run of ``company``, shaped like a careful model's (see the rehearsal module)."""
     quick = settings.MEMO_PROFILES["quick"]
-    throwaway = Run(brief=Brief(company=company), config=quick.as_dict())
-    return rehearsal_script(runner.evidence(throwaway), iterations=quick.iterations)
+    return script_for_run(Run(brief=Brief(company=company), config=quick.config().model_dump()))
 
 
 @pytest.fixture(scope="module")

@@ -134,8 +134,8 @@ def watch_the_run_finish(page: Page, desk: Desk, run: Run) -> None:
 
 
 def follow_a_citation_of_the_fundamentals_brief(page: Page) -> None:
-    page.click("#layer-specialists .layer-head")
-    expect(page.locator("#layer-specialists")).to_have_class(re.compile(r"\bis-zoomed\b"))
+    page.click("#stage-specialists .stage-head")
+    expect(page.locator("#stage-specialists")).to_have_class(re.compile(r"\bis-zoomed\b"))
     shot(page, "06-specialists-zoomed")
     open_card(page, "fundamentals", "doc-specialist")
     shot(page, "07-fundamentals-brief", full_page=False)
@@ -193,7 +193,7 @@ def test_an_analyst_watches_a_quick_run_finish_live_and_reads_its_documents(
     follow_a_citation_of_the_fundamentals_brief(page)
     read_the_memo_and_the_other_documents(page, desk, run)
 
-    page.set_viewport_size({"width": 420, "height": 900})  # a phone: the layers stack, nothing overlaps
+    page.set_viewport_size({"width": 420, "height": 900})  # a phone: the stages stack, nothing overlaps
     page.goto(f"{desk.base_url}/runs/{run.pk}/")
     shot(page, "16-run-narrow")
 

@@ -7,7 +7,11 @@ from decimal import Decimal
 
 from django.contrib.auth.models import User
 
+from agents.memo.outputs import EvaluationOutput, SelfScore
+from agents.memo.schemas import Evaluation, SynthesisIteration
+from agents.memo.verdict import decide
 from memos.models import Brief, Company, FactRecord, Run
+from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
 
 
 def company(ticker: str = "AAPL", name: str = "Apple Inc.", cik: int | None = 320193) -> Company:
@@ -39,3 +43,15 @@ def run_for(owner: User, of: Company | None = None, *, status: str = Run.Status.
         company=of or company(), question="Is the services mix durable?", owner=owner
     )
     return Run.objects.create(brief=brief, created_by=owner, status=status)
+
+
+def evaluation_output(*, same_model_warning: str = "") -> EvaluationOutput:
+    """An evaluator's report of a one-iteration run, as the evaluation stage stores it."""
+    iteration = SynthesisIteration.model_validate(iteration_answer(1, ["AAPL:revenue:FY2024"]))
+    evaluation = Evaluation.model_validate(evaluation_answer(1))
+    return EvaluationOutput(
+        evaluation=evaluation,
+        verdict=decide([iteration], evaluation),
+        self_scores=[SelfScore(iteration=1, jplus=iteration.self_jplus, jminus=iteration.self_jminus)],
+        same_model_warning=same_model_warning,
+    )

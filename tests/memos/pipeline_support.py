@@ -17,10 +17,13 @@ from agents.data.types import Citation
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
+from agents.memo.evidence import EvidenceItem
+from agents.memo.outputs import EvidenceOutput
+from agents.memo.roster import MemoConfig
 from agents.quant import compute_profile, quant_facts
-from memos.models import Company, Run
-from memos.pipeline import runner
-from memos.pipeline.rehearsal import rehearsal_script
+from memos.models import AgentStep, Company, Run
+from memos.pipeline.memo.evidence import select_evidence
+from memos.pipeline.memo.rehearsal import script_for_run
 from memos.services.facts import save_company_facts, save_documents, save_facts
 from tests.agents.data import SNAPSHOT
 
@@ -62,7 +65,17 @@ def fake_llm(script: dict[str, list[Any]] | None = None, *, latency_ms: float = 
 
 
 def script_for(run: Run) -> dict[str, list[Any]]:
-    return rehearsal_script(runner.evidence(run), iterations=int(run.config["iterations"]))
+    return script_for_run(run)
+
+
+def evidence_of(run: Run) -> dict[str, list[EvidenceItem]]:
+    """What the run's specialists were (or, before its data stage, will be) shown."""
+    frozen = AgentStep.objects.filter(run=run, kind="evidence", status="done").values_list(
+        "output", flat=True
+    )
+    if frozen:
+        return EvidenceOutput.model_validate(frozen[0]).by_specialist()
+    return select_evidence(run.brief.company, MemoConfig.model_validate(run.config).roster)
 
 
 def analyst(username: str = "ana") -> User:

@@ -4,8 +4,8 @@ import pytest
 from django.contrib.auth.models import User
 
 from agents.llm.types import LLMCallRecord
-from memos.ledger import DjangoLedger
 from memos.models import LLMCall, Run
+from memos.pipeline.ledger import DjangoLedger
 from tests.memos.factories import run_for
 
 pytestmark = pytest.mark.django_db

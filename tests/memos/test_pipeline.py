@@ -14,13 +14,14 @@ from django.utils import timezone
 from agents.memo.roster import DEFAULT_PROFILES
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
 from memos.models import AgentStep, FactRecord, LLMCall, Run
-from memos.pipeline import runner
-from memos.pipeline.evidence import evidence_for
-from memos.pipeline.rehearsal import rehearsal_script
+from memos.pipeline import driver
+from memos.pipeline.memo.evidence import evidence_for
+from memos.pipeline.memo.rehearsal import rehearsal_script
+from memos.pipeline.watchdog import resume_stale_runs
 from memos.services.errors import ServiceError
-from memos.services.runs import create_brief, resume_stale_runs, start_run
+from memos.services.runs import create_brief, start_run
 from tests.conftest import ROOT
-from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
+from tests.memos.pipeline_support import analyst, evidence_of, fake_llm, load_desk_data, script_for
 
 # Specialists run on a thread pool with their own connections: they must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,7 +45,7 @@ def _run(profile: str = "quick") -> Run:
 def test_a_quick_run_produces_a_cited_memo_with_every_layer_done() -> None:
     run = _run("quick")
     with fake_llm(script_for(run)) as server:
-        runner.run_inline(str(run.pk))
+        driver.run_inline(str(run.pk))
         requests = server.request_count
     run.refresh_from_db()
     assert run.status == Run.Status.DONE, run.status_message
@@ -79,7 +80,7 @@ def test_a_quick_run_produces_a_cited_memo_with_every_layer_done() -> None:
 def test_the_evaluator_runs_on_its_own_model() -> None:
     run = _run("quick")
     with fake_llm(script_for(run)) as server:
-        runner.run_inline(str(run.pk))
+        driver.run_inline(str(run.pk))
         models = {entry["prompt_name"]: entry["model"] for entry in server.requests}
     assert models["evaluator"] == "fake-evaluator" and models["synthesizer"] == "fake-synthesizer"
     assert _output(run, "evaluation")["same_model_warning"] == ""
@@ -88,10 +89,10 @@ def test_the_evaluator_runs_on_its_own_model() -> None:
 def test_a_rerun_with_unchanged_inputs_makes_no_llm_calls() -> None:
     run = _run("quick")
     with fake_llm(script_for(run)) as server:
-        runner.run_inline(str(run.pk))
+        driver.run_inline(str(run.pk))
         first = server.request_count
         again = start_run(run.brief, user=run.created_by, profile="quick", enqueue=False)
-        runner.run_inline(str(again.pk))
+        driver.run_inline(str(again.pk))
         assert server.request_count == first
     again.refresh_from_db()
     assert again.status == Run.Status.DONE
@@ -103,10 +104,10 @@ def test_a_rerun_with_unchanged_inputs_makes_no_llm_calls() -> None:
 def test_full_profile_runs_six_specialists_and_three_iterations_with_hill_climb_checks() -> None:
     run = _run("full")
     with fake_llm(script_for(run)):
-        runner.run_inline(str(run.pk))
+        driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.DONE, run.status_message
-    iterations = AgentStep.objects.filter(run=run, layer="synthesis", key__startswith="iteration-")
+    iterations = AgentStep.objects.filter(run=run, stage="synthesis", key__startswith="iteration-")
     assert iterations.count() == 3
     checks = [(step.output or {})["hill_climb"] for step in iterations.order_by("position")]
     assert checks[0]["reason"] == "first iteration: baseline"
@@ -136,7 +137,7 @@ def test_an_answer_that_never_fits_its_schema_fails_the_run_with_nothing_half_wr
         # the first answer and the one re-ask both come back invalid, on every retry
         for _ in range(4):
             server.inject("invalid_schema", prompt="synthesizer")
-        runner.run_inline(str(run.pk))
+        driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert "synthesis" in run.status_message and "schema" in run.status_message.lower()
@@ -190,7 +191,7 @@ def test_an_evaluator_that_grades_the_memo_low_sends_the_run_to_review_not_done(
     }
     script["evaluator"] = [low]
     with fake_llm(script):
-        runner.run_inline(str(run.pk))
+        driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.NEEDS_REVIEW
     assert "evaluator says revise" in run.status_message and "Next run:" in run.status_message
@@ -201,10 +202,10 @@ def test_an_evaluator_that_grades_the_memo_low_sends_the_run_to_review_not_done(
 def test_the_evidence_a_run_was_shown_is_frozen_by_its_data_stage() -> None:
     run = _run("quick")
     with fake_llm(script_for(run)):
-        runner.run_inline(str(run.pk))
-    shown = runner.evidence(run)
+        driver.run_inline(str(run.pk))
+    shown = evidence_of(run)
     FactRecord.objects.filter(fact_id__startswith="AAPL:revenue:").delete()  # the fact store moves on
-    assert runner.evidence(run) == shown
+    assert evidence_of(run) == shown
     assert any(item.metric == "revenue" for item in shown["fundamentals"])
 
 
@@ -213,7 +214,7 @@ def test_the_watchdog_requeues_a_queued_run_whose_job_was_lost(monkeypatch: pyte
         "quick"
     )  # queued, but its first job never reached a worker (enqueue=False stands for a lost job)
     requeued: list[tuple[str, str]] = []
-    monkeypatch.setattr(runner, "enqueue_stage", lambda run_id, stage: requeued.append((run_id, stage)))
+    monkeypatch.setattr(driver, "enqueue_stage", lambda run_id, stage: requeued.append((run_id, stage)))
     assert resume_stale_runs(stale_after_s=60) == []  # young: a worker may simply not have reached it yet
     Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(minutes=5))
     assert resume_stale_runs(stale_after_s=60) == [str(run.pk)]

@@ -13,13 +13,13 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils.html import strip_tags
 
+from agents.data.formatting import format_value
 from memos.consumers import RunConsumer
 from memos.models import AgentStep, Brief, FactRecord, Run, SourceDocument
-from memos.pipeline import runner
+from memos.pipeline import driver
 from memos.services.runs import create_brief, start_run
-from memos.templatetags.desk import format_value
-from tests.memos.factories import company, revenue_fact, run_for
-from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
+from tests.memos.factories import company, evaluation_output, revenue_fact, run_for
+from tests.memos.pipeline_support import analyst, evidence_of, fake_llm, load_desk_data, script_for
 
 QUESTION = "Should the committee add to the position ahead of the next product cycle?"
 FRAGMENT = {"X-Desk-Fragment": "1"}
@@ -44,7 +44,7 @@ def form(**overrides: str) -> dict[str, str]:
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """The stages queued for a worker; no worker runs in these tests."""
     calls: list[tuple[str, str]] = []
-    monkeypatch.setattr(runner, "enqueue_stage", lambda run_id, stage: calls.append((run_id, stage)))
+    monkeypatch.setattr(driver, "enqueue_stage", lambda run_id, stage: calls.append((run_id, stage)))
     return calls
 
 
@@ -128,7 +128,7 @@ def test_only_analysts_may_write_briefs(client: Client, alice: User, bob: User) 
 @pytest.mark.django_db
 def test_another_analysts_run_and_its_documents_are_not_found(client: Client, alice: User, bob: User) -> None:
     run = run_for(alice)
-    step = AgentStep.objects.create(run=run, layer="memo", key="memo", title="Investment memo")
+    step = AgentStep.objects.create(run=run, stage="memo", key="memo", kind="memo", title="Investment memo")
     client.force_login(analyst("dave"))
     assert client.get(f"/runs/{run.pk}/").status_code == 404
     assert client.get(f"/runs/{run.pk}/steps/{step.pk}/").status_code == 404
@@ -147,11 +147,12 @@ def test_the_run_page_warns_when_the_evaluator_shared_the_synthesizers_model(
     warning = "The evaluator uses the same model as the synthesizer (local)"
     AgentStep.objects.create(
         run=run,
-        layer="evaluation",
+        stage="evaluation",
         key="evaluation",
+        kind="evaluation",
         title="Evaluator's report",
         status="done",
-        output={"same_model_warning": warning, "verdict": {"decision": "REVISE"}},
+        output=evaluation_output(same_model_warning=warning).model_dump(mode="json"),
     )
     client.force_login(alice)
     page = client.get(f"/runs/{run.pk}/").content.decode()
@@ -171,7 +172,7 @@ def _finished_run(profile: str, edit: Callable[[dict[str, list[Any]], Run], None
     if edit is not None:
         edit(script, run)
     with fake_llm(script):
-        runner.run_inline(str(run.pk))
+        driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.DONE, run.status_message
     return run
@@ -208,7 +209,7 @@ def test_every_document_of_a_full_run_renders_from_what_the_pipeline_stored(clie
 
     news = _document(client, run, "news")
     assert '<span class="tier tier-LOW"' in news and 'class="claim claim-LOW"' in news
-    assert 'href="/documents/news:' in news
+    assert 'href="/sources/news:' in news
 
     assert "no evidence: not asked" in _document(client, run, "regulatory")
 
@@ -235,7 +236,7 @@ def test_every_document_of_a_full_run_renders_from_what_the_pipeline_stored(clie
 
 
 def _revenue_id(run: Run) -> str:
-    ids = [item.evidence_id for item in runner.evidence(run)["fundamentals"] if item.metric == "revenue"]
+    ids = [item.evidence_id for item in evidence_of(run)["fundamentals"] if item.metric == "revenue"]
     return ids[0]
 
 
@@ -266,7 +267,7 @@ def test_model_prose_shows_fact_values_from_the_store_removed_numbers_and_escape
 @pytest.mark.django_db(transaction=True)
 def test_a_buy_resting_on_a_news_item_is_shown_downgraded_to_watch_by_code(client: Client) -> None:
     def edit(script: dict[str, list[Any]], run: Run) -> None:
-        news_id = runner.evidence(run)["news"][0].evidence_id
+        news_id = evidence_of(run)["news"][0].evidence_id
         for answer in script["synthesizer"]:
             answer["memo"]["load_bearing"] = [news_id, *answer["memo"]["load_bearing"][:1]]
 
@@ -309,11 +310,11 @@ def test_a_source_documents_untrusted_text_and_link_are_defused(client: Client, 
         doc_id="news:0123456789ab", kind="news", title="Plain", url="https://example.org/a", source="Wire"
     )
     client.force_login(alice)
-    page = client.get("/documents/news:feedfacecafe/").content.decode()
+    page = client.get("/sources/news:feedfacecafe/").content.decode()
     assert "<script>alert" not in page and "&lt;script&gt;alert(&#x27;doc&#x27;)&lt;/script&gt;" in page
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt; Apple" in page
     assert "javascript:" not in page and "no web link" in page
-    plain = client.get("/documents/news:0123456789ab/").content.decode()
+    plain = client.get("/sources/news:0123456789ab/").content.decode()
     assert '<a class="out" href="https://example.org/a" rel="noopener noreferrer nofollow">' in plain
 
 

@@ -16,8 +16,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
-from memos.models import AgentStep, Run
-from memos.pipeline import runner
+from agents.memo.outputs import MemoOutput
+from memos.models import DEFAULT_AUDIENCE, AgentStep, Run
+from memos.pipeline import driver
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
 
@@ -31,7 +32,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("ticker")
         parser.add_argument("--brief", required=True, help="the question the memo must answer")
-        parser.add_argument("--audience", default="Investment committee")
+        parser.add_argument("--audience", default=DEFAULT_AUDIENCE)
         parser.add_argument("--notes", default="")
         parser.add_argument("--profile", default="full", help="quick or full (see MEMO_* settings)")
         parser.add_argument("--user", default="analyst", help="the analyst who owns the brief")
@@ -57,7 +58,7 @@ class Command(BaseCommand):
         self.stdout.write(f"run {run.pk} started: {settings.SITE_URL.rstrip('/')}/runs/{run.pk}/")
         if options["inline"]:
             started = time.monotonic()
-            runner.run_inline(str(run.pk))
+            driver.run_inline(str(run.pk))
             self._finish(Run.objects.get(pk=run.pk), time.monotonic() - started)
         elif options["wait"]:
             self._follow(run, options["timeout"])
@@ -97,13 +98,12 @@ class Command(BaseCommand):
     def _finish(self, run: Run, seconds: float) -> None:
         self.stdout.write("")
         if run.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW):
-            memo = AgentStep.objects.get(run=run, layer=AgentStep.Layer.MEMO, key="memo").output or {}
-            decision = memo.get("firewall", {})
-            verdict = memo.get("verdict", {})
+            memo = MemoOutput.model_validate(AgentStep.objects.get(run=run, kind="memo").output)
+            decision = memo.firewall
             self.stdout.write(
-                f"memo done in {seconds:.1f} s: recommendation {decision.get('final')}"
-                f"{' (conditional)' if decision.get('conditional') else ''}"
-                f" (stated {decision.get('stated')}); evaluator verdict {verdict.get('decision')}"
+                f"memo done in {seconds:.1f} s: recommendation {decision.final}"
+                f"{' (conditional)' if decision.conditional else ''}"
+                f" (stated {decision.stated}); evaluator verdict {memo.verdict.decision}"
             )
             if run.status == Run.Status.NEEDS_REVIEW:
                 self.stdout.write(f"needs review: {run.status_message}")

@@ -19,15 +19,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.db.models import Sum
-from django.test import override_settings
 
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
+from agents.memo.outputs import IterationOutput, SpecialistOutput
 from memos.models import AgentStep, LLMCall, Run
-from memos.pipeline import runner
-from memos.pipeline.llm import warm_up
-from memos.pipeline.rehearsal import rehearsal_script
+from memos.pipeline import driver
+from memos.pipeline.gateway import endpoints
+from memos.pipeline.memo.rehearsal import script_for_run
+from memos.pipeline.worker import warm_up
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
 
@@ -58,14 +59,14 @@ class Command(BaseCommand):
         roster = list(run.config["roster"])
         concurrency = options["concurrency"] or len(roster)
         latency_ms = float(options["latency_ms"])
-        script = rehearsal_script(runner.evidence(run), iterations=int(run.config["iterations"]))
-        with FakeLLMServer(latency_ms=latency_ms, script=script) as server:
-            settings = _settings(server.url, concurrency)
-            with override_settings(LLM_SETTINGS=settings):
-                warm_up()  # the steady state of a running worker (memos.worker.DeskWorker), not a cold start
-                started = time.perf_counter()
-                runner.run_inline(str(run.pk))
-                wall = time.perf_counter() - started
+        with (
+            FakeLLMServer(latency_ms=latency_ms, script=script_for_run(run)) as server,
+            endpoints(_settings(server.url, concurrency)),
+        ):
+            warm_up()  # the steady state of a running worker (DeskWorker), not a cold start
+            started = time.perf_counter()
+            driver.run_inline(str(run.pk))
+            wall = time.perf_counter() - started
         report = _report(Run.objects.get(pk=run.pk), wall, latency_ms, concurrency)
         if not options["keep"]:
             run.delete()
@@ -90,13 +91,15 @@ def _settings(url: str, concurrency: int) -> LLMSettings:
 
 
 def _report(run: Run, wall: float, latency_ms: float, concurrency: int) -> dict[str, Any]:
-    specialists = AgentStep.objects.filter(run=run, layer=AgentStep.Layer.SPECIALISTS)
-    asked = sum(1 for step in specialists if (step.output or {}).get("asked_model"))
+    done = AgentStep.objects.filter(run=run, status=AgentStep.Status.DONE)
+    asked = sum(
+        1
+        for raw in done.filter(kind="specialist").values_list("output", flat=True)
+        if SpecialistOutput.model_validate(raw).asked_model
+    )
     attempts = sum(
-        len((step.output or {}).get("attempts", []))
-        for step in AgentStep.objects.filter(
-            run=run, layer=AgentStep.Layer.SYNTHESIS, key__startswith="iteration-"
-        )
+        len(IterationOutput.model_validate(raw).attempts)
+        for raw in done.filter(kind="iteration").values_list("output", flat=True)
     )
     chain = math.ceil(asked / concurrency) + attempts + 1  # specialist waves, synthesis attempts, evaluation
     bound = chain * latency_ms / 1000

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand
 from django.db import DatabaseError, close_old_connections
 from redis.exceptions import RedisError
 
-from memos.services.runs import resume_stale_runs
+from memos.pipeline.watchdog import resume_stale_runs
 
 
 class Command(BaseCommand):

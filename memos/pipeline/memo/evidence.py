@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable
 
 from django.db.models import Max
 
+from agents.data.formatting import format_value
 from agents.memo.evidence import EvidenceItem, document_tier, fact_tier
 from memos.models import Company, FactRecord, SourceDocument
-from memos.templatetags.desk import format_value
 
 FUNDAMENTAL_METRICS = (
     "revenue",
@@ -171,6 +171,11 @@ SELECTORS: dict[str, Callable[[Company], list[EvidenceItem]]] = {
 
 def evidence_for(company: Company, specialist: str) -> list[EvidenceItem]:
     return SELECTORS[specialist](company)
+
+
+def select_evidence(company: Company, roster: Iterable[str]) -> dict[str, list[EvidenceItem]]:
+    """A fresh selection from the fact store: the data stage freezes it; rehearsal scripts read it first."""
+    return {name: evidence_for(company, name) for name in roster}
 
 
 def fact_lines(items: Iterable[EvidenceItem]) -> str:

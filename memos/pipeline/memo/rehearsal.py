@@ -12,10 +12,19 @@ from __future__ import annotations
 from typing import Any
 
 from agents.memo.evidence import EvidenceItem
-from agents.memo.roster import SPECIALISTS
+from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
+from memos.models import Run
+from memos.pipeline.memo.evidence import select_evidence
 
 LAYERS = ("MICRO", "MESO", "MACRO")
+
+
+def script_for_run(run: Run, *, repeats: int = 2) -> dict[str, list[Any]]:
+    """The rehearsal answers for a run that has not started: the evidence its data stage will select now."""
+    config = MemoConfig.model_validate(run.config)
+    evidence = select_evidence(run.brief.company, config.roster)
+    return rehearsal_script(evidence, iterations=config.iterations, repeats=repeats)
 
 
 def rehearsal_script(
@@ -29,9 +38,9 @@ def rehearsal_script(
         script[f"specialist_{name}"] = [answer] * repeats
     load_bearing = list(dict.fromkeys(cited))[:3] or ["none"]
     script["synthesizer"] = [
-        _iteration(number, load_bearing) for number in range(1, iterations + 1)
+        iteration_answer(number, load_bearing) for number in range(1, iterations + 1)
     ] * repeats
-    script["evaluator"] = [_evaluation(iterations)] * repeats
+    script["evaluator"] = [evaluation_answer(iterations)] * repeats
     return script
 
 
@@ -70,7 +79,7 @@ def _scores(names: tuple[str, ...], total: int) -> dict[str, int]:
     return scores
 
 
-def _iteration(number: int, load_bearing: list[str]) -> dict[str, Any]:
+def iteration_answer(number: int, load_bearing: list[str]) -> dict[str, Any]:
     return {
         "analysis": {
             "macro": "Rates and the market's risk appetite frame the multiple.",
@@ -102,7 +111,7 @@ def _iteration(number: int, load_bearing: list[str]) -> dict[str, Any]:
     }
 
 
-def _evaluation(iterations: int) -> dict[str, Any]:
+def evaluation_answer(iterations: int) -> dict[str, Any]:
     return {
         "grades": [
             {

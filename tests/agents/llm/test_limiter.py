@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import shutil
-import socket
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -20,8 +17,7 @@ from redis.retry import Retry
 
 from agents.llm.errors import TransientError
 from agents.llm.limiter import RedisLimiter, ThreadLimiter
-
-REDIS_SERVER = shutil.which("redis-server")
+from tests.private_services import PrivateRedis, free_port
 
 
 def test_a_thread_limiter_never_lets_more_than_limit_threads_in() -> None:
@@ -53,40 +49,14 @@ def test_each_endpoint_has_its_own_cap() -> None:
         pass  # holding "a" does not block "b"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def private_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if REDIS_SERVER is None:
-        pytest.skip(
-            "redis-server is not installed (apt-get install redis-server); the Redis limiter needs one"
-        )
-    state: Path = tmp_path_factory.mktemp("redis")
-    port = free_port()
-    command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(
-        [*command, "--daemonize", "no", "--dir", str(state)], stdout=subprocess.DEVNULL
-    )
+    server = PrivateRedis(tmp_path_factory.mktemp("redis"))
+    server.start()
     try:
-        client = redis.Redis(host="127.0.0.1", port=port)
-        deadline = time.monotonic() + 5
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.02)
-        client.close()
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server.url
     finally:
-        process.terminate()
-        process.wait(timeout=5)
+        server.stop()
 
 
 def hold_slots(url: str, prefix: str, rounds: int, start: Barrier, results: Queue[int]) -> None:
@@ -133,11 +103,51 @@ def test_a_holder_that_died_is_purged_when_its_lease_expires(private_redis: str)
     client.close()
 
 
-def test_an_unreachable_redis_is_a_transient_error() -> None:
-    # No client-side retries: the gateway owns retrying, and the test stays fast.
+def take_slot(limiter: RedisLimiter, when: list[float]) -> None:
+    with limiter.slot("endpoint"):
+        when.append(time.monotonic())
+
+
+def test_a_call_longer_than_the_lease_keeps_its_slot_until_it_ends(private_redis: str) -> None:
+    # The local model's calls take minutes; a lease of 0.3 s stands for one far shorter than the call.
+    client = redis.Redis.from_url(private_redis)
+    limiter = RedisLimiter(client, 1, lease_s=0.3, poll_s=0.01, prefix="long-call")
+    other = RedisLimiter(redis.Redis.from_url(private_redis), 1, lease_s=0.3, poll_s=0.01, prefix="long-call")
+    got_in_at: list[float] = []
+    with limiter.slot("endpoint"):
+        started = time.monotonic()
+        waiter = threading.Thread(target=take_slot, args=(other, got_in_at))
+        waiter.start()
+        time.sleep(1.5)  # five leases long
+        assert not got_in_at, "a second caller got a slot while the first call was still running"
+        ended = time.monotonic()
+    waiter.join(timeout=5)
+    assert got_in_at and got_in_at[0] >= ended and ended - started >= 1.5
+    client.close()
+
+
+def test_a_restarted_redis_is_waited_for_and_the_slot_then_taken(tmp_path: Path) -> None:
+    server = PrivateRedis(tmp_path)
+    server.start()
+    limiter = RedisLimiter(redis.Redis.from_url(server.url), 1, poll_s=0.01, outage_s=30, prefix="restart")
+    server.stop()
+    taken: list[float] = []
+    waiter = threading.Thread(target=take_slot, args=(limiter, taken))
+    waiter.start()
+    time.sleep(0.5)
+    assert not taken  # Redis is down: the call waits instead of failing
+    server.start()
+    waiter.join(timeout=10)
+    assert taken
+    server.stop()
+
+
+def test_an_unreachable_redis_becomes_a_transient_error_after_the_outage_allowance() -> None:
+    # No client-side retries: the limiter owns the waiting, and the test stays fast.
     client = redis.Redis(host="127.0.0.1", port=free_port(), retry=Retry(NoBackoff(), 0))
-    limiter = RedisLimiter(client, 1)
+    limiter = RedisLimiter(client, 1, outage_s=0.3)
+    started = time.monotonic()
     with pytest.raises(TransientError, match="Redis concurrency limiter") as raised, limiter.slot("endpoint"):
         pass
-    assert raised.value.kind == "limiter"
+    assert raised.value.kind == "limiter" and 0.3 <= time.monotonic() - started < 5
     client.close()

@@ -26,31 +26,43 @@ from agents.memo.verdict import decide
 CATALOG = EvidenceCatalog.of(
     [
         EvidenceItem(
-            "AAPL:revenue:FY2024",
-            "fact",
-            "HIGH",
-            "revenue FY2024",
+            evidence_id="AAPL:revenue:FY2024",
+            kind="fact",
+            tier="HIGH",
+            summary="revenue FY2024",
             metric="revenue",
             period="FY2024",
             value="391035000000",
         ),
         EvidenceItem(
-            "AAPL:revenue_growth_yoy:FY2024",
-            "fact",
-            "HIGH",
-            "growth",
+            evidence_id="AAPL:revenue_growth_yoy:FY2024",
+            kind="fact",
+            tier="HIGH",
+            summary="growth",
             metric="revenue_growth_yoy",
             period="FY2024",
             value="0.0202",
         ),
         EvidenceItem(
-            "AAPL:capex:FY2023", "fact", "HIGH", "capex", metric="capex", period="FY2023", value="10959"
+            evidence_id="AAPL:capex:FY2023",
+            kind="fact",
+            tier="HIGH",
+            summary="capex",
+            metric="capex",
+            period="FY2023",
+            value="10959",
         ),
         EvidenceItem(
-            "AAPL:capex:FY2024", "fact", "HIGH", "capex", metric="capex", period="FY2024", value="9447"
+            evidence_id="AAPL:capex:FY2024",
+            kind="fact",
+            tier="HIGH",
+            summary="capex",
+            metric="capex",
+            period="FY2024",
+            value="9447",
         ),
-        EvidenceItem("news:1", "document", "LOW", "a press report"),
-        EvidenceItem("market:1", "document", "MEDIUM", "a prediction market"),
+        EvidenceItem(evidence_id="news:1", kind="document", tier="LOW", summary="a press report"),
+        EvidenceItem(evidence_id="market:1", kind="document", tier="MEDIUM", summary="a prediction market"),
     ]
 )
 
@@ -90,7 +102,7 @@ def test_claims_with_unresolvable_citations_are_dropped_and_recorded() -> None:
         CATALOG,
     )
     assert [c.claim.statement for c in kept] == ["Revenue held up"]
-    assert dropped[0].unresolved == ("AAPL:made_up:FY2099",)
+    assert dropped[0].unresolved == ["AAPL:made_up:FY2099"]
 
 
 def test_a_stated_tier_is_capped_by_what_its_sources_support() -> None:
@@ -225,7 +237,7 @@ def test_the_verdict_and_the_inflation_come_from_the_evaluators_scores() -> None
     verdict = decide([_iteration(6, 4), _iteration(9, 2)], _evaluation([(4, 5), (6, 3)]))
     assert verdict.decision == "ACCEPT" and (verdict.calibrated_jplus, verdict.calibrated_jminus) == (6, 3)
     assert sum(v for k, v in verdict.inflation.items() if k in JPlusScores.model_fields) == 3
-    assert verdict.recalibrated_hill_climb[1]["passed"] is True
+    assert verdict.recalibrated_hill_climb[1].passed is True
     assert decide([_iteration(9, 2)], _evaluation([(4, 5)])).decision == "REVISE"
 
 

@@ -1,0 +1,48 @@
+"""What the run page shows of a run and its steps, rendered from rows, and sent live after commit.
+
+Rendering reads only the rows (a step's card carries the one-line summary the stage stored beside the
+output), so anything that changes a run can redraw it without knowing which workflow it belongs to.
+"""
+
+from __future__ import annotations
+
+from django.template.loader import render_to_string
+
+from memos.events import RunEvent, send_after_commit
+from memos.models import AgentStep, Run
+
+
+def run_status_html(run: Run) -> str:
+    return render_to_string("memos/fragments/run_status.html", {"run": run})
+
+
+def step_card_html(step: AgentStep, run: Run) -> str:
+    return render_to_string("memos/fragments/step.html", {"step": step, "run": run})
+
+
+def status_event(run: Run) -> RunEvent:
+    return RunEvent(kind="status", run_id=str(run.pk), target="run-status", html=run_status_html(run))
+
+
+def step_event(step: AgentStep, run: Run) -> RunEvent:
+    return RunEvent(
+        kind="agent", run_id=str(run.pk), target=f"step-{step.pk}", html=step_card_html(step, run)
+    )
+
+
+def publish_step(step: AgentStep) -> None:
+    send_after_commit(step_event(step, step.run))
+
+
+def publish_run(run_id: str, *, with_steps: bool = False) -> None:
+    """The run's status line (and every step's card, after a change that touched many steps)."""
+    run = Run.objects.select_related("brief__company").get(pk=run_id)
+    send_after_commit(status_event(run))
+    if with_steps:
+        for step in run.steps.order_by("position", "key"):
+            send_after_commit(step_event(step, run))
+
+
+def snapshot(run: Run) -> list[RunEvent]:
+    """The run's status and every card: what a (re)connecting page needs to catch up."""
+    return [status_event(run)] + [step_event(step, run) for step in run.steps.order_by("position", "key")]

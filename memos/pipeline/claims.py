@@ -1,0 +1,244 @@
+"""Claiming a stage of a run, writing under the claim, and every change of the run's state.
+
+A claim is two locks taken in order: the run's Redis lock (memos.pipeline.liveness.RunLock), which keeps a
+second worker away, then a conditional UPDATE of the run in PostgreSQL that increments its ``lease`` (the
+fencing token) and its ``stage_attempts``. Every later write of the stage runs in a transaction that first
+locks the run row where ``lease`` still equals the claimed token (``fenced``): once another worker has
+claimed the run, or the run has ended, the old holder's writes are refused with ``LeaseLost`` instead of
+landing on top of the new holder's work. Every status change is such a conditional UPDATE, so a finished
+or failed run never returns to running.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from memos.models import AgentStep, Run, StageClaim
+from memos.pipeline.cards import publish_run
+from memos.pipeline.dbretry import retry_on_lost_connection
+from memos.pipeline.errors import LeaseLost
+from memos.pipeline.liveness import RunLock
+
+T = TypeVar("T")
+Outcome = StageClaim.Outcome
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass
+class Hold:
+    """This worker's claim on one stage of one run."""
+
+    run_id: str
+    stage: str
+    lease: int
+    attempt: int  # this claim's number among the claims of this stage (1 for the first)
+    claim_pk: int
+    lock: RunLock
+    lost: threading.Event = field(default_factory=threading.Event)
+
+    def check(self) -> None:
+        """Stop before doing more work (an LLM call, a write) for a stage that is no longer ours."""
+        if self.lost.is_set():
+            raise LeaseLost(f"run {self.run_id}: lease {self.lease} on {self.stage} was lost")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a claim was not made; ``failed`` when the refusal ended the run."""
+
+    reason: str
+    failed: bool = False
+
+
+def max_attempts() -> int:
+    return int(settings.RUN_MAX_STAGE_ATTEMPTS)
+
+
+def claim_stage(run_id: str, stage: str, *, first: bool) -> Hold | Refusal:
+    """Claim ``stage`` if the run is waiting for it and nobody else holds it.
+
+    ``first`` says it is the workflow's first stage, which a queued run with no stage yet may start with.
+    """
+    lock = RunLock(run_id, uuid.uuid4().hex)
+    if not lock.acquire():
+        return Refusal("another worker holds the run")
+    try:
+        outcome = retry_on_lost_connection(
+            lambda: _claim_in_database(run_id, stage, first=first), what="claiming"
+        )
+    except BaseException:
+        lock.release()
+        raise
+    if isinstance(outcome, Refusal):
+        lock.release()
+        return outcome
+    lease, attempt, claim_pk = outcome
+    return Hold(run_id=run_id, stage=stage, lease=lease, attempt=attempt, claim_pk=claim_pk, lock=lock)
+
+
+def _claim_in_database(run_id: str, stage: str, *, first: bool) -> tuple[int, int, int] | Refusal:
+    waiting_for = [stage, ""] if first else [stage]
+    now = timezone.now()
+    with transaction.atomic():
+        claimed = Run.objects.filter(
+            pk=run_id,
+            status__in=Run.ACTIVE_STATUSES,
+            stage__in=waiting_for,
+            stage_attempts__lt=max_attempts(),
+        ).update(
+            status=Run.Status.RUNNING,
+            stage=stage,
+            lease=F("lease") + 1,
+            stage_attempts=F("stage_attempts") + 1,
+            tokens_reserved=0,  # reservations belong to calls of earlier holders, which are all over now
+            heartbeat_at=now,
+            started_at=Coalesce(F("started_at"), now),
+            status_message=f"{stage}…",
+        )
+        if not claimed:
+            return _refusal(run_id, stage)
+        run = Run.objects.only("lease", "stage_attempts").get(pk=run_id)
+        # Whoever held the run before is gone (its lock expired): its claim and its half-done steps say so.
+        StageClaim.objects.filter(run_id=run_id, outcome=Outcome.RUNNING).update(
+            outcome=Outcome.ABANDONED, released_at=now
+        )
+        AgentStep.objects.filter(run_id=run_id, stage=stage, status=AgentStep.Status.RUNNING).update(
+            status=AgentStep.Status.PENDING
+        )
+        claim = StageClaim.objects.create(run_id=run_id, stage=stage, lease=run.lease, worker=worker_name())
+        publish_run(run_id, with_steps=True)
+    return run.lease, run.stage_attempts, claim.pk
+
+
+def _refusal(run_id: str, stage: str) -> Refusal:
+    run = Run.objects.filter(pk=run_id).first()
+    if run is None:
+        return Refusal("no such run")
+    if not run.is_active:
+        return Refusal(f"the run is {run.status}")
+    if run.stage != stage and not (run.stage == "" and stage == ""):
+        return Refusal(f"the run is at {run.stage or 'its start'}, not {stage}")
+    if run.stage_attempts >= max_attempts():
+        last = (
+            StageClaim.objects.filter(run_id=run_id, stage=stage).exclude(error="").order_by("-lease").first()
+        )
+        why = f"; the last error: {last.error}" if last is not None else ""
+        message = f"the {stage} stage was started {run.stage_attempts} times and never finished{why}"
+        ended = Run.objects.filter(pk=run_id, status__in=Run.ACTIVE_STATUSES, lease=run.lease).update(
+            status=Run.Status.FAILED, finished_at=timezone.now(), status_message=message
+        )
+        if ended:
+            _close_steps(run_id, message)
+            publish_run(run_id, with_steps=True)
+            return Refusal(message, failed=True)
+    return Refusal("the run changed meanwhile")
+
+
+@contextmanager
+def fenced(hold: Hold) -> Iterator[None]:
+    """A transaction in which the stage still holds the run: the run row is locked for its duration, so a
+    claim by another worker waits until it commits and every write after that claim is refused."""
+    hold.check()
+    with transaction.atomic():
+        held = list(
+            Run.objects.select_for_update(no_key=True)
+            .filter(pk=hold.run_id, lease=hold.lease, status=Run.Status.RUNNING)
+            .values_list("pk", flat=True)
+        )
+        if not held:
+            hold.lost.set()
+            raise LeaseLost(f"run {hold.run_id}: lease {hold.lease} on {hold.stage} is no longer current")
+        yield
+
+
+def fenced_write(hold: Hold, action: Callable[[], T], *, what: str) -> T:
+    """``action`` in a fenced transaction, retried if the database connection is lost meanwhile."""
+
+    def attempt() -> T:
+        with fenced(hold):
+            return action()
+
+    return retry_on_lost_connection(attempt, what=what)
+
+
+def stamp_heartbeat(run_id: str, lease: int) -> bool:
+    """The heartbeat, if the lease is still ours; False when it is not (moved on, or the run ended)."""
+    return bool(
+        Run.objects.filter(pk=run_id, lease=lease, status=Run.Status.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
+    )
+
+
+def set_fields(hold: Hold, **fields: Any) -> None:
+    """Fields of the run (a data version, a message) written by its holder."""
+
+    def write() -> None:
+        Run.objects.filter(pk=hold.run_id).update(**fields)
+        publish_run(hold.run_id)
+
+    fenced_write(hold, write, what="updating the run")
+
+
+def advance(hold: Hold, following: str) -> None:
+    """The stage is done: the run waits for ``following``, which nobody has claimed yet."""
+    set_fields(hold, stage=following, stage_attempts=0, status_message=f"{following} queued")
+
+
+def finish(hold: Hold, status: str, message: str) -> None:
+    set_fields(hold, status=status, finished_at=timezone.now(), status_message=message)
+
+
+def fail(hold: Hold, message: str) -> None:
+    def write() -> None:
+        Run.objects.filter(pk=hold.run_id).update(
+            status=Run.Status.FAILED, finished_at=timezone.now(), status_message=message
+        )
+        _close_steps(hold.run_id, message)
+        publish_run(hold.run_id, with_steps=True)
+
+    fenced_write(hold, write, what="failing the run")
+
+
+def resume_later(hold: Hold, message: str) -> None:
+    """The stage hit an error that another attempt may not: the watchdog's next pass resumes it."""
+    set_fields(hold, heartbeat_at=None, status_message=message)
+
+
+def release(hold: Hold, outcome: str, error: str = "") -> None:
+    """Close this claim's row and give the Redis lock back."""
+    try:
+        retry_on_lost_connection(
+            lambda: StageClaim.objects.filter(pk=hold.claim_pk, outcome=Outcome.RUNNING).update(
+                outcome=outcome, released_at=timezone.now(), error=error[:2000]
+            ),
+            what="closing the claim",
+        )
+    finally:
+        hold.lock.release()
+
+
+def _close_steps(run_id: str, message: str) -> None:
+    AgentStep.objects.filter(run_id=run_id, status=AgentStep.Status.RUNNING).update(
+        status=AgentStep.Status.FAILED, error=message, finished_at=timezone.now()
+    )
+    # What the failure kept from running is shown as skipped, not left waiting for ever.
+    AgentStep.objects.filter(run_id=run_id, status=AgentStep.Status.PENDING).update(
+        status=AgentStep.Status.SKIPPED
+    )

@@ -1,0 +1,115 @@
+"""What a stage body is given: its run, its workflow, and writes that only land while it holds the run.
+
+Every write goes through the claim's fence (memos.pipeline.claims), so a stage whose worker was presumed
+dead cannot overwrite the work of the worker that took over. Outputs are pydantic models in, pydantic
+models out: a step's JSON is written from its kind's type and read back through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.utils import timezone
+from pydantic import BaseModel
+
+from memos.models import AgentStep, Run
+from memos.pipeline import claims
+from memos.pipeline.cards import publish_step
+from memos.pipeline.claims import Hold
+from memos.pipeline.workflows import Workflow
+
+T = TypeVar("T", bound=BaseModel)
+Status = AgentStep.Status
+
+
+@dataclass
+class StageContext:
+    run: Run  # as it was when claimed, with its brief and company
+    workflow: Workflow
+    hold: Hold
+
+    @property
+    def run_id(self) -> str:
+        return str(self.run.pk)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        config: dict[str, Any] = self.run.config
+        return config
+
+    def check(self) -> None:
+        """Stop before more work (an LLM call) if the stage is no longer this worker's."""
+        self.hold.check()
+
+    # --- steps of this stage
+
+    def step(self, key: str) -> AgentStep:
+        """This stage's step ``key``: planned when the run started, or made from the plan now."""
+        planned = self.workflow.planned(self.config, self.hold.stage, key)
+        step, created = AgentStep.objects.get_or_create(
+            run_id=self.run.pk,
+            stage=planned.stage,
+            key=key,
+            defaults={
+                "kind": planned.kind,
+                "title": planned.title,
+                "role": planned.role,
+                "position": planned.position,
+            },
+        )
+        if created:
+            publish_step(step)
+        return step
+
+    def start(self, step: AgentStep) -> None:
+        step.status = Status.RUNNING
+        step.started_at = step.started_at or timezone.now()
+        step.error = ""
+        self._save(step, ["status", "started_at", "error"])
+
+    def finish(self, step: AgentStep, output: BaseModel) -> None:
+        step.status = Status.DONE
+        step.output = output.model_dump(mode="json")
+        step.summary = self.workflow.kind(step.kind).summary(output)
+        step.finished_at = timezone.now()
+        self._save(step, ["status", "output", "summary", "finished_at"])
+
+    def fail_step(self, step: AgentStep, error: str) -> None:
+        step.status = Status.FAILED
+        step.error = error
+        step.finished_at = timezone.now()
+        self._save(step, ["status", "error", "finished_at"])
+
+    def _save(self, step: AgentStep, fields: list[str]) -> None:
+        def write() -> None:
+            step.save(update_fields=fields)
+            publish_step(step)
+
+        claims.fenced_write(self.hold, write, what=f"saving step {step.stage}/{step.key}")
+
+    # --- the run's earlier steps, typed
+
+    def output(self, stage: str, key: str, output_type: type[T]) -> T | None:
+        """A finished step's output, or None when it has not finished."""
+        raw = (
+            AgentStep.objects.filter(run_id=self.run.pk, stage=stage, key=key, status=Status.DONE)
+            .values_list("output", flat=True)
+            .first()
+        )
+        return None if raw is None else output_type.model_validate(raw)
+
+    def outputs(self, stage: str, output_type: type[T], *, kind: str | None = None) -> dict[str, T]:
+        """Every finished step of ``stage`` (of one ``kind``), in plan order, keyed by step key."""
+        rows = AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE)
+        if kind is not None:
+            rows = rows.filter(kind=kind)
+        return {
+            key: output_type.model_validate(raw)
+            for key, raw in rows.order_by("position", "key").values_list("key", "output")
+        }
+
+    def set_run(self, **fields: Any) -> None:
+        claims.set_fields(self.hold, **fields)
+        for name, value in fields.items():
+            setattr(self.run, name, value)

@@ -1,0 +1,156 @@
+"""The run engine: runs any workflow as an ordered list of stages. Enqueue, claim, execute, finish or fail,
+resume.
+
+Each stage is one RQ job that takes the run id and the stage name (never a model instance), claims the stage
+(memos.pipeline.claims), runs its body under a heartbeat, and on success queues the next stage. A stage body
+reads its inputs from PostgreSQL and writes each result as a step under its natural key, so running it twice
+(a re-enqueued job after a killed worker) redoes nothing that finished, and the LLM ledger answers every call
+that had completed. No transaction is held across an LLM call.
+
+What ends a stage, and what happens to the run:
+- the body returns: the run moves on to the next stage, or finishes with the workflow's ending;
+- ``StageFailed``, an answer that never fit its schema, a spent budget, a refused provider: the run fails
+  with the reason, at once (trying again cannot help);
+- ``LeaseLost``: another worker holds the run now; this one stops and changes nothing;
+- anything else (a timeout of the endpoint after its retries, a database outage, a bug): the error is
+  recorded and the watchdog resumes the stage, at most ``RUN_MAX_STAGE_ATTEMPTS`` times in all; then the
+  run fails with the last error. A run is never left running with nobody working on it and nobody coming.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import django_rq
+import redis
+from django.db import DatabaseError
+
+from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, TransientFailure
+from memos.events import flush_events
+from memos.models import Run, StageClaim
+from memos.pipeline import claims
+from memos.pipeline.claims import Hold, Refusal
+from memos.pipeline.context import StageContext
+from memos.pipeline.dbretry import retry_on_lost_connection
+from memos.pipeline.errors import LeaseLost, StageFailed
+from memos.pipeline.liveness import Heartbeat
+from memos.pipeline.registry import workflow_for
+from memos.pipeline.workflows import Workflow
+
+log = logging.getLogger(__name__)
+
+QUEUE = "default"
+Outcome = StageClaim.Outcome
+
+
+def enqueue_stage(run_id: str, stage: str) -> None:
+    django_rq.get_queue(QUEUE).enqueue(
+        "memos.pipeline.jobs.run_stage", run_id, stage, description=f"run {run_id[:8]}: {stage}"
+    )
+
+
+def run_inline(run_id: str) -> None:
+    """Every remaining stage in this process, in order: ``analyze --inline`` and the benchmarks."""
+    run = Run.objects.get(pk=run_id)
+    stage: str | None = run.stage or workflow_for(run.workflow).first_stage
+    while stage is not None:
+        stage = execute_stage(run_id, stage)
+
+
+def execute_stage(run_id: str, stage: str) -> str | None:
+    """Run ``stage`` if the run is waiting for it; returns the stage to run next, if any."""
+    run = retry_on_lost_connection(
+        lambda: Run.objects.select_related("brief__company").get(pk=run_id), what="reading the run"
+    )
+    workflow = workflow_for(run.workflow)
+    if not run.is_active or workflow.is_past(run.stage, stage):
+        return None
+    claimed = claims.claim_stage(run_id, stage, first=stage == workflow.first_stage)
+    if isinstance(claimed, Refusal):
+        log.info("run %s: not running %s: %s", run_id, stage, claimed.reason)
+        return None
+    try:
+        return _execute(workflow, claimed)
+    finally:
+        flush_events()  # a work-horse exits right after the job: let the page hear about this stage first
+
+
+def _execute(workflow: Workflow, hold: Hold) -> str | None:
+    outcome: str = Outcome.ERROR
+    error, following = "", None
+    try:
+        # Re-read under the claim: what the run looks like now that this worker holds it.
+        run = Run.objects.select_related("brief__company").get(pk=hold.run_id)
+        ctx = StageContext(run=run, workflow=workflow, hold=hold)
+        with Heartbeat(hold.run_id, hold.lease, hold.lock, hold.lost, claims.stamp_heartbeat):
+            outcome, error, following = _run_body(workflow, ctx)
+        if outcome == Outcome.ERROR:
+            # Only now that the heartbeat has stopped: a last beat must not hide the run from the watchdog.
+            outcome = _resume_or_fail(hold, error)
+    finally:
+        claims.release(hold, outcome, error)
+    return following
+
+
+def _run_body(workflow: Workflow, ctx: StageContext) -> tuple[str, str, str | None]:
+    """(claim outcome, error, next stage) of running the stage's body and moving the run on."""
+    hold = ctx.hold
+    try:
+        workflow.stage(hold.stage).body(ctx)
+        following = workflow.following(hold.stage)
+        if following is None:
+            ending = workflow.ending(ctx)
+            claims.finish(hold, ending.status, ending.message)
+        else:
+            claims.advance(hold, following)
+        return Outcome.FINISHED, "", following
+    except LeaseLost as exc:
+        log.warning("run %s: %s", hold.run_id, exc)
+        return Outcome.LOST, str(exc), None
+    except (StageFailed, InvalidOutput, BudgetExceeded) as exc:
+        return _fail(hold, _failure_message(hold.stage, exc))
+    except LLMError as exc:
+        if isinstance(exc, TransientFailure):  # the endpoint may answer later: resume, bounded
+            return Outcome.ERROR, f"{type(exc).__name__}: {exc}", None
+        return _fail(hold, _failure_message(hold.stage, exc))
+    except Exception as exc:
+        log.exception("run %s: the %s stage raised", hold.run_id, hold.stage)
+        return Outcome.ERROR, f"{type(exc).__name__}: {exc}", None
+
+
+def _failure_message(stage: str, exc: Exception) -> str:
+    if isinstance(exc, StageFailed):
+        return str(exc)
+    if isinstance(exc, InvalidOutput):
+        return f"the {stage} stage stopped: the model's answer did not fit its schema ({exc})"
+    if isinstance(exc, BudgetExceeded):
+        return f"the run's token budget is spent, so the {stage} stage stopped: {exc}"
+    return f"the {stage} stage stopped: {exc}"
+
+
+def _fail(hold: Hold, message: str) -> tuple[str, str, None]:
+    try:
+        claims.fail(hold, message)
+    except LeaseLost as lost:
+        return Outcome.LOST, str(lost), None
+    return Outcome.FAILED, message, None
+
+
+def _resume_or_fail(hold: Hold, error: str) -> str:
+    """Record the error; resume later if attempts remain, else fail the run with it. Returns the outcome."""
+    attempts = claims.max_attempts()
+    try:
+        if hold.attempt >= attempts:
+            claims.fail(hold, f"the {hold.stage} stage failed {hold.attempt} times; the last error: {error}")
+            return Outcome.FAILED
+        claims.resume_later(
+            hold,
+            f"the {hold.stage} stage hit an error ({error}); it will be resumed "
+            f"(attempt {hold.attempt} of {attempts})",
+        )
+    except LeaseLost:
+        return Outcome.LOST
+    except (DatabaseError, redis.RedisError) as unreachable:
+        # Nothing can be written now; the heartbeat has stopped, so the watchdog will come for the run.
+        log.warning("run %s: could not record the error (%s)", hold.run_id, unreachable)
+    return Outcome.ERROR

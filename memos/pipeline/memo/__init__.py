@@ -1,0 +1,129 @@
+"""The critiqued fan-in memo (seed 000) as a workflow of the run engine: five stages, six kinds of step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+from agents.memo.outputs import (
+    AuditOutput,
+    EvaluationOutput,
+    EvidenceOutput,
+    IterationOutput,
+    MemoOutput,
+    SpecialistOutput,
+)
+from memos.models import AgentStep, Run
+from memos.pipeline.context import StageContext
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.memo import plan as memo_plan
+from memos.pipeline.memo.data import run_data
+from memos.pipeline.memo.evaluation import run_evaluation
+from memos.pipeline.memo.memo import run_memo
+from memos.pipeline.memo.plan import AUDIT, EVALUATION, EVIDENCE, ITERATION, MEMO, SPECIALIST
+from memos.pipeline.memo.specialists import run_specialists
+from memos.pipeline.memo.synthesis import run_synthesis
+from memos.pipeline.workflows import Ending, Stage, StepKind, Workflow
+
+TEMPLATES = "memos/step_documents/memo"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _evidence(output: EvidenceOutput) -> str:
+    return f"evidence for {_plural(len(output.specialists), 'specialist')}"
+
+
+def _specialist(output: SpecialistOutput) -> str:
+    if not output.asked_model:
+        return "no evidence: not asked"
+    line = f"{_plural(len(output.claims), 'claim')} · {output.brief.evidence_quality} evidence"
+    return line + (f" · {len(output.dropped)} dropped" if output.dropped else "")
+
+
+def _audit(output: AuditOutput) -> str:
+    return f"{_plural(len(output.contradictions), 'contradiction')} · {output.tiers.get('LOW', 0)} LOW"
+
+
+def _iteration(output: IterationOutput) -> str:
+    check = output.hill_climb
+    return f"J+ {check.jplus} · J− {check.jminus}" + (" · rewritten" if output.rewritten else "")
+
+
+def _evaluation(output: EvaluationOutput) -> str:
+    verdict = output.verdict
+    line = f"{verdict.decision} · J+ {verdict.calibrated_jplus} · J− {verdict.calibrated_jminus}"
+    return line + (" · same model" if output.same_model_warning else "")
+
+
+def _memo(output: MemoOutput) -> str:
+    decision = output.firewall
+    moved = f"{decision.stated} → " if decision.final != decision.stated else ""
+    return f"{moved}{decision.final}" + (" · conditional" if decision.conditional else "")
+
+
+def ending(ctx: StageContext) -> Ending:
+    """Done when the evaluator's calibrated scores accept the memo; otherwise the memo is kept and the run
+    waits for a person (needs review), with the verdict's reason and the recommendation for the next run."""
+    memo = ctx.output(MEMO, MEMO, MemoOutput)
+    if memo is None:
+        raise StageFailed("the memo step did not finish")
+    verdict = memo.verdict
+    if verdict.decision == "ACCEPT":
+        return Ending(Run.Status.DONE, f"memo ready: {verdict.reason}")
+    return Ending(
+        Run.Status.NEEDS_REVIEW,
+        f"memo ready, evaluator says revise: {verdict.reason}. Next run: {verdict.next_run}",
+    )
+
+
+def notices(steps: Sequence[AgentStep]) -> list[str]:
+    """Seed 000's rubber-stamp risk, on the run page: the evaluator shares the synthesizer's model."""
+    for step in steps:
+        if step.kind == EVALUATION and step.status == AgentStep.Status.DONE:
+            try:
+                warning = EvaluationOutput.model_validate(step.output).same_model_warning
+            except ValidationError:  # written by an older version: its document says so; no banner
+                return []
+            return [warning] if warning else []
+    return []
+
+
+WORKFLOW = Workflow(
+    name=Run.Workflow.MEMO,
+    stages=(
+        Stage(
+            memo_plan.DATA, "Data", "Evidence gathered by code: filed figures, prices and documents", run_data
+        ),
+        Stage(
+            memo_plan.SPECIALISTS_STAGE,
+            "Specialists",
+            "Each reads only its own evidence and must cite it",
+            run_specialists,
+        ),
+        Stage(
+            memo_plan.SYNTHESIS,
+            "Synthesis",
+            "A fact-stability audit, then iterations under the hill-climb rule",
+            run_synthesis,
+        ),
+        Stage(memo_plan.EVALUATION, "Evaluation", "A separate model grades every iteration", run_evaluation),
+        Stage(
+            memo_plan.MEMO, "Memo", "Code applies the LOW-tier firewall and renders every figure", run_memo
+        ),
+    ),
+    kinds={
+        EVIDENCE: StepKind(EVIDENCE, EvidenceOutput, f"{TEMPLATES}/evidence.html", _evidence),
+        SPECIALIST: StepKind(SPECIALIST, SpecialistOutput, f"{TEMPLATES}/specialist.html", _specialist),
+        AUDIT: StepKind(AUDIT, AuditOutput, f"{TEMPLATES}/audit.html", _audit),
+        ITERATION: StepKind(ITERATION, IterationOutput, f"{TEMPLATES}/iteration.html", _iteration),
+        EVALUATION: StepKind(EVALUATION, EvaluationOutput, f"{TEMPLATES}/evaluation.html", _evaluation),
+        MEMO: StepKind(MEMO, MemoOutput, f"{TEMPLATES}/memo.html", _memo),
+    },
+    plan=memo_plan.plan,
+    ending=ending,
+    notices=notices,
+)

@@ -1,0 +1,70 @@
+"""What the memo's later stages read from its earlier ones, typed: the frozen evidence, the specialists'
+briefs, the audit, the synthesis iterations."""
+
+from __future__ import annotations
+
+from agents.memo.evidence import EvidenceCatalog, EvidenceItem
+from agents.memo.outputs import AuditOutput, EvidenceOutput, IterationOutput, SpecialistOutput
+from agents.memo.roster import SPECIALISTS, MemoConfig
+from agents.memo.schemas import SynthesisIteration
+from memos.pipeline.context import StageContext
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.memo.plan import AUDIT, DATA, EVIDENCE, ITERATION, SPECIALISTS_STAGE, SYNTHESIS
+
+
+def config(ctx: StageContext) -> MemoConfig:
+    return MemoConfig.model_validate(ctx.config)
+
+
+def frozen_evidence(ctx: StageContext) -> EvidenceOutput:
+    """Each specialist's evidence as the data stage froze it: every later (or resumed) stage reads exactly
+    what the specialists were shown, even if the fact store changed since."""
+    frozen = ctx.output(DATA, EVIDENCE, EvidenceOutput)
+    if frozen is None:
+        raise StageFailed("the data stage's evidence is missing: the run must start again")
+    return frozen
+
+
+def evidence(ctx: StageContext) -> dict[str, list[EvidenceItem]]:
+    return frozen_evidence(ctx).by_specialist()
+
+
+def catalog_of(by_specialist: dict[str, list[EvidenceItem]]) -> EvidenceCatalog:
+    return EvidenceCatalog.of(item for items in by_specialist.values() for item in items)
+
+
+def specialist_outputs(ctx: StageContext) -> dict[str, SpecialistOutput]:
+    return ctx.outputs(SPECIALISTS_STAGE, SpecialistOutput)
+
+
+def audit_output(ctx: StageContext) -> AuditOutput:
+    found = ctx.output(SYNTHESIS, AUDIT, AuditOutput)
+    if found is None:
+        raise StageFailed("the fact-stability audit is missing: the synthesis stage did not finish")
+    return found
+
+
+def iterations(ctx: StageContext) -> list[SynthesisIteration]:
+    return [step.final for step in ctx.outputs(SYNTHESIS, IterationOutput, kind=ITERATION).values()]
+
+
+def briefs_text(outputs: dict[str, SpecialistOutput], audit: AuditOutput) -> str:
+    """The briefs as the synthesizer and the evaluator read them, claims at their audited tiers."""
+    parts = []
+    for name, output in outputs.items():
+        lines = [f"== {SPECIALISTS[name].title} (evidence quality: {output.brief.evidence_quality})"]
+        lines += [
+            f"- [{c.layer}] [{c.tier}] {c.statement} (cites {', '.join(c.citations)})"
+            for c in audit.claims
+            if c.shard_id == name
+        ]
+        lines += [f"- coverage gap: {gap}" for gap in output.brief.coverage_gaps]
+        lines += [f"- undercurrent: {u}" for u in output.brief.undercurrents]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def brief_block(ctx: StageContext) -> str:
+    """The analyst's own words: a person typed them, so prompts carry them fenced, like any untrusted text."""
+    brief = ctx.run.brief
+    return f"Question: {brief.question}\nAudience: {brief.audience}\nNotes: {brief.notes or '(none)'}"

@@ -1,0 +1,121 @@
+"""Stage 2, specialists: a parallel fan-out, generate-only; each writes its own brief from its own evidence.
+
+Calls run on a thread pool under the configured bound; each result is stored as soon as it arrives, so a
+killed worker loses at most the calls in flight, and those were not paid twice: the ledger answers every
+call that had completed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import TypeVar
+
+from django.db import close_old_connections
+
+from agents.llm.errors import LLMError
+from agents.llm.gateway import LLMGateway
+from agents.llm.types import CallContext
+from agents.memo.citations import check_claims, unresolved_citations
+from agents.memo.evidence import EvidenceCatalog, EvidenceItem
+from agents.memo.narrowing import as_base, brief_schema
+from agents.memo.outputs import SpecialistOutput
+from agents.memo.roster import SPECIALISTS
+from agents.memo.schemas import SpecialistBrief
+from memos.models import AgentStep
+from memos.pipeline.context import StageContext
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.gateway import gateway
+from memos.pipeline.memo.evidence import document_block, fact_lines
+from memos.pipeline.memo.plan import SPECIALISTS_STAGE
+from memos.pipeline.memo.reads import brief_block, catalog_of, config, evidence
+from memos.pipeline.prompts import template
+
+T = TypeVar("T")
+
+
+def run_specialists(ctx: StageContext) -> None:
+    by_specialist = evidence(ctx)
+    catalog = catalog_of(by_specialist)
+    todo: list[tuple[AgentStep, list[EvidenceItem]]] = []
+    for name in config(ctx).roster:
+        step = ctx.step(name)
+        if step.status == AgentStep.Status.DONE:
+            continue
+        if not by_specialist.get(name):
+            ctx.finish(step, silent_brief(ctx, name))  # nothing to ask a model about
+            continue
+        todo.append((step, by_specialist[name]))
+    if todo:
+        _fan_out(ctx, todo, catalog)
+    if not ctx.outputs(SPECIALISTS_STAGE, SpecialistOutput):
+        raise StageFailed("no specialist produced a usable brief; see each specialist's error")
+
+
+def silent_brief(ctx: StageContext, name: str) -> SpecialistOutput:
+    spec = SPECIALISTS[name]
+    brief = SpecialistBrief(
+        claims=[],
+        coverage_gaps=[f"No evidence in the data for {spec.scope} on {ctx.run.brief.company.ticker}."],
+        undercurrents=[],
+        evidence_quality="none",
+    )
+    return SpecialistOutput(brief=brief, claims=[], dropped=[], reasked=False, asked_model=False)
+
+
+def _fan_out(
+    ctx: StageContext, todo: list[tuple[AgentStep, list[EvidenceItem]]], catalog: EvidenceCatalog
+) -> None:
+    gw = gateway()
+    workers = max(1, min(len(todo), gw.settings.max_concurrency))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="specialist") as pool:
+        futures = {
+            pool.submit(_in_thread, lambda s=step, i=items: ask_specialist(gw, ctx, s.key, i, catalog)): step
+            for step, items in todo
+        }
+        for step, _ in todo:  # marked running while the calls are already in flight
+            ctx.start(step)
+        for future in as_completed(futures):
+            step = futures[future]
+            try:
+                ctx.finish(step, future.result())
+            except LLMError as exc:
+                ctx.fail_step(step, f"{step.title}: {exc}")
+
+
+def _in_thread(function: Callable[[], T]) -> T:
+    try:
+        return function()
+    finally:
+        close_old_connections()  # a pool thread must not leave a connection behind
+
+
+def ask_specialist(
+    gw: LLMGateway, ctx: StageContext, name: str, items: list[EvidenceItem], catalog: EvidenceCatalog
+) -> SpecialistOutput:
+    company = ctx.run.brief.company
+    values = {"company": company.name, "ticker": company.ticker, "facts": fact_lines(items)}
+    untrusted = {"brief": brief_block(ctx), "documents": document_block(items)}
+    schema = brief_schema(name, tuple(item.evidence_id for item in items), config(ctx).max_claims)
+    context = CallContext(run_id=ctx.run_id, stage=SPECIALISTS_STAGE, role=name)
+
+    def ask(correction: str) -> SpecialistBrief:
+        ctx.check()  # no new call for a stage this worker no longer holds
+        prompt = template(f"specialist_{name}").render(
+            values | {"correction": correction}, untrusted, nonce=ctx.run.nonce
+        )
+        answer: SpecialistBrief = as_base(gw.complete(prompt, schema, context=context), SpecialistBrief)
+        return answer
+
+    brief = ask("")
+    unresolved = unresolved_citations(brief, catalog)
+    if unresolved:  # one re-ask naming the ids that do not exist, then unresolved claims are dropped
+        brief = ask(
+            "Your previous answer cited ids that do not exist: "
+            + ", ".join(unresolved)
+            + ". Cite only ids that appear in the lists above."
+        )
+    kept, dropped = check_claims(name, brief, catalog)
+    return SpecialistOutput(
+        brief=brief, claims=kept, dropped=dropped, reasked=bool(unresolved), asked_model=True
+    )

@@ -1,0 +1,47 @@
+"""The watchdog: re-enqueue the current stage of runs nobody is working on (``manage.py watchdog``).
+
+RQ alone notices a dead work-horse only late and never re-runs its job, and Redis keeps no queue across a
+restart; run state lives in PostgreSQL, so this pass finds what needs a worker there:
+- a running run whose heartbeat went stale (its worker died) or was cleared (its stage hit an error and
+  asked to be resumed);
+- a queued run no worker picked up for as long (its job was lost).
+It only enqueues: the claim decides (memos.pipeline.claims), so a job enqueued twice is harmless, and a
+stage that keeps failing ends the run after ``RUN_MAX_STAGE_ATTEMPTS`` claims instead of coming back for ever.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from memos.models import Run
+from memos.pipeline import driver
+from memos.pipeline.cards import publish_run
+from memos.pipeline.registry import workflow_for
+
+
+def resume_stale_runs(*, stale_after_s: int | None = None) -> list[str]:
+    limit = stale_after_s if stale_after_s is not None else int(settings.RUN_STALE_AFTER_S)
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=limit)
+    silent = Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff)
+    stale = Run.objects.filter(
+        Q(status=Run.Status.RUNNING) & silent | Q(status=Run.Status.QUEUED, created_at__lt=cutoff) & silent
+    )
+    resumed = []
+    for run in stale:
+        stage = run.stage or workflow_for(run.workflow).first_stage
+        why = "a lost worker" if run.status == Run.Status.RUNNING else "a lost queue entry"
+        # Only if nothing changed since it was read: a worker that stamped meanwhile keeps its run.
+        taken = Run.objects.filter(
+            pk=run.pk, status=run.status, lease=run.lease, heartbeat_at=run.heartbeat_at
+        ).update(heartbeat_at=now, status_message=f"resuming {stage} after {why}")
+        if not taken:
+            continue
+        publish_run(str(run.pk))
+        driver.enqueue_stage(str(run.pk), stage)
+        resumed.append(str(run.pk))
+    return resumed

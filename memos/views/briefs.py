@@ -1,0 +1,41 @@
+"""The brief form: an analyst asks a question about a company and a run starts answering it."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from memos.forms import BriefForm
+from memos.services.access import can_start_runs
+from memos.services.errors import ServiceError
+from memos.services.runs import ask
+from memos.views.users import user_of
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def new_brief(request: HttpRequest) -> HttpResponse:
+    user = user_of(request)
+    if not can_start_runs(user):
+        raise PermissionDenied("Only analysts start runs.")
+    form = BriefForm(request.POST or None)
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = ask(
+                owner=user,
+                ticker=data["ticker"],
+                question=data["question"],
+                audience=data["audience"],
+                notes=data["notes"],
+                profile=data["profile"],
+            )
+        except ServiceError as exc:
+            error = str(exc)
+        else:
+            return redirect("run", run_id=run.pk)
+    return render(request, "memos/brief_new.html", {"form": form, "error": error})

@@ -1,0 +1,184 @@
+"""Nothing is lost when the servers restart under a running run.
+
+Private PostgreSQL and Redis servers of this test's own (the suite's shared ones are never restarted), two
+production workers (DeskWorker), the watchdog command and the fake OpenAI-compatible server. Redis is
+restarted while the specialists' calls are in flight (it keeps nothing on disk: queues, locks and limiter
+slots are all forgotten), then PostgreSQL while a synthesis call is in flight (every connection is cut). The
+run must finish DONE, every request must reach the fake server exactly once, and no stage may ever have
+been held by two workers at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.llm.fakes.server import FakeLLMServer
+from tests.conftest import ROOT
+from tests.memos.crash_harness import Desk, ledger_hash, wait_for
+from tests.private_services import PrivatePostgres, PrivateRedis
+
+LATENCY_MS = 1500
+STALE_AFTER_S = 4
+
+
+@pytest.fixture
+def state_dir() -> Iterator[Path]:
+    # Under /var/tmp, not pytest's tmp_path: the postgres user must be able to reach the cluster's folder.
+    path = Path(tempfile.mkdtemp(prefix="analyst-desk-restart-", dir="/var/tmp"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def servers(state_dir: Path) -> Iterator[tuple[PrivatePostgres, PrivateRedis]]:
+    (state_dir / "pg").mkdir()
+    (state_dir / "redis").mkdir()
+    postgres, redis_server = PrivatePostgres(state_dir / "pg"), PrivateRedis(state_dir / "redis")
+    postgres.start()
+    redis_server.start()
+    try:
+        postgres.create_database()
+        yield postgres, redis_server
+    finally:
+        redis_server.stop()
+        postgres.stop()
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+# Run inside the desk's own process against the private database: the data a run needs, and the rehearsal
+# answers for the run that analyze just queued.
+PREPARE = """
+from tests.memos.pipeline_support import load_desk_data
+load_desk_data("AAPL")
+"""
+SCRIPT = """
+import itertools
+import json
+from memos.models import Run
+from memos.pipeline.memo.rehearsal import script_for_run
+print(json.dumps(script_for_run(Run.objects.get(pk="{run_id}"), repeats=1)))
+"""
+
+
+def fetch(postgres: PrivatePostgres, query: str, *params: object) -> list[tuple[Any, ...]]:
+    with postgres.connect() as db:
+        return list(db.execute(query, params).fetchall())
+
+
+def call_in_flight(server: FakeLLMServer, prefix: str) -> Callable[[], bool]:
+    def check() -> bool:
+        asked = [e for e in server.requests if e["prompt_name"].startswith(prefix)]
+        return server.in_flight >= 1 and any(not e.get("completed") for e in asked)
+
+    return check
+
+
+def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_call_once(
+    servers: tuple[PrivatePostgres, PrivateRedis],
+) -> None:
+    postgres, redis_server = servers
+    env = {
+        **os.environ,
+        "DATABASE_URL": postgres.url,
+        "REDIS_URL": redis_server.url,
+        "LLM_MAX_RETRIES": "1",
+        "LLM_MAX_CONCURRENCY": "2",
+        "RUN_HEARTBEAT_S": "1",
+        "RUN_STALE_AFTER_S": str(STALE_AFTER_S),
+        "PYTHONUNBUFFERED": "1",
+    }
+    manage(env, "migrate", "--noinput")
+    manage(env, "bootstrap_demo", "--no-data")
+    manage(env, "shell", "-c", PREPARE)
+    out = manage(
+        env, "analyze", "AAPL", "--brief", "Does the cash cycle fund the buyback?", "--profile", "quick"
+    )
+    run_id = out.split()[1]
+    script = json.loads(manage(env, "shell", "--no-imports", "-c", SCRIPT.format(run_id=run_id)))
+    with FakeLLMServer(latency_ms=LATENCY_MS, script=script) as server:
+        env |= {
+            "LLM_BASE_URL": server.url,
+            "LLM_API_KEY": "test-key",
+            "LLM_MODEL": "fake-synthesizer",
+            "LLM_MODEL_EVALUATOR": "fake-evaluator",
+        }
+        desk = Desk(env)
+        try:
+            desk.watchdog()
+            desk.worker()
+            desk.worker()
+
+            def stage_is(name: str) -> Callable[[], bool]:
+                return lambda: (
+                    fetch(postgres, "SELECT stage FROM memos_run WHERE id = %s", run_id)[0][0] == name
+                )
+
+            wait_for(stage_is("specialists"), 60, "the specialists stage")
+            wait_for(call_in_flight(server, "specialist_"), 30, "a specialist call in flight")
+            redis_server.restart()
+
+            wait_for(stage_is("synthesis"), 90, "the synthesis stage")
+            wait_for(call_in_flight(server, "synthesizer"), 30, "a synthesis call in flight")
+            postgres.restart()
+
+            def finished() -> bool:
+                with_status = fetch(
+                    postgres, "SELECT status, status_message FROM memos_run WHERE id = %s", run_id
+                )
+                return with_status[0][0] not in ("queued", "running")
+
+            wait_for(finished, 120, "the run to finish")
+            workers_alive = [p.poll() is None for p in desk.processes]
+        finally:
+            desk.stop()
+        received = Counter(ledger_hash(entry["body"]) for entry in server.requests)
+
+    status, message = fetch(postgres, "SELECT status, status_message FROM memos_run WHERE id = %s", run_id)[0]
+    assert status == "done", message
+    # Every call reached the endpoint once: nothing in flight at a restart was lost or asked again.
+    assert received and max(received.values()) == 1, received
+    ok = fetch(postgres, "SELECT request_hash, count(*) FROM memos_llmcall WHERE outcome = 'ok' GROUP BY 1")
+    assert {h for h, _ in ok} == set(received) and all(n == 1 for _, n in ok)
+    # No stage was held by two workers at once: each claim was released before the next one was made.
+    claims = fetch(
+        postgres,
+        "SELECT stage, lease, claimed_at, released_at, outcome FROM memos_stageclaim"
+        " WHERE run_id = %s ORDER BY lease",
+        run_id,
+    )
+    assert [stage for stage, *_ in claims] == ["data", "specialists", "synthesis", "evaluation", "memo"], (
+        claims
+    )
+    assert all(outcome == "finished" for *_, outcome in claims), claims
+    for (_, _, _, released, _), (_, _, next_claimed, _, _) in itertools.pairwise(claims):
+        assert released is not None and released <= next_claimed
+    # Both workers and the watchdog lived through both restarts (run.sh stops the desk if one of them exits).
+    assert all(workers_alive), workers_alive
