@@ -6,15 +6,18 @@ a typo fails at start-up, not in the middle of a run.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
+from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.llm.config import ConfigError, load_llm_settings
+from agents.llm.config import ConfigError, LLMSettings, load_llm_settings
 from agents.memo.roster import RosterError, load_profiles
 
 # Lets admin.ModelAdmin[Model] and friends be subscripted at run time, as the type stubs declare them.
@@ -71,6 +74,60 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
+def is_loopback_host(host: str) -> bool:
+    """127.0.0.0/8, ::1 and ``localhost``: names that never leave this machine."""
+    host = host.strip().strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_redis_url(url: str) -> None:
+    """Redis carries job arguments and live page fragments: off this machine it needs a password and TLS."""
+    parts = urlsplit(url)
+    if parts.scheme == "unix" or is_loopback_host(parts.hostname or ""):
+        return
+    if parts.scheme != "rediss" or not parts.password:
+        raise ImproperlyConfigured(
+            f"REDIS_URL points at {parts.hostname!r}, which is not loopback: use rediss:// (TLS) with a "
+            "password, e.g. rediss://:PASSWORD@redis.example.com:6380/0"
+        )
+
+
+def check_llm_endpoints(llm: LLMSettings, env: Mapping[str, str]) -> None:
+    """Prompts carry the company's data and the answers become memos: a model off this machine is reached
+    over HTTPS with an API key. Keys are read from the environment, not from the resolved endpoints, because
+    a role inherits a placeholder key from the local default."""
+    endpoints = [("LLM_BASE_URL", llm.default, env.get("LLM_API_KEY", "").strip())]
+    for role, endpoint in sorted(llm.roles.items()):
+        upper = role.upper()
+        url_name = f"LLM_BASE_URL_{upper}" if env.get(f"LLM_BASE_URL_{upper}", "").strip() else "LLM_BASE_URL"
+        key = env.get(f"LLM_API_KEY_{upper}", "").strip() or env.get("LLM_API_KEY", "").strip()
+        endpoints.append((url_name, endpoint, key))
+    for name, endpoint, key in endpoints:
+        if endpoint.is_loopback:
+            continue
+        if urlsplit(endpoint.base_url).scheme != "https" or not key:
+            raise ImproperlyConfigured(
+                f"{name} points at {endpoint.host!r}, which is not loopback: it must be an https:// URL "
+                f"and have an API key ({name.replace('BASE_URL', 'API_KEY')})"
+            )
+
+
+def proxy_ssl_header(name: str, raw: str) -> tuple[str, str] | None:
+    """``X-Forwarded-Proto`` (or ``X-Forwarded-Proto=https``) -> ``("HTTP_X_FORWARDED_PROTO", "https")``."""
+    if not raw.strip():
+        return None
+    header, _, value = raw.partition("=")
+    header = header.strip()
+    if not header or not all(ch.isalnum() or ch == "-" for ch in header):
+        raise ImproperlyConfigured(f"{name} must be a header name such as X-Forwarded-Proto, got {raw!r}")
+    return "HTTP_" + header.upper().replace("-", "_"), value.strip() or "https"
+
+
 DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "").strip()
 if not SECRET_KEY:
@@ -79,6 +136,28 @@ if not SECRET_KEY:
     SECRET_KEY = secrets.token_urlsafe(50)
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# Where people reach the app: used in links printed by commands and sent in e-mails, and (https) to turn on
+# the HTTPS-only settings below.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+
+# HTTPS: on when the site is served over https (SITE_URL), or forced with DJANGO_SECURE. Behind a proxy that
+# ends TLS, DJANGO_SECURE_PROXY_SSL_HEADER names the header it sets (only a proxy you run may set it).
+SECURE = env_bool("DJANGO_SECURE", SITE_URL.startswith("https://"))
+SECURE_PROXY_SSL_HEADER = proxy_ssl_header(
+    "DJANGO_SECURE_PROXY_SSL_HEADER", os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", "")
+)
+SECURE_SSL_REDIRECT = SECURE
+SESSION_COOKIE_SECURE = SECURE
+CSRF_COOKIE_SECURE = SECURE
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000) if SECURE else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+# Asking browsers to preload HSTS for the whole domain is its owner's decision, not this app's: the deploy
+# check's reminder about it (W021) is silenced unless DJANGO_HSTS_PRELOAD turns preload on.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 INSTALLED_APPS = [
     "daphne",
@@ -90,17 +169,21 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_rq",
+    "axes",
     "memos",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "memos.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "agency.urls"
@@ -128,6 +211,7 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")
+check_redis_url(REDIS_URL)
 RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600}}
 CHANNEL_LAYERS = {
     "default": {
@@ -144,6 +228,20 @@ if TESTING:
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+# Login throttling (django-axes): AXES_FAILURE_LIMIT wrong passwords for one username from one address lock
+# that pair out for the cool-off. Attempts live in the database, so every web process sees the same count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "memos.security.lockout_response"
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME.total_seconds() <= 0:
+    raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -180,6 +278,7 @@ try:
     LLM_SETTINGS = load_llm_settings(os.environ)
 except ConfigError as exc:
     raise ImproperlyConfigured(str(exc)) from exc
+check_llm_endpoints(LLM_SETTINGS, os.environ)
 
 LOGGING = {
     "version": 1,
@@ -187,7 +286,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    # axes logs each start-up and every attempt at INFO; failures and lockouts are WARNING and stay.
+    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
 # The memo pipeline: profiles (roster and synthesis depth) and worker liveness.

@@ -93,24 +93,69 @@ ensure_model() {
   "$PY" -m agents.llm.localmodel ensure --size "$size" --cache "$MODEL_CACHE"
 }
 
-# start_postgres DIR PORT [test]: a private cluster on loopback; creates database analyst_desk.
+# new_secret FILE: a random password kept in FILE (mode 600), made once and reused afterwards; prints it.
+# Hex, so it needs no quoting in a URL, a config file or SQL.
+new_secret() {
+  local file="$1"
+  if [ ! -s "$file" ]; then
+    (umask 077; "$PY" -c "import secrets; print(secrets.token_hex(24))" > "$file")
+  fi
+  chmod 600 "$file"
+  cat "$file"
+}
+
+# start_postgres DIR PORT [run|test]: a private cluster on loopback; creates database analyst_desk.
+# run: password (SCRAM) on every connection, socket and TCP; the password is made once into DIR/password
+# (mode 600, owned by postgres) and left in PG_PASSWORD. test: trust, no password; scripts/test.sh and
+# with-services.sh start a throw-away cluster on a random port that lives only as long as the test run.
 start_postgres() {
-  local dir="$1" port="$2" mode="${3:-run}" bin extra=""
+  local dir="$1" port="$2" mode="${3:-run}" bin extra="" auth_args=(--auth=trust)
   bin="$(pg_bin)"
   mkdir -p "$dir"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir"
+  PG_PASSWORD=""
+  if [ "$mode" = run ]; then
+    PG_PASSWORD="$(new_secret "$dir/password")"
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/password"
+    auth_args=(--auth=scram-sha-256 "--pwfile=$dir/password")
+  fi
   if [ ! -f "$dir/data/PG_VERSION" ]; then
-    as_postgres "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 >/dev/null
+    as_postgres "$bin/initdb" -D "$dir/data" -U postgres "${auth_args[@]}" -E UTF8 >/dev/null
   fi
   [ "$mode" = test ] && extra="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w \
     -o "-p $port -c listen_addresses=127.0.0.1 -k $dir $extra" start >/dev/null \
     || die "PostgreSQL did not start; see $dir/postgres.log"
   PG_DIR="$dir"
-  if ! as_postgres psql -h 127.0.0.1 -p "$port" -U postgres -tAc \
+  [ "$mode" = run ] && require_pg_password "$dir" "$port"
+  if ! PGPASSWORD="$PG_PASSWORD" as_postgres psql -h 127.0.0.1 -p "$port" -U postgres -tAc \
       "SELECT 1 FROM pg_database WHERE datname='analyst_desk'" | grep -q 1; then
-    as_postgres psql -q -h 127.0.0.1 -p "$port" -U postgres -c "CREATE DATABASE analyst_desk" >/dev/null
+    PGPASSWORD="$PG_PASSWORD" as_postgres psql -q -h 127.0.0.1 -p "$port" -U postgres \
+      -c "CREATE DATABASE analyst_desk" >/dev/null
   fi
+}
+
+# require_pg_password DIR PORT: a cluster made by an older run.sh trusts every local connection. Give its
+# postgres role the password (sent on stdin, never on a command line) and switch every rule to SCRAM, then
+# reload. Checked on each start, so a run interrupted half-way is finished by the next one.
+require_pg_password() {
+  local dir="$1" port="$2" hba="$1/data/pg_hba.conf"
+  grep -Eq '^[[:space:]]*[^#[:space:]].*[[:space:]]trust([[:space:]]|$)' "$hba" || return 0
+  log "PostgreSQL in $dir accepted connections without a password; setting one and requiring it"
+  printf "SET password_encryption = 'scram-sha-256';\nALTER ROLE postgres PASSWORD '%s';\n" "$PG_PASSWORD" \
+    | as_postgres psql -q -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres -d postgres >/dev/null \
+    || die "could not set the PostgreSQL password; see $dir/postgres.log"
+  as_postgres sh -c 'cat > "$1"' _ "$hba" <<'HBA'
+# Written by scripts/run.sh: every connection needs the password in the state directory's pg/password.
+local   all          all                     scram-sha-256
+host    all          all     127.0.0.1/32    scram-sha-256
+host    all          all     ::1/128         scram-sha-256
+local   replication  all                     scram-sha-256
+host    replication  all     127.0.0.1/32    scram-sha-256
+host    replication  all     ::1/128         scram-sha-256
+HBA
+  as_postgres "$(pg_bin)/pg_ctl" -D "$dir/data" reload >/dev/null \
+    || die "PostgreSQL did not reload its pg_hba.conf; see $dir/postgres.log"
 }
 
 stop_postgres() {
@@ -118,10 +163,22 @@ stop_postgres() {
   as_postgres "$(pg_bin)/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
 }
 
+# start_redis DIR PORT [run|test]: Redis on loopback. run (scripts/run.sh): a password made once into
+# DIR/password, given to Redis in a config file (mode 600) rather than on its command line, where `ps` would
+# show it; left in REDIS_PASSWORD. test (the default, as scripts/test.sh and with-services.sh call it): no
+# password, for a throw-away Redis on a random port that lives only as long as the test run.
 start_redis() {
-  local dir="$1" port="$2"
+  local dir="$1" port="$2" mode="${3:-test}" conf=()
   mkdir -p "$dir"
-  redis-server --bind 127.0.0.1 --port "$port" --daemonize yes --save '' --appendonly no \
+  REDIS_PASSWORD=""
+  if [ "$mode" = run ]; then
+    REDIS_PASSWORD="$(new_secret "$dir/password")"
+    (umask 077; printf 'requirepass %s\n' "$REDIS_PASSWORD" > "$dir/redis.conf")
+    chmod 600 "$dir/redis.conf"
+    conf=("$dir/redis.conf")
+  fi
+  rm -f "$dir/redis.pid"
+  redis-server "${conf[@]}" --bind 127.0.0.1 --port "$port" --daemonize yes --save '' --appendonly no \
     --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
   for _ in $(seq 50); do [ -s "$dir/redis.pid" ] && break; sleep 0.1; done
   [ -s "$dir/redis.pid" ] || die "Redis did not start; see $dir/redis.log"

@@ -18,8 +18,10 @@ trap 'stop_started' EXIT
 ensure_apt_packages
 ensure_venv requirements.txt
 
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:$PG_PORT/analyst_desk}"
-export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:$REDIS_PORT/0}"
+# No DATABASE_URL / REDIS_URL: the private services below, each with a password made once into the state
+# directory (mode 600). Given ones are used as they are.
+PRIVATE_PG=false; [ -z "${DATABASE_URL:-}" ] && PRIVATE_PG=true
+PRIVATE_REDIS=false; [ -z "${REDIS_URL:-}" ] && PRIVATE_REDIS=true
 export LOCAL_LLM_PORT="$LLAMA_PORT"
 export SITE_URL="${SITE_URL:-http://127.0.0.1:$WEB_PORT}"
 if [ ! -s "$STATE/secret_key" ]; then
@@ -33,8 +35,14 @@ if [ -z "${LLM_BASE_URL:-}" ]; then
   MODEL_PATH="$(ensure_model "$LOCAL_MODEL")" || die "the local model could not be prepared"
 fi
 
-[[ "$DATABASE_URL" == *"127.0.0.1:$PG_PORT/"* ]] && start_postgres "$STATE/pg" "$PG_PORT"
-[[ "$REDIS_URL" == *"127.0.0.1:$REDIS_PORT/"* ]] && start_redis "$STATE/redis" "$REDIS_PORT"
+if [ "$PRIVATE_PG" = true ]; then
+  start_postgres "$STATE/pg" "$PG_PORT" run
+  export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/analyst_desk"
+fi
+if [ "$PRIVATE_REDIS" = true ]; then
+  start_redis "$STATE/redis" "$REDIS_PORT" run
+  export REDIS_URL="redis://:$REDIS_PASSWORD@127.0.0.1:$REDIS_PORT/0"
+fi
 
 log "migrating the database"
 "$PY" manage.py migrate --noinput >"$STATE/logs/migrate.log" || die "migrations failed; see $STATE/logs/migrate.log"
@@ -56,7 +64,7 @@ cat >&2 <<MSG
 
   Analyst Desk is running at http://127.0.0.1:$WEB_PORT/   (admin: http://127.0.0.1:$WEB_PORT/admin/)
 
-  Demo logins (user / password):
+  Demo logins (user / password, until an admin changes them):
 $("$PY" manage.py bootstrap_demo --list-users | sed 's/^/    /')
 
   Logs: $STATE/logs    Press Ctrl-C to stop everything this script started.

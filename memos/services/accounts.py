@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
+from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 
 
@@ -17,14 +20,12 @@ class Roles:
     ALL = (ADMIN, ANALYST, COMMITTEE, REVIEWER, EXECUTIVE)
 
 
-_VIEW_DATA = ["view_company", "view_factrecord", "view_sourcedocument"]
-GROUP_PERMISSIONS: dict[str, list[str]] = {
-    Roles.ADMIN: [],  # admins are superusers
-    Roles.ANALYST: [*_VIEW_DATA, "view_brief", "add_brief", "view_run", "add_run", "view_llmcall"],
-    Roles.COMMITTEE: [*_VIEW_DATA, "view_brief", "view_run"],
-    Roles.REVIEWER: [*_VIEW_DATA, "view_brief", "view_run"],
-    Roles.EXECUTIVE: [],
-}
+# Model permissions are read only by the Django admin, and the admin is for the admin group, whose members
+# are superusers (they hold every permission). The product's pages decide by group in
+# memos/services/access.py. So no group is handed a model permission: an analyst given `add_run` could
+# start a run with any creator and any config through the admin, around the service that checks them.
+# ensure_groups() also takes back permissions an older version handed out.
+GROUP_PERMISSIONS: dict[str, list[str]] = {role: [] for role in Roles.ALL}
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,22 @@ DEMO_USERS = [
     DemoUser("executive", "executive-demo-pass", Roles.EXECUTIVE),
 ]
 
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+
+# "The demo users were seeded once": a row that outlives the demo users themselves, so a restart neither
+# re-creates a demo user an admin deleted nor touches one an admin changed. A permission row needs no table
+# of its own (no migration) and nothing deletes it when users go; it is granted to no one and checked
+# nowhere as a permission. If the database is emptied the marker goes with it, and seeding starts afresh.
+SEEDED_MARKER = "demo_users_seeded"
+
+
+@dataclass(frozen=True)
+class DemoSeed:
+    """What ensure_demo_users() did: the users it created, or why it created none."""
+
+    created: list[str] = field(default_factory=list)
+    skipped: str = ""
+
 
 def ensure_groups() -> dict[str, Group]:
     groups: dict[str, Group] = {}
@@ -56,16 +73,45 @@ def ensure_groups() -> dict[str, Group]:
     return groups
 
 
-def ensure_demo_users() -> list[DemoUser]:
-    """Create the demo users once; a password an admin changed later is left alone."""
+def non_loopback_hosts(allowed_hosts: Sequence[str]) -> list[str]:
+    return [host for host in allowed_hosts if host.strip().lower() not in LOOPBACK_HOSTS]
+
+
+def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed:
+    """Create the demo users, once in a database's life, and only on a site served on loopback.
+
+    Well-known passwords are fine on 127.0.0.1 and nowhere else. After the first seeding nothing here
+    touches a demo user again: not its password, groups or staff flags, and not its existence.
+    """
     groups = ensure_groups()
+    hosts = list(settings.ALLOWED_HOSTS if allowed_hosts is None else allowed_hosts)
+    if not hosts or non_loopback_hosts(hosts):
+        shown = ", ".join(non_loopback_hosts(hosts)) or "(none)"
+        return DemoSeed(
+            skipped=f"no demo users: the site serves {shown}, and demo logins are for loopback "
+            "(127.0.0.1, localhost, ::1) only; create accounts with manage.py createsuperuser and the admin"
+        )
+    content_type = ContentType.objects.get_for_model(User)
     with transaction.atomic():
+        _, first_time = Permission.objects.get_or_create(
+            content_type=content_type,
+            codename=SEEDED_MARKER,
+            defaults={"name": "Marker: the demo users were seeded (grant to no one)"},
+        )
+        if not first_time:
+            return DemoSeed(skipped="demo users were seeded before; left as they are")
+        created: list[str] = []
         for demo in DEMO_USERS:
-            user, created = User.objects.get_or_create(username=demo.username)
-            if created:
-                user.set_password(demo.password)
-            user.is_staff = demo.group in {Roles.ADMIN, Roles.ANALYST}
-            user.is_superuser = demo.group == Roles.ADMIN
-            user.save()
+            # A user of that name from before the marker existed is someone's account: leave it alone.
+            if User.objects.filter(username=demo.username).exists():
+                continue
+            # Only the admin works in the Django admin; every other role works in the product's pages.
+            user = User.objects.create_user(
+                username=demo.username,
+                password=demo.password,
+                is_staff=demo.group == Roles.ADMIN,
+                is_superuser=demo.group == Roles.ADMIN,
+            )
             user.groups.add(groups[demo.group])
-    return DEMO_USERS
+            created.append(demo.username)
+    return DemoSeed(created=created)

@@ -10,13 +10,17 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import authenticate
+from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.test import Client, override_settings
 
 from memos.models import Company, DataLoad, FactRecord, SourceDocument
 from memos.services.accounts import DEMO_USERS
 
 pytestmark = pytest.mark.django_db
+
+# pytest-django adds "testserver" to ALLOWED_HOSTS; demo users are created only for a loopback site.
+LOOPBACK = ["127.0.0.1", "localhost"]
 
 
 def _bootstrap(*args: str) -> str:
@@ -29,19 +33,42 @@ def _bootstrap(*args: str) -> str:
 def loaded(django_db_setup: None, django_db_blocker: Any) -> Iterator[str]:
     """Load the snapshot once for this module (the slow part); emptied again afterwards so later
     tests start from an empty database, as they would anywhere else."""
-    with django_db_blocker.unblock():
+    with django_db_blocker.unblock(), override_settings(ALLOWED_HOSTS=LOOPBACK):
         output = _bootstrap()
     yield output
     with django_db_blocker.unblock():
         call_command("flush", interactive=False, verbosity=0)
 
 
-def test_demo_users_can_log_in_with_the_printed_passwords(loaded: str) -> None:
-    listing = _bootstrap("--list-users")
+def test_demo_users_can_log_in_with_the_printed_passwords(loaded: str, client: Client) -> None:
+    assert "created demo users: admin, analyst, committee, reviewer, executive" in loaded
+    with override_settings(ALLOWED_HOSTS=LOOPBACK):
+        listing = _bootstrap("--list-users")
     for demo in DEMO_USERS:
         assert f"{demo.username}" in listing and demo.password in listing
-        user = authenticate(username=demo.username, password=demo.password)
-        assert user is not None and user.groups.filter(name=demo.group).exists()
+        page = client.post("/accounts/login/", {"username": demo.username, "password": demo.password})
+        assert page.status_code == 302, demo.username
+        assert User.objects.get(username=demo.username).groups.filter(name=demo.group).exists()
+        client.logout()
+
+
+def test_a_second_bootstrap_leaves_the_demo_users_as_an_admin_left_them(loaded: str) -> None:
+    User.objects.filter(username="analyst").delete()
+    User.objects.filter(username="committee").update(is_staff=True)
+    with override_settings(ALLOWED_HOSTS=LOOPBACK):
+        again = _bootstrap("--no-data")
+    assert "demo users were seeded before; left as they are" in again
+    assert not User.objects.filter(username="analyst").exists()
+    assert User.objects.get(username="committee").is_staff
+
+
+@override_settings(ALLOWED_HOSTS=["desk.example.com"])
+def test_on_a_public_host_name_it_creates_no_demo_users_and_says_why() -> None:
+    User.objects.filter(username__in=[demo.username for demo in DEMO_USERS]).delete()
+    output = _bootstrap("--no-data")
+    assert "no demo users: the site serves desk.example.com" in output
+    assert not User.objects.filter(username__in=[demo.username for demo in DEMO_USERS]).exists()
+    assert "none: demo logins exist only on a site served on loopback" in _bootstrap("--list-users")
 
 
 def test_companyfacts_figures_match_the_10k_with_the_original_filing_cited(loaded: str) -> None:

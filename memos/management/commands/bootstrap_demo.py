@@ -1,7 +1,9 @@
 """``manage.py bootstrap_demo``: groups, demo users and the bundled real-data snapshot, idempotently.
 
 ``scripts/run.sh`` calls it on every start; an unchanged snapshot is recognised by its content hash and
-skipped, so a second start is quick. ``--list-users`` prints the demo logins and touches nothing.
+skipped, so a second start is quick. Demo users are created once, and only when every ALLOWED_HOSTS entry
+is loopback (see ``memos.services.accounts.ensure_demo_users``). ``--list-users`` prints the demo logins
+and touches nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from agents.data.errors import DataError
-from memos.services.accounts import DEMO_USERS, ensure_demo_users
+from memos.services.accounts import DEMO_USERS, ensure_demo_users, non_loopback_hosts
 
 
 class Command(BaseCommand):
@@ -30,12 +32,18 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["list_users"]:
+            if non_loopback_hosts(settings.ALLOWED_HOSTS):
+                self.stdout.write("none: demo logins exist only on a site served on loopback")
+                return
             width = max(len(user.username) for user in DEMO_USERS)
             for user in DEMO_USERS:
                 self.stdout.write(f"{user.username.ljust(width)}  {user.password}  ({user.group})")
             return
-        ensure_demo_users()
-        self.stdout.write(f"groups and {len(DEMO_USERS)} demo users are in place")
+        seed = ensure_demo_users()
+        if seed.skipped:
+            self.stdout.write(f"groups are in place; {seed.skipped}")
+        else:
+            self.stdout.write(f"groups are in place; created demo users: {', '.join(seed.created) or 'none'}")
         if options["no_data"]:
             return
         from memos.services.snapshot import load_snapshot  # pandas and friends only when loading data
