@@ -45,6 +45,7 @@ SCREENSHOTS = ROOT / "var" / "e2e"
 # A Redis database of its own, so a worker from another test run never takes this run's jobs (or the reverse).
 E2E_REDIS_DB = 14
 START_TIMEOUT_S = 30.0
+DESK_WORKER = "memos.pipeline.worker.DeskWorker"
 STOP_TIMEOUT_S = 10.0
 
 
@@ -128,7 +129,10 @@ class Desk:
             self.server = None
 
     def start_worker(self) -> Process:
-        return self.start("rqworker", sys.executable, "manage.py", "rqworker", "default")
+        # The worker run.sh runs: it imports the pipeline and builds its clients before it forks.
+        return self.start(
+            "rqworker", sys.executable, "manage.py", "rqworker", "default", "--worker-class", DESK_WORKER
+        )
 
     def stop_all(self) -> None:
         for process in reversed(self.processes):
@@ -158,7 +162,6 @@ def _desk_env(llm: FakeLLMServer) -> dict[str, str]:
         "LLM_MODEL": "fake-synthesizer",
         "LLM_MODEL_EVALUATOR": "fake-evaluator",
         "LLM_LOOPBACK_ONLY": "true",
-        "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SECRET_KEY": "e2e-only-secret-key-not-used-anywhere-else-0123456789",
         "DJANGO_DEBUG": "false",

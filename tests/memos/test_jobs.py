@@ -20,6 +20,9 @@ from tests.conftest import ROOT
 # The worker is another process: it must see rows this test committed, so no wrapping transaction.
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# The worker run.sh runs (it builds its LLM clients before forking), not a plain rqworker.
+DESK_WORKER = "memos.pipeline.worker.DeskWorker"
+
 
 def _worker_env() -> dict[str, str]:
     """The test process's environment, pointed at the test database pytest-django created."""
@@ -32,7 +35,7 @@ def _worker_env() -> dict[str, str]:
 
 def _run_burst_worker() -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "manage.py", "rqworker", "default", "--burst"],
+        [sys.executable, "manage.py", "rqworker", "default", "--burst", "--worker-class", DESK_WORKER],
         cwd=ROOT,
         env=_worker_env(),
         capture_output=True,
