@@ -179,56 +179,68 @@ class LLMGateway:
         reasked = False
         while True:
             attempt += 1
-            self._check_budget(call, attempt)
-            started = time.monotonic()
+            reserved = self._reserve(call, attempt, request)
             try:
-                with self.limiter.slot(call.endpoint.limiter_key):
-                    started = time.monotonic()
-                    response = provider.complete(request)
-            except TransientError as exc:
-                outcome: Outcome = "timeout" if exc.kind == "timeout" else "error"
-                elapsed = _ms_since(started)
-                self.ledger.record(
-                    call.row(attempt, outcome, duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
-                )
-                if retries >= self.settings.max_retries:
-                    raise TransientFailure(
-                        f"{call.label} failed after {attempt} attempt(s): {exc}",
-                        attempts=attempt,
-                        last_kind=exc.kind,
-                    ) from exc
-                retries += 1
-                self._sleep(self._delay(retries, exc))
-                continue
-            except ProviderFailure as exc:
-                elapsed = _ms_since(started)
-                self.ledger.record(
-                    call.row(attempt, "error", duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
-                )
-                raise
-            elapsed = _ms_since(started)
-            cost = self.settings.price_for(call.endpoint.model).cost(response.tokens_in, response.tokens_out)
-            try:
-                result = _validate(output_type, response)
-            except _Invalid as exc:
-                reason = str(exc)
-                self.ledger.record(
-                    call.row(
-                        attempt, "invalid", response=response, cost=cost, duration_ms=elapsed, error=reason
+                started = time.monotonic()
+                try:
+                    with self.limiter.slot(call.endpoint.limiter_key):
+                        started = time.monotonic()
+                        response = provider.complete(request)
+                except TransientError as exc:
+                    outcome: Outcome = "timeout" if exc.kind == "timeout" else "error"
+                    elapsed = _ms_since(started)
+                    self.ledger.record(
+                        call.row(attempt, outcome, duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
                     )
+                    if retries >= self.settings.max_retries:
+                        raise TransientFailure(
+                            f"{call.label} failed after {attempt} attempt(s): {exc}",
+                            attempts=attempt,
+                            last_kind=exc.kind,
+                        ) from exc
+                    retries += 1
+                    self._sleep(self._delay(retries, exc))
+                    continue
+                except ProviderFailure as exc:
+                    elapsed = _ms_since(started)
+                    self.ledger.record(
+                        call.row(attempt, "error", duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
+                    )
+                    raise
+                elapsed = _ms_since(started)
+                cost = self.settings.price_for(call.endpoint.model).cost(
+                    response.tokens_in, response.tokens_out
                 )
-                if reasked:
-                    raise InvalidOutput(
-                        f"{call.label}: the answer failed validation twice: {reason}", raw=response.raw
-                    ) from None
-                reasked = True
-                request = _reask(request, response, reason)
-                continue
-            parsed = result.model_dump(mode="json")
-            self.ledger.record(
-                call.row(attempt, "ok", response=response, cost=cost, duration_ms=elapsed, parsed=parsed)
-            )
-            return result
+                try:
+                    result = _validate(output_type, response)
+                except _Invalid as exc:
+                    reason = str(exc)
+                    self.ledger.record(
+                        call.row(
+                            attempt,
+                            "invalid",
+                            response=response,
+                            cost=cost,
+                            duration_ms=elapsed,
+                            error=reason,
+                        )
+                    )
+                    if reasked:
+                        raise InvalidOutput(
+                            f"{call.label}: the answer failed validation twice: {reason}", raw=response.raw
+                        ) from None
+                    reasked = True
+                    request = _reask(request, response, reason)
+                    continue
+                parsed = result.model_dump(mode="json")
+                self.ledger.record(
+                    call.row(attempt, "ok", response=response, cost=cost, duration_ms=elapsed, parsed=parsed)
+                )
+                return result
+            finally:
+                # After the attempt's row is recorded: its tokens count as spent before the reservation
+                # is given back, so there is no moment when they count nowhere.
+                self._release(call, reserved)
 
     def close(self) -> None:
         """Close every provider's connections; a later call opens new ones."""
@@ -259,17 +271,27 @@ class LLMGateway:
                 self._providers[endpoint] = provider
             return provider
 
-    def _check_budget(self, call: _Call, attempt: int) -> None:
+    def _reserve(self, call: _Call, attempt: int, request: ProviderRequest) -> int:
+        """Set aside the most this attempt can spend, or refuse it: parallel calls of one run cannot together
+        overrun its budget, because each must fit beside the others' reservations. Returns the tokens set
+        aside (0 without a budget)."""
         budget, run_id = self.settings.run_budget_tokens, call.context.run_id
         if budget is None or run_id is None:
-            return
+            return 0
+        estimate = worst_case_tokens(request)
+        if self.ledger.reserve(run_id, estimate, budget):
+            return estimate
         spent = self.ledger.tokens_spent(run_id)
-        if spent >= budget:
-            message = (
-                f"run {run_id} has spent {spent} of its {budget} tokens; {call.prompt.name} was not sent"
-            )
-            self.ledger.record(call.row(attempt, "budget", error=message))
-            raise BudgetExceeded(message)
+        message = (
+            f"run {run_id} has spent {spent} of its {budget} tokens, and {call.prompt.name} could need "
+            f"{estimate} more; it was not sent"
+        )
+        self.ledger.record(call.row(attempt, "budget", error=message))
+        raise BudgetExceeded(message)
+
+    def _release(self, call: _Call, reserved: int) -> None:
+        if reserved and call.context.run_id is not None:
+            self.ledger.release(call.context.run_id, reserved)
 
     def _delay(self, retry: int, error: TransientError) -> float:
         if error.retry_after_s is not None:
@@ -277,6 +299,16 @@ class LLMGateway:
         ceiling = min(self._backoff_cap_s, self._backoff_base_s * 2 ** (retry - 1))
         # Half fixed, half random: retries from parallel workers spread out instead of arriving together.
         return self._rng.uniform(ceiling / 2, ceiling)
+
+
+# A token is rarely shorter than three characters of the prompt; the answer is bounded by max_tokens.
+CHARS_PER_TOKEN_AT_LEAST = 3
+
+
+def worst_case_tokens(request: ProviderRequest) -> int:
+    """What one attempt may cost at most: its prompt, estimated high, and a full answer."""
+    prompt = sum(len(message.content) for message in request.messages)
+    return -(-prompt // CHARS_PER_TOKEN_AT_LEAST) + request.max_tokens
 
 
 def _ms_since(started: float) -> int:

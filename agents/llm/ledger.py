@@ -22,6 +22,14 @@ class CallLedger(Protocol):
         """Tokens in plus tokens out over every record of the run, whatever its outcome."""
         ...
 
+    def reserve(self, run_id: str, tokens: int, budget: int) -> bool:
+        """Atomically set ``tokens`` aside for a call of the run if spent, reserved and these fit ``budget``."""
+        ...
+
+    def release(self, run_id: str, tokens: int) -> None:
+        """Give back a reservation once its call is over (its actual tokens are then recorded as spent)."""
+        ...
+
 
 class InMemoryLedger:
     """A thread-safe ledger for tests, commands and benchmarks; forgotten when the process ends."""
@@ -29,6 +37,7 @@ class InMemoryLedger:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._records: list[LLMCallRecord] = []
+        self._reserved: dict[str, int] = {}
 
     def cached(self, request_hash: str) -> LLMCallRecord | None:
         with self._lock:
@@ -44,6 +53,18 @@ class InMemoryLedger:
     def tokens_spent(self, run_id: str) -> int:
         with self._lock:
             return sum(c.tokens_in + c.tokens_out for c in self._records if c.run_id == run_id)
+
+    def reserve(self, run_id: str, tokens: int, budget: int) -> bool:
+        with self._lock:
+            spent = sum(c.tokens_in + c.tokens_out for c in self._records if c.run_id == run_id)
+            if spent + self._reserved.get(run_id, 0) + tokens > budget:
+                return False
+            self._reserved[run_id] = self._reserved.get(run_id, 0) + tokens
+            return True
+
+    def release(self, run_id: str, tokens: int) -> None:
+        with self._lock:
+            self._reserved[run_id] = max(0, self._reserved.get(run_id, 0) - tokens)
 
     @property
     def records(self) -> list[LLMCallRecord]:

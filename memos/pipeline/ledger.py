@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import F, Sum
+from django.db.models.functions import Greatest
 
 from agents.llm.types import LLMCallRecord
 from memos.models import LLMCall, Run
@@ -97,3 +98,23 @@ class DjangoLedger:
             return int(total or 0)
 
         return retry_on_lost_connection(read, what="reading the run's token spend")
+
+    def reserve(self, run_id: str, tokens: int, budget: int) -> bool:
+        # One conditional UPDATE: two calls reserving at once are serialised on the run's row, so the second
+        # sees the first's reservation.
+        def write() -> bool:
+            return bool(
+                Run.objects.filter(
+                    pk=run_id, tokens_spent__lte=budget - tokens - F("tokens_reserved")
+                ).update(tokens_reserved=F("tokens_reserved") + tokens)
+            )
+
+        return retry_on_lost_connection(write, what="reserving tokens")
+
+    def release(self, run_id: str, tokens: int) -> None:
+        retry_on_lost_connection(
+            lambda: Run.objects.filter(pk=run_id).update(
+                tokens_reserved=Greatest(F("tokens_reserved") - tokens, 0)
+            ),
+            what="releasing reserved tokens",
+        )

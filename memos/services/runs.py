@@ -121,8 +121,8 @@ def start_run(
             active = Run.objects.filter(created_by=user, status__in=Run.ACTIVE_STATUSES).count()
             if active >= settings.RUN_MAX_ACTIVE_PER_USER:
                 raise ServiceError(
-                    f"You have {active} runs queued or running, the most one person may have at once; "
-                    "wait for one to finish."
+                    f"You have {active} run{'' if active == 1 else 's'} queued or running, the most one "
+                    "person may have at once; wait for one to finish."
                 )
             run = Run.objects.create(
                 brief=brief,

@@ -201,4 +201,6 @@ def test_a_spent_budget_ends_the_run_with_a_status_that_says_so(run: Run, settin
         driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
-    assert "token budget is spent" in run.status_message
+    assert run.status_message.startswith("the run's token budget is spent, so the specialists stage stopped")
+    # Nothing was sent: every specialist's call was refused before it reached the endpoint.
+    assert set(run.llm_calls.values_list("outcome", flat=True)) == {"budget"} and server.request_count == 0

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from django.db import close_old_connections
 
-from agents.llm.errors import LLMError
+from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
 from agents.memo.citations import check_claims, unresolved_citations
@@ -75,12 +75,16 @@ def _fan_out(
         }
         for step, _ in todo:  # marked running while the calls are already in flight
             ctx.start(step)
+        spent: BudgetExceeded | None = None
         for future in as_completed(futures):
             step = futures[future]
             try:
                 ctx.finish(step, future.result())
             except LLMError as exc:
                 ctx.fail_step(step, f"{step.title}: {exc}")
+                spent = exc if isinstance(exc, BudgetExceeded) else spent
+    if spent is not None:
+        raise spent  # the run is out of budget: it ends saying so, not as "no usable brief"
 
 
 def _in_thread(function: Callable[[], T]) -> T:

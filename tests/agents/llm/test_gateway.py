@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import Literal
@@ -225,13 +226,17 @@ def test_a_permanent_provider_failure_is_recorded_and_not_retried() -> None:
     assert len(h.fake.history) == 1
 
 
+# prompt("first") may cost at most ceil(len("Rate." + "first") / 3) + max_tokens = 4 + 50 tokens.
+ONE_CALL_AT_MOST = 54
+
+
 def test_the_budget_stops_the_next_call_with_a_budget_row_and_no_provider_call() -> None:
-    h = Harness(FakeProvider(), run_budget_tokens=5)
+    h = Harness(FakeProvider(), run_budget_tokens=ONE_CALL_AT_MOST + 6)
     h.ask("first")
     spent = h.ledger.tokens_spent("run-1")
-    assert spent >= 5
-    with pytest.raises(BudgetExceeded, match=f"spent {spent} of its 5 tokens"):
-        h.ask("second")
+    assert 0 < spent <= ONE_CALL_AT_MOST
+    with pytest.raises(BudgetExceeded, match=f"spent {spent} of its {ONE_CALL_AT_MOST + 6} tokens"):
+        h.ask("second")  # it could need 54 more, and only 60 - spent are left
     assert h.outcomes() == ["ok", "budget"]
     assert len(h.fake.history) == 1
     # Other runs have their own budget; a call with no run has none.
@@ -240,17 +245,55 @@ def test_the_budget_stops_the_next_call_with_a_budget_row_and_no_provider_call()
 
 
 def test_the_budget_is_checked_before_the_reask_too() -> None:
-    h = Harness(FakeProvider([{"rating": "nope", "reason": "x"}]), run_budget_tokens=1)
+    h = Harness(FakeProvider([{"rating": "nope", "reason": "x"}]), run_budget_tokens=ONE_CALL_AT_MOST + 6)
     with pytest.raises(BudgetExceeded):
-        h.ask()
+        h.ask("first")
     assert h.outcomes() == ["invalid", "budget"]
 
 
 def test_a_cached_answer_is_served_even_after_the_budget_is_spent() -> None:
-    h = Harness(FakeProvider(), run_budget_tokens=1)
-    first = h.ask()
-    assert h.ask() == first
+    h = Harness(FakeProvider(), run_budget_tokens=ONE_CALL_AT_MOST + 6)
+    first = h.ask("first")
+    assert h.ask("first") == first
     assert h.outcomes() == ["ok", "cached"]
+
+
+class SlowProvider:
+    """A provider whose calls overlap: each takes 0.2 s, so parallel calls are all in flight together."""
+
+    def __init__(self, fake: FakeProvider) -> None:
+        self.fake = fake
+
+    def factory(self, endpoint: Endpoint, timeout_s: float) -> SlowProvider:
+        return self
+
+    def complete(self, request: ProviderRequest) -> ProviderResponse:
+        time.sleep(0.2)
+        return self.fake.complete(request)
+
+    def close(self) -> None:
+        self.fake.close()
+
+
+def test_parallel_calls_of_a_run_cannot_together_overrun_its_budget() -> None:
+    # Room for two calls at their worst: the other two must be refused while those two are in flight,
+    # even though nothing has been spent yet when all four ask.
+    budget = 2 * ONE_CALL_AT_MOST + 10
+    slow = SlowProvider(FakeProvider())
+    h = Harness(slow.fake, run_budget_tokens=budget)
+    h.gateway = LLMGateway(h.settings, h.ledger, ThreadLimiter(4), provider_factory=slow.factory)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda word: _outcome(h, word), ["first", "fifth", "sixth", "tenth"]))
+    assert sorted(results) == ["budget", "budget", "ok", "ok"]
+    assert len(slow.fake.history) == 2 and h.ledger.tokens_spent("run-1") <= budget
+
+
+def _outcome(h: Harness, word: str) -> str:
+    try:
+        h.ask(word)
+    except BudgetExceeded:
+        return "budget"
+    return "ok"
 
 
 def test_loopback_only_refuses_a_hosted_endpoint_before_any_provider_exists() -> None:
