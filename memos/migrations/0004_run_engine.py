@@ -10,7 +10,7 @@ from django.db import migrations, models
 _KIND_BY_STAGE = {"data": "evidence", "specialists": "specialist", "evaluation": "evaluation", "memo": "memo"}
 
 
-def name_step_kinds(apps, schema_editor):  # noqa: ANN001, ANN201 - Django's migration signature
+def name_step_kinds(apps, schema_editor):
     AgentStep = apps.get_model("memos", "AgentStep")
     for stage, kind in _KIND_BY_STAGE.items():
         AgentStep.objects.filter(stage=stage).update(kind=kind)

@@ -7,9 +7,10 @@ from django.db import migrations
 DEMO_NON_ADMINS = ("analyst", "committee", "reviewer", "executive")
 
 
-def leave_the_admin(apps, schema_editor):  # noqa: ANN001, ANN201 - Django's migration signature
+def leave_the_admin(apps, schema_editor):
     User = apps.get_model("auth", "User")
-    User.objects.filter(username__in=DEMO_NON_ADMINS, is_superuser=False, is_staff=True).update(is_staff=False)
+    demoted = User.objects.filter(username__in=DEMO_NON_ADMINS, is_superuser=False, is_staff=True)
+    demoted.update(is_staff=False)
 
 
 class Migration(migrations.Migration):

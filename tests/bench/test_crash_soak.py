@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
-from typing import Any
 
-import django_rq
 import pytest
 
 from memos.models import Run
@@ -22,15 +19,7 @@ STAGE = os.environ.get("SOAK_STAGE", "specialists")
 RUNS = int(os.environ.get("SOAK_RUNS", "20"))
 
 
-@pytest.fixture
-def queue() -> Iterator[Any]:
-    q = django_rq.get_queue("default")
-    q.empty()  # type: ignore[no-untyped-call]  # rq leaves Queue.empty unannotated
-    yield q
-    q.empty()  # type: ignore[no-untyped-call]
-
-
-def test_soak_kills_the_worker_again_and_again_in_one_stage(queue: Any, bench_report: BenchReport) -> None:
+def test_soak_kills_the_worker_again_and_again_in_one_stage(bench_report: BenchReport) -> None:
     assert STAGE in STAGES, f"SOAK_STAGE must be one of {STAGES}"
     load_desk_data("AAPL")
     completed = repeated = paid_twice = duplicated = 0

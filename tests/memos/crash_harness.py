@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import django_rq
 import psycopg
 from django.db import connection
 from django.db.models import Count
@@ -183,6 +184,8 @@ def crash_and_resume(
 ) -> tuple[Run, CrashReport]:
     """Start a quick run, kill its worker in ``stage``, let the watchdog and a new worker finish it."""
     run = new_run(label)
+    queue = django_rq.get_queue("default")
+    queue.empty()  # type: ignore[no-untyped-call]  # jobs another test left must not reach this test's workers
     with FakeLLMServer(latency_ms=LATENCY_MS, script=script_for(run)) as server, running_desk(server) as desk:
         desk.watchdog()
         worker = desk.worker()

@@ -8,10 +8,6 @@ same answers writes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import django_rq
 import pytest
 
 from memos.models import AgentStep, Run
@@ -20,16 +16,8 @@ from tests.memos.crash_harness import STAGES, crash_and_resume, load_desk_data, 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def queue() -> Iterator[Any]:
-    q = django_rq.get_queue("default")
-    q.empty()  # type: ignore[no-untyped-call]  # rq leaves Queue.empty unannotated
-    yield q
-    q.empty()  # type: ignore[no-untyped-call]
-
-
 @pytest.mark.parametrize("stage", STAGES)
-def test_a_worker_killed_mid_stage_loses_nothing_and_pays_for_nothing_twice(queue: Any, stage: str) -> None:
+def test_a_worker_killed_mid_stage_loses_nothing_and_pays_for_nothing_twice(stage: str) -> None:
     load_desk_data("AAPL")
     run, report = crash_and_resume(stage)
 
