@@ -1,6 +1,7 @@
 """Rows of the Analyst Desk, one module per feature. Models hold the rules about one row; workflows across
 rows live in ``memos.services`` and the run engine in ``memos.pipeline``."""
 
+from memos.models.accounts import DemoSeeding
 from memos.models.facts import Company, DataLoad, FactRecord, SourceDocument
 from memos.models.ledger import LLMCall
 from memos.models.runs import DEFAULT_AUDIENCE, AgentStep, Brief, Run, StageClaim
@@ -11,6 +12,7 @@ __all__ = [
     "Brief",
     "Company",
     "DataLoad",
+    "DemoSeeding",
     "FactRecord",
     "LLMCall",
     "Run",

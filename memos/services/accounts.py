@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
-from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
+
+from memos.models import DemoSeeding
 
 
 class Roles:
@@ -45,12 +46,6 @@ DEMO_USERS = [
 ]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
-
-# "The demo users were seeded once": a row that outlives the demo users themselves, so a restart neither
-# re-creates a demo user an admin deleted nor touches one an admin changed. A permission row needs no table
-# of its own (no migration) and nothing deletes it when users go; it is granted to no one and checked
-# nowhere as a permission. If the database is emptied the marker goes with it, and seeding starts afresh.
-SEEDED_MARKER = "demo_users_seeded"
 
 
 @dataclass(frozen=True)
@@ -91,18 +86,15 @@ def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed
             skipped=f"no demo users: the site serves {shown}, and demo logins are for loopback "
             "(127.0.0.1, localhost, ::1) only; create accounts with manage.py createsuperuser and the admin"
         )
-    content_type = ContentType.objects.get_for_model(User)
     with transaction.atomic():
-        _, first_time = Permission.objects.get_or_create(
-            content_type=content_type,
-            codename=SEEDED_MARKER,
-            defaults={"name": "Marker: the demo users were seeded (grant to no one)"},
-        )
+        # One row with a fixed key: two starts at once cannot both seed (the second's insert waits on the
+        # first's and then finds it).
+        seeding, first_time = DemoSeeding.objects.get_or_create(pk=1)
         if not first_time:
             return DemoSeed(skipped="demo users were seeded before; left as they are")
         created: list[str] = []
         for demo in DEMO_USERS:
-            # A user of that name from before the marker existed is someone's account: leave it alone.
+            # A user of that name from before the first seeding is someone's account: leave it alone.
             if User.objects.filter(username=demo.username).exists():
                 continue
             # Only the admin works in the Django admin; every other role works in the product's pages.
@@ -114,4 +106,6 @@ def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed
             )
             user.groups.add(groups[demo.group])
             created.append(demo.username)
+        seeding.users = created
+        seeding.save(update_fields=["users"])
     return DemoSeed(created=created)
