@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from decimal import Decimal
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,10 @@ import pytest
 from django.core.management import call_command
 from pytest_django.fixtures import Settings
 
-from agents.data.edgar import CompanyFactSet
+from agents.data.edgar import SnapshotEdgarSource, load_company_facts
 from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
 from agents.data.http import FetchError
-from memos.services import facts as facts_service
+from memos.models import Company, FactRecord
 from memos.services import sources
 from tests.agents.data import REPO_ROOT, SHARED_DATA, shared_file
 
@@ -36,19 +37,6 @@ def run_failing(*args: str) -> tuple[int | str | None, str, str]:
     with pytest.raises(SystemExit) as caught:
         call_command("facts", *args, stdout=out, stderr=err)
     return caught.value.code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def saved(monkeypatch: pytest.MonkeyPatch) -> list[CompanyFactSet]:
-    """Stands in for the database write (no PostgreSQL in unit tests); records what --save handed over."""
-    calls: list[CompanyFactSet] = []
-
-    def save_company_facts(fact_set: CompanyFactSet) -> int:
-        calls.append(fact_set)
-        return len(fact_set.facts)
-
-    monkeypatch.setattr(facts_service, "save_company_facts", save_company_facts)
-    return calls
 
 
 def test_json_output_has_the_documented_shape() -> None:
@@ -110,21 +98,54 @@ def test_a_companyfacts_file_can_be_named_by_a_ticker() -> None:
     assert json.loads(run(path, "--json")[0])["ticker"] == "CIK0001046179"
 
 
-def test_save_hands_every_fact_to_the_fact_store(saved: list[CompanyFactSet]) -> None:
+@pytest.mark.django_db
+def test_save_hands_every_fact_to_the_fact_store() -> None:
+    parsed = load_company_facts(SnapshotEdgarSource(SHARED_DATA), "AAPL").facts_by_id()
     out, err = run("AAPL", "--data-dir", str(SHARED_DATA), "--json", "--save")
-    assert len(saved) == 1
-    assert saved[0].ticker == "AAPL"
-    assert "AAPL:revenue:FY2025Q2" in saved[0].facts_by_id()  # quarters are stored too, not only shown years
-    assert err.strip() == f"saved {len(saved[0].facts)} facts for AAPL"
+    assert err.strip() == f"saved {len(parsed)} facts for AAPL"
     json.loads(out)  # still pure JSON on stdout
 
+    company = Company.objects.get()
+    assert (company.ticker, company.cik, company.name, company.taxonomy) == (
+        "AAPL",
+        320193,
+        "Apple Inc.",
+        "us-gaap",
+    )
+    rows = {row.fact_id: row for row in FactRecord.objects.filter(company=company)}
+    # Every fact the parser read is a row (annual, quarterly and derived alike), and nothing else is.
+    assert set(rows) == set(parsed)
+    assert {
+        fact_id: (row.value, row.period_end, row.source, row.accession, row.url)
+        for fact_id, row in rows.items()
+    } == {
+        fact_id: (f.value, f.period_end, f.citation.source, f.citation.accession or "", f.citation.url)
+        for fact_id, f in parsed.items()
+    }
+    quarter = rows["AAPL:revenue:FY2025Q2"]  # quarters are stored too, not only the years the table shows
+    assert (quarter.value, quarter.fiscal_period, quarter.form, str(quarter.filed)) == (
+        Decimal("95359000000"),
+        "Q2",
+        "10-Q",
+        "2025-05-02",
+    )
+    assert quarter.concept == "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax"
+    margin = rows["AAPL:gross_margin:FY2024"]
+    assert (margin.value, margin.source, margin.form) == (Decimal("0.4620634982"), "derived", "")
+    assert margin.inputs == ["AAPL:gross_profit:FY2024", "AAPL:revenue:FY2024"]
 
-def test_an_unknown_ticker_is_one_line_on_stderr_and_exit_2(saved: list[CompanyFactSet]) -> None:
+    # Saving again updates the same rows by fact id: no duplicates.
+    run("AAPL", "--data-dir", str(SHARED_DATA), "--json", "--save")
+    assert FactRecord.objects.count() == len(parsed) and Company.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_an_unknown_ticker_is_one_line_on_stderr_and_exit_2() -> None:
     code, out, err = run_failing("ZZZZ", "--data-dir", str(SHARED_DATA), "--save")
     assert code == 2
     assert out == ""
     assert err.strip() == "facts: unknown ticker 'ZZZZ': not in SEC's company list"
-    assert saved == []
+    assert not Company.objects.exists() and not FactRecord.objects.exists()
 
 
 def test_a_company_without_companyfacts_exits_2_and_names_the_inline_route() -> None:
@@ -134,9 +155,8 @@ def test_a_company_without_companyfacts_exits_2_and_names_the_inline_route() -> 
     assert "inline XBRL" in err
 
 
-def test_a_missing_or_malformed_file_exits_2_and_writes_nothing(
-    tmp_path: Path, saved: list[CompanyFactSet]
-) -> None:
+@pytest.mark.django_db
+def test_a_missing_or_malformed_file_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     broken = tmp_path / "CIK0000000001_BROKEN.json.gz"
     broken.write_bytes(gzip.compress(b'{"cik": 1, "facts": {'))
     for target, expected in [(tmp_path / "absent.json", "no such file"), (broken, "not valid JSON")]:
@@ -145,7 +165,7 @@ def test_a_missing_or_malformed_file_exits_2_and_writes_nothing(
         assert out == ""
         assert expected in err
         assert len(err.strip().splitlines()) == 1
-    assert saved == []
+    assert not Company.objects.exists() and not FactRecord.objects.exists()
 
 
 def test_live_mode_asks_sec_with_the_configured_user_agent_and_rate(

@@ -6,12 +6,15 @@ No test here is marked for the database: the command must not need one.
 from __future__ import annotations
 
 import json
+from datetime import date
 from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from ta.momentum import RSIIndicator
 
+from agents.data.prices import load_price_csv
 from tests.agents.data import shared_file
 
 KO = str(shared_file("prices/daily/KO_2012-2017_stocknet.csv"))
@@ -34,6 +37,15 @@ METRICS = {
     "atr_pct",
     "volatility_annualised",
 }
+# tests/agents/quant/test_profile.py checks the profile against ta to this tolerance on the same KO file.
+TOLERANCE = 1e-6
+
+
+def _ta_rsi14(path: str, as_of: date) -> float:
+    """ta's RSI(14) on the closes up to ``as_of``: the independent reference. Over 1,200 KO sessions its
+    zero seed has decayed far below the tolerance, so it agrees with Wilder's seeding (see test_profile)."""
+    closes = load_price_csv(Path(path)).until(as_of).bars["close"]
+    return float(RSIIndicator(closes, window=14).rsi().iloc[-1])
 
 
 def _quant(*args: str) -> tuple[str, str, int]:
@@ -54,7 +66,8 @@ def test_json_has_exactly_the_documented_keys() -> None:
     assert (payload["ticker"], payload["as_of"]) == ("KO", "2017-06-30")
     assert (payload["benchmark"], payload["sector"]) == ("SPY", "XLP")
     assert all(isinstance(payload[key], float) for key in METRICS)
-    assert 0 < payload["rsi14"] < 100 and payload["notes"] == []
+    assert payload["rsi14"] == pytest.approx(_ta_rsi14(KO, date(2017, 6, 30)), abs=TOLERANCE)  # 46.742...
+    assert payload["notes"] == []
 
 
 def test_json_shows_missing_figures_as_null_with_the_reason() -> None:
@@ -74,7 +87,9 @@ def test_table_shows_every_metric_with_its_unit() -> None:
     rows = {line.split()[0]: line.split(maxsplit=1)[1] for line in lines[2:] if not line.startswith("note")}
     assert set(rows) == METRICS
     assert rows["return_1w"].endswith(" %") and rows["atr_pct"].endswith(" %")
-    assert rows["beta_sector"] == "n/a" and 0 < float(rows["rsi14"]) < 100
+    assert rows["beta_sector"] == "n/a"
+    # The table shows RSI to two places: ta's figure for the session used (2017-07-03), rounded alike.
+    assert rows["rsi14"] == f"{_ta_rsi14(KO, date(2017, 7, 3)):.2f}" == "45.25"
     assert "note: 2017-07-04 is not a trading session; using 2017-07-03" in out
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import time
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -213,13 +212,13 @@ def test_facts_are_named_by_cik_when_no_ticker_is_given() -> None:
     assert "CIK0001046179:revenue:FY2024" in fact_set.facts_by_id()
 
 
-def test_the_largest_file_parses_well_under_a_second() -> None:
-    path = shared_file(COMPANYFACTS["NVDA"])
-    started = time.perf_counter()
-    fact_set = facts_from_companyfacts(read_companyfacts_file(path), ticker="NVDA")
-    elapsed = time.perf_counter() - started
+def test_the_largest_file_parses_into_cited_facts() -> None:
+    # How fast is a figure, not a rule: tests/bench/test_foundation_bench.py prints it (scripts/bench.sh).
+    fact_set = facts_from_companyfacts(
+        read_companyfacts_file(shared_file(COMPANYFACTS["NVDA"])), ticker="NVDA"
+    )
     assert len(fact_set.facts) > 900
-    assert elapsed < 1.5, f"reading and parsing NVDA companyfacts took {elapsed:.2f} s"
+    assert all(fact.citation.url.startswith("https://www.sec.gov/") for fact in fact_set.facts)
 
 
 def test_a_missing_file_is_a_data_error_naming_it(tmp_path: Path) -> None:

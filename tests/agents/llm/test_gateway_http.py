@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -109,6 +110,8 @@ def test_a_structured_answer_comes_back_validated_and_recorded(
     [row] = desk.ledger.records
     assert row.outcome == "ok"
     assert row.parsed == move.model_dump()
+    usage = json.loads(row.raw_response)["usage"]  # what the server reported is what the ledger counts
+    assert (row.tokens_in, row.tokens_out) == (usage["prompt_tokens"], usage["completion_tokens"])
     assert row.tokens_in > 0 and row.tokens_out > 0
     assert '"chat.completion"' in row.raw_response
     [request] = server.requests
@@ -245,13 +248,19 @@ def test_a_repeated_identical_request_makes_no_http_call(
     assert desk.outcomes() == ["ok", "cached"]
 
 
+# The gateway reserves a call's worst case before sending it: prompt("first") may cost at most
+# ceil(len("You plan." + "first") / 3) + max_tokens = 5 + 200 tokens.
+ONE_CALL_AT_MOST = 205
+
+
 def test_the_budget_stops_a_call_before_it_is_sent(
     server: FakeLLMServer, desk_for: Callable[..., Desk]
 ) -> None:
-    desk = desk_for(settings_for(server, run_budget_tokens=10))
+    desk = desk_for(settings_for(server, run_budget_tokens=ONE_CALL_AT_MOST + 6))
     desk.ask("first")
-    with pytest.raises(BudgetExceeded):
-        desk.ask("second")
+    spent = desk.ledger.tokens_spent("run-7")
+    with pytest.raises(BudgetExceeded, match=f"spent {spent} of its {ONE_CALL_AT_MOST + 6} tokens"):
+        desk.ask("second")  # it could need 205 more, and only 211 - spent are left
     assert server.request_count == 1
     assert desk.outcomes() == ["ok", "budget"]
 
