@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export SOAK_STAGE="${1:-specialists}" SOAK_RUNS="${2:-20}"
 bash scripts/with-services.sh python -m pytest -q -s -m bench tests/bench/test_crash_soak.py -p no:cacheprovider 2>&1 \
-  | grep -E '^\[(bench|soak)\]|passed|failed|error'
+  | grep -E '^\[(bench|soak)\]|^E |passed|failed|error'

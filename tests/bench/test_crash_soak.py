@@ -26,7 +26,11 @@ def test_soak_kills_the_worker_again_and_again_in_one_stage(bench_report: BenchR
     seconds: list[float] = []
     for number in range(1, RUNS + 1):
         started = time.monotonic()
-        _, report = crash_and_resume(STAGE, label=f"soak-{number}")
+        try:
+            _, report = crash_and_resume(STAGE, label=f"soak-{number}")
+        except AssertionError as stuck:  # a wait timed out: count it, say why, and go on soaking
+            print(f"[soak] run {number}/{RUNS}: did not finish: {stuck}")
+            continue
         seconds.append(time.monotonic() - started)
         completed += report.status == Run.Status.DONE
         repeated += report.repeated
@@ -40,6 +44,6 @@ def test_soak_kills_the_worker_again_and_again_in_one_stage(bench_report: BenchR
         calls_repeated=repeated,
         completed_calls_paid_twice=paid_twice,
         artefacts_duplicated=duplicated,
-        median_s_per_run=round(sorted(seconds)[len(seconds) // 2], 1),
+        median_s_per_run=round(sorted(seconds)[len(seconds) // 2], 1) if seconds else None,
     )
     assert completed == RUNS and paid_twice == 0 and duplicated == 0

@@ -45,7 +45,7 @@ LLM_STAGES = {"specialists": "specialist_", "synthesis": "synthesizer", "evaluat
 LATENCY_MS = 1000
 STALE_AFTER_S = 3
 WORKER = "memos.pipeline.worker.DeskWorker"
-LOGS = ROOT / "var" / "crash"  # each process's output, overwritten by the next test
+LOGS = ROOT / "var" / "crash" / str(os.getpid())  # each process's output, overwritten by the next test
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float, what: str) -> None:
@@ -202,7 +202,13 @@ def crash_and_resume(
                 ok_before = _ok_hashes(run)
                 desk.kill(worker)
         desk.worker()  # the replacement; the watchdog queues the run again once its heartbeat is stale
-        wait_for(lambda: _finished(run), timeout, "the resumed run to finish")
+        try:
+            wait_for(lambda: _finished(run), timeout, "the resumed run to finish")
+        except AssertionError as stuck:
+            run.refresh_from_db()
+            raise AssertionError(
+                f"{stuck}; the run: {run.status} {run.status_message}\n{desk.log_tails()}"
+            ) from None
         received = Counter(ledger_hash(entry["body"]) for entry in server.requests)
     run.refresh_from_db()
     return run, _report(run, stage, ok_before, dict(received))
