@@ -1,5 +1,9 @@
 // The run page: live cards over a WebSocket, zoomable stages, and step documents in a side drawer.
-// Every piece of HTML swapped in here was rendered (and escaped) by Django; this file only places it.
+// Every legitimate piece of HTML swapped in here was rendered (and escaped) by Django; this file only places
+// it. It still trusts none of it: the socket relays whatever reaches the run's channel-layer group, and
+// anything with access to Redis can put a message there. So a live event must be one well-formed fragment
+// for an existing element of the kind it names, with nothing in it the server never renders (script, event
+// handlers, non-web URLs), or it is refused whole; a drawer document is stripped of the same things.
 (function () {
   "use strict";
 
@@ -25,10 +29,134 @@
   let openedFrom = null;
   let loadToken = 0;
 
+  // --- what may be inserted
+
+  const HTML_NS = "http://www.w3.org/1999/xhtml";
+  // The elements and attributes the server's cards, status line and step documents are made of.
+  const ELEMENTS = new Set(
+    (
+      "a abbr article b blockquote br caption code dd del details div dl dt em figcaption figure footer " +
+      "h2 h3 h4 header hr i li ol p pre s section small span strong sub summary sup table tbody td tfoot " +
+      "th thead time tr u ul"
+    ).split(" "),
+  );
+  const ATTRIBUTES = new Set(
+    "class id title href rel target role colspan rowspan scope open".split(" "),
+  );
+
+  // Parsed in a document of its own, with no window: nothing in it loads or runs until it has been checked
+  // and cleaned and is adopted here. (Chromium still reports an inline handler to this page's policy as the
+  // parser meets it: a refused hostile event can show up as a policy report, never as a script that ran.)
+  const parser = new DOMParser();
+
   function fromHtml(html) {
-    const template = document.createElement("template");
-    template.innerHTML = html.trim();
-    return template.content;
+    const parsed = parser.parseFromString(html.trim(), "text/html");
+    const content = parsed.createDocumentFragment();
+    // What the parser moved into the head (script, style, meta, base...) stays with the rest, to be refused.
+    content.append(...parsed.head.childNodes, ...(parsed.body?.childNodes ?? []));
+    return content;
+  }
+
+  // A link may go to a page of the web (or of this site), never to javascript:, data:, blob: or the like.
+  function webUrl(value) {
+    try {
+      const url = new URL(value, location.href);
+      return url.protocol === "https:" || url.protocol === "http:";
+    } catch {
+      return false;
+    }
+  }
+
+  function sameOrigin(value) {
+    try {
+      return new URL(value, location.href).origin === location.origin;
+    } catch {
+      return false;
+    }
+  }
+
+  // Removes what the server never renders: other elements (script, style, svg, iframe, img, forms...) with
+  // everything inside them, other attributes (every on* handler, style, src...), and links that are not
+  // web URLs. Returns how many things it removed.
+  function clean(root) {
+    let removed = 0;
+    for (const element of [...root.querySelectorAll("*")]) {
+      if (!root.contains(element)) continue; // inside something already removed
+      if (element.namespaceURI !== HTML_NS || !ELEMENTS.has(element.localName)) {
+        element.remove();
+        removed += 1;
+        continue;
+      }
+      for (const { name, value } of [...element.attributes]) {
+        const allowed =
+          ATTRIBUTES.has(name) || /^data-[a-z0-9-]+$/.test(name) || /^aria-[a-z]+$/.test(name);
+        if (!allowed || (name === "href" && !webUrl(value)) || (name === "target" && value !== "_blank")) {
+          element.removeAttribute(name);
+          removed += 1;
+        }
+      }
+    }
+    return removed;
+  }
+
+  // The one element of a socket event's fragment, if it is exactly one clean element and nothing else.
+  function single(html) {
+    if (typeof html !== "string") return null;
+    const content = fromHtml(html);
+    const blank = (node) => node.nodeType === Node.TEXT_NODE && !node.data.trim();
+    const stray = [...content.childNodes].some((node) => node.nodeType !== Node.ELEMENT_NODE && !blank(node));
+    if (stray || content.children.length !== 1 || clean(content) > 0) return null;
+    return content.firstElementChild;
+  }
+
+  // The replacement for an event's target, or null (with the reason logged) when the event is refused.
+  function checked(event) {
+    const refuse = (reason) => {
+      console.warn(`run page: refused a live event (${reason})`);
+      return null;
+    };
+    if (!event || typeof event !== "object" || typeof event.target !== "string") return refuse("not an event");
+    if (event.run_id !== runId) return refuse("another run's event");
+    const current = document.getElementById(event.target);
+    const replacement = single(event.html);
+    if (!replacement) return refuse("not one well-formed fragment");
+    if (!current || replacement.id !== event.target || replacement.localName !== current.localName) {
+      return refuse("no such target");
+    }
+    if (event.kind === "status") {
+      if (
+        event.target !== "run-status" ||
+        !page.contains(current) ||
+        !replacement.matches("div.run-status") ||
+        replacement.querySelector("[id], a")
+      ) {
+        return refuse("not the status line");
+      }
+      return replacement;
+    }
+    if (event.kind === "agent") {
+      const pk = /^step-(\d+)$/.exec(event.target)?.[1];
+      const link = replacement.querySelector("a.step-card[data-doc]");
+      const currentLink = current.querySelector("a.step-card[data-doc]");
+      if (
+        !pk ||
+        !pipeline.contains(current) ||
+        !current.matches("li.step") ||
+        !replacement.matches("li.step") ||
+        replacement.dataset.key !== current.dataset.key ||
+        replacement.dataset.stage !== current.dataset.stage ||
+        replacement.querySelector("[id]") ||
+        replacement.querySelectorAll("a").length !== 1 ||
+        !link ||
+        link.dataset.doc !== pk ||
+        !currentLink ||
+        link.getAttribute("href") !== currentLink.getAttribute("href")
+      ) {
+        return refuse("not this step's card");
+      }
+      return replacement;
+    }
+    return refuse(`unknown kind ${String(event.kind).slice(0, 20)}`);
   }
 
   function setLive(state, text) {
@@ -39,11 +167,9 @@
   // --- live updates
 
   function swap(event) {
+    const replacement = checked(event);
+    if (!replacement) return;
     const current = document.getElementById(event.target);
-    if (!current) return;
-    const content = fromHtml(event.html);
-    const replacement = content.firstElementChild;
-    if (!replacement || replacement.id !== event.target) return;
     current.classList.remove("is-open");
     // A re-sync resends every card: leave unchanged ones alone so they do not replay their animations.
     if (replacement.isEqualNode(current)) {
@@ -168,10 +294,13 @@
       drawerBody.classList.add("loading");
     }
     try {
+      if (!sameOrigin(href)) throw new Error("not a page of this site");
       const response = await fetch(href, { headers: { "X-Desk-Fragment": "1" }, credentials: "same-origin" });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const content = fromHtml(await response.text());
       if (token !== loadToken) return; // a newer document was asked for meanwhile
+      const removed = clean(content);
+      if (removed) console.warn(`run page: removed ${removed} unsafe part(s) from a document`);
       drawerBody.replaceChildren(content);
       drawerTitle.textContent = drawerBody.querySelector(".doc-title")?.textContent || "Document";
       if (fresh) drawer.focus();
