@@ -195,9 +195,7 @@ def firewall(memo: MemoDraft, catalog: EvidenceCatalog, report: AuditReport) -> 
     reasons = []
     if memo.recommendation in ("BUY", "SELL") and low:
         final = "WATCH"
-        reasons.append(
-            f"{memo.recommendation} rested on LOW-tier evidence ({', '.join(low)}): downgraded to WATCH"
-        )
+        reasons.append(f"{memo.recommendation} rested on {_low_evidence(low, catalog)}: downgraded to WATCH")
     conditional = final in ("BUY", "SELL") and bool(contested)
     if conditional:
         reasons.append(f"conditional: the recommendation rests on contested figures ({', '.join(contested)})")
@@ -210,3 +208,15 @@ def firewall(memo: MemoDraft, catalog: EvidenceCatalog, report: AuditReport) -> 
         contested_ids=contested,
         reason=reason,
     )
+
+
+def _low_evidence(ids: tuple[str, ...], catalog: EvidenceCatalog) -> str:
+    """LOW-tier sources by id; ids that resolve to nothing only counted: a model wrote them, and the reason is
+    shown on the memo page as code's words (an "id" can be any text, figures and instructions included)."""
+    named = [i for i in ids if i in catalog]
+    unresolved = len(ids) - len(named)
+    parts = [f"LOW-tier evidence ({', '.join(named)})"] if named else []
+    if unresolved:
+        what = "id that resolves" if unresolved == 1 else "ids that resolve"
+        parts.append(f"{unresolved} {what} to no evidence")
+    return " and ".join(parts)

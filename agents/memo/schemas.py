@@ -8,9 +8,10 @@ anecdotal), and every score rule (hill-climb, verdict, firewall) is computed by 
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Layer = Literal["MACRO", "MESO", "MICRO"]
 Tier = Literal["HIGH", "MEDIUM", "LOW"]
@@ -65,6 +66,19 @@ JMINUS_DIMENSIONS = (
 )
 
 Score = Annotated[int, Field(ge=0, le=2)]
+# Keep in step with the two tuples above (a test checks it): a Literal needs its values written out.
+Dimension = Literal[
+    "causal_mechanism",
+    "cross_domain_coupling",
+    "named_catalyst",
+    "non_consensus",
+    "source_anchored",
+    "cherry_picking",
+    "hedge_then_recommend",
+    "narrative_over_numbers",
+    "anchoring_to_price",
+    "survivorship_in_analogs",
+]
 
 
 class JPlusScores(_Strict):
@@ -93,8 +107,17 @@ class JMinusScores(_Strict):
 
 class Catalyst(_Strict):
     event: ShortText
-    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="ISO date the catalyst is expected by")
+    # [0-9], not \d: \d also matches full-width and Arabic-Indic digits, which the page would show as typed.
+    date: str = Field(
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="ISO date the catalyst is expected by"
+    )
     expected_sign: Sign
+
+    @field_validator("date")
+    @classmethod
+    def _a_calendar_date(cls, value: str) -> str:
+        datetime.date.fromisoformat(value)  # 2026-13-45 fits the pattern but is no date: ValueError, invalid
+        return value
 
 
 class Analysis(_Strict):
@@ -132,7 +155,7 @@ class Divergence(_Strict):
     """Where the evaluator's calibrated score differs from a self-score, with the passage that shows why."""
 
     iteration: int = Field(ge=1, le=10)
-    dimension: str = Field(min_length=1, max_length=40)
+    dimension: Dimension  # one of the rubrics' names, never free text: the page shows it as it is
     quote: str = Field(min_length=1, max_length=400)
     justification: ShortText
 

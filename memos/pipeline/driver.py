@@ -32,7 +32,7 @@ from memos.pipeline import claims
 from memos.pipeline.claims import Hold, Refusal
 from memos.pipeline.context import StageContext
 from memos.pipeline.dbretry import retry_on_lost_connection
-from memos.pipeline.errors import LeaseLost, StageFailed
+from memos.pipeline.errors import LeaseLost, StageFailed, shown
 from memos.pipeline.liveness import Heartbeat
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Workflow
@@ -121,11 +121,9 @@ def _run_body(workflow: Workflow, ctx: StageContext) -> tuple[str, str, str | No
 def _failure_message(stage: str, exc: Exception) -> str:
     if isinstance(exc, StageFailed):
         return str(exc)
-    if isinstance(exc, InvalidOutput):
-        return f"the {stage} stage stopped: the model's answer did not fit its schema ({exc})"
     if isinstance(exc, BudgetExceeded):
         return f"the run's token budget is spent, so the {stage} stage stopped: {exc}"
-    return f"the {stage} stage stopped: {exc}"
+    return f"the {stage} stage stopped: {shown(exc) if isinstance(exc, LLMError) else exc}"
 
 
 def _fail(hold: Hold, message: str) -> tuple[str, str, None]:

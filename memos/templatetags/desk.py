@@ -51,6 +51,7 @@ def cited(fact: object) -> SafeString:
 # format_html, which escapes it; only the markup around it is ours.
 
 _NO_REFS = Refs({}, {}, frozenset())
+MAX_UNRESOLVED_CHARS = 80
 
 
 def _fact_link(fact: FactRecord) -> SafeString:
@@ -111,7 +112,16 @@ def cite(evidence_id: object, refs: object = None) -> SafeString:
             title,
             cid,
         )
-    return format_html('<code class="cite unresolved" title="resolves to no fact or document">{}</code>', cid)
+    return format_html(
+        '<code class="cite unresolved" title="resolves to no fact or document">{}</code>', _unresolved(cid)
+    )
+
+
+def _unresolved(cid: str) -> str:
+    """An id that resolves to nothing was written by a model and may be any text: shown shortened, with any
+    figure in it removed like a number in prose."""
+    shown = cid if len(cid) <= MAX_UNRESOLVED_CHARS else cid[: MAX_UNRESOLVED_CHARS - 1] + "…"
+    return "".join(segment.text for segment in segments(shown, frozenset()))
 
 
 @register.filter

@@ -78,7 +78,10 @@ def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
         output = kind.output.model_validate(step.output)
     except ValidationError:
         return UNFINISHED, base | {"unreadable": True}
-    refs = resolve(cited_ids(output), _evidence_ids(run))
+    # Only what the run was shown resolves: an id the model picked from elsewhere in the fact store is
+    # shown as unresolved, never as a linked (and so seemingly vouched-for) figure.
+    evidence = _evidence_ids(run)
+    refs = resolve(cited_ids(output) & evidence, evidence)
     return kind.template, base | {"kind": kind.name, "refs": refs} | BUILDERS[step.kind](output, step, refs)
 
 

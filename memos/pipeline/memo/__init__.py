@@ -74,9 +74,12 @@ def ending(ctx: StageContext) -> Ending:
     verdict = memo.verdict
     if verdict.decision == "ACCEPT":
         return Ending(Run.Status.DONE, f"memo ready: {verdict.reason}")
+    # Code's words only: the evaluator's advice for the next run is model-written, so it is shown in its
+    # report through the same filter as all model prose, not in the status line.
     return Ending(
         Run.Status.NEEDS_REVIEW,
-        f"memo ready, evaluator says revise: {verdict.reason}. Next run: {verdict.next_run}",
+        f"memo ready, evaluator says revise: {verdict.reason}. "
+        "Next run: the evaluator's report says what to change.",
     )
 
 

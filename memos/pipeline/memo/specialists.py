@@ -24,7 +24,7 @@ from agents.memo.roster import SPECIALISTS
 from agents.memo.schemas import SpecialistBrief
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
-from memos.pipeline.errors import StageFailed
+from memos.pipeline.errors import StageFailed, shown
 from memos.pipeline.gateway import gateway
 from memos.pipeline.memo.evidence import document_block, fact_lines
 from memos.pipeline.memo.plan import SPECIALISTS_STAGE
@@ -81,7 +81,7 @@ def _fan_out(
             try:
                 ctx.finish(step, future.result())
             except LLMError as exc:
-                ctx.fail_step(step, f"{step.title}: {exc}")
+                ctx.fail_step(step, f"{step.title}: {shown(exc)}")
                 spent = exc if isinstance(exc, BudgetExceeded) else spent
     if spent is not None:
         raise spent  # the run is out of budget: it ends saying so, not as "no usable brief"

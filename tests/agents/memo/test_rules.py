@@ -258,3 +258,11 @@ def test_profiles_are_configuration() -> None:
         load_profiles({"MEMO_ROSTER": "fundamentals,astrology"})
     with pytest.raises(RosterError, match="1 to 5"):
         load_profiles({"MEMO_ITERATIONS": "12"})
+
+
+def test_a_divergence_names_one_of_the_rubrics_dimensions() -> None:
+    from typing import get_args
+
+    from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS, Dimension
+
+    assert set(get_args(Dimension)) == set(JPLUS_DIMENSIONS) | set(JMINUS_DIMENSIONS)
