@@ -194,7 +194,24 @@ class SuperuserQueueAdmin(QueueAdmin):
         return [
             URLPattern(url.pattern, _superusers_only(url.callback), url.default_args, url.name)
             for url in urls
+            if _works_here(url)
         ]
+
+
+# The Dashboard "model" has no table, so the object pages ModelAdmin adds for it (history, change, delete and
+# the catch-all redirect to them) can only fail; the scheduler page needs rq-scheduler, not installed here.
+_UNUSABLE_RQ_PAGES = {
+    "django_rq_dashboard_history",
+    "django_rq_dashboard_delete",
+    "django_rq_dashboard_change",
+    "django_rq_scheduler_jobs",
+}
+
+
+def _works_here(url: URLPattern) -> bool:
+    if url.name in _UNUSABLE_RQ_PAGES:
+        return False
+    return not (url.name is None and "object_id" in str(url.pattern))
 
 
 # django_rq (earlier in INSTALLED_APPS) registered its own QueueAdmin; this one replaces it.

@@ -7,8 +7,14 @@ class MemosConfig(AppConfig):
     verbose_name = "Analyst Desk"
 
     def ready(self) -> None:
+        # Imported here: they need the app registry ready.
+        from django.contrib.auth.signals import user_logged_out
+
+        from memos.pipeline.prompts import templates
+        from memos.signals import close_sockets_on_logout
+
         # Prompts are validated at start-up: a broken prompt file stops the process with its name, before
         # any run can reach it.
-        from memos.pipeline.prompts import templates  # here: it needs the app registry ready
-
         templates()
+        # A logout closes the run-page sockets of the session it ends (memos.consumers).
+        user_logged_out.connect(close_sockets_on_logout, dispatch_uid="memos.close_sockets_on_logout")

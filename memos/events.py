@@ -10,9 +10,12 @@ import threading
 import time
 from typing import Literal
 
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.utils.crypto import salted_hmac
 from pydantic import BaseModel
+from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +95,36 @@ def send_after_commit(event: RunEvent) -> None:
     """The channel layer is at-most-once and the page re-syncs from the database, so losing one is harmless;
     sending before commit is not (a browser would fetch a row that does not exist yet)."""
     transaction.on_commit(lambda: _sender.put(event))
+
+
+def user_group(user_id: object) -> str:
+    """Every socket of one user joins this group: the end of a session reaches the sockets it opened."""
+    return f"user.{user_id}"
+
+
+def session_tag(session_key: str) -> str:
+    """Names a session in a channel message without carrying its key (the key signs a person in, and
+    channel messages pass through Redis)."""
+    return salted_hmac("memos.events.session_tag", session_key).hexdigest()
+
+
+def send_session_ended(*, user_id: object, session_key: str) -> None:
+    """Tell the user's sockets, in every process, that this session ended: the sockets it opened close.
+
+    After commit, like every event. Sent at once rather than through the background sender: a logout is
+    rare, and the socket should be closed by the time the logged-out page has loaded.
+    """
+    message = {"type": "session.ended", "session": session_tag(session_key)}
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            async_to_sync(layer.group_send)(user_group(user_id), message)
+        except (RedisError, OSError):
+            # The logout itself has happened; an open socket of that session still closes at its next
+            # event, when the consumer finds the session gone.
+            log.warning("could not tell user %s's sockets that a session ended", user_id, exc_info=True)
+
+    transaction.on_commit(send)

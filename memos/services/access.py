@@ -16,9 +16,16 @@ _READERS_OF_ALL_RUNS = (Roles.COMMITTEE, Roles.REVIEWER)
 def visible_runs(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Run]:
     if not isinstance(user, User) or not user.is_active:
         return Run.objects.none()
-    if user.is_superuser or user.groups.filter(name__in=_READERS_OF_ALL_RUNS).exists():
+    if user.is_superuser:
         return Run.objects.all()
-    return Run.objects.filter(Q(brief__owner=user) | Q(created_by=user))
+    roles = set(user.groups.values_list("name", flat=True))
+    if roles.intersection(_READERS_OF_ALL_RUNS):
+        return Run.objects.all()
+    if Roles.ANALYST in roles:
+        return Run.objects.filter(Q(brief__owner=user) | Q(created_by=user))
+    # Executives read published versions, never runs; a user in no group reads nothing. The role, not the
+    # ownership, opens a run: an analyst moved to another group no longer sees the runs they started.
+    return Run.objects.none()
 
 
 def can_view_run(user: AbstractBaseUser | AnonymousUser, run_id: UUID | str) -> bool:

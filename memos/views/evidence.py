@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_safe
 
 from memos.models import FactRecord, SourceDocument
 
@@ -14,6 +15,7 @@ def _web_link(url: str) -> str:
     return url if url.startswith(("https://", "http://")) else ""
 
 
+@require_safe
 @login_required
 def fact_detail(request: HttpRequest, fact_id: str) -> HttpResponse:
     fact = get_object_or_404(FactRecord.objects.select_related("company"), fact_id=fact_id)
@@ -27,6 +29,7 @@ def fact_detail(request: HttpRequest, fact_id: str) -> HttpResponse:
     return render(request, "memos/fact.html", context)
 
 
+@require_safe
 @login_required
 def source_document(request: HttpRequest, doc_id: str) -> HttpResponse:
     document = get_object_or_404(SourceDocument, doc_id=doc_id)

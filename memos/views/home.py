@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from memos.models import Company, FactRecord, SourceDocument
 from memos.services.access import can_start_runs, visible_runs
@@ -30,6 +31,7 @@ def _company_rows() -> list[CompanyRow]:
     return rows
 
 
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "memos/landing.html")

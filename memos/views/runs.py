@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_safe
 from pydantic import ValidationError
 
 from agents.memo.outputs import EvidenceOutput
@@ -40,6 +41,7 @@ class StageBand:
         return sum(1 for step in self.steps if step.status == AgentStep.Status.DONE)
 
 
+@require_safe
 @login_required
 def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
     run = get_object_or_404(
@@ -85,6 +87,7 @@ def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
     return kind.template, base | {"kind": kind.name, "refs": refs} | BUILDERS[step.kind](output, step, refs)
 
 
+@require_safe
 @login_required
 def step_document(request: HttpRequest, run_id: UUID, step_id: int) -> HttpResponseBase:
     step = get_object_or_404(

@@ -19,6 +19,7 @@
   const drawerClose = document.getElementById("drawer-close");
 
   const REFUSED = 4404; // the consumer's answer to "no such run, or not yours": do not retry
+  const SIGNED_OUT = 4401; // the session ended (logged out here or elsewhere): nothing to reconnect to
   const FIRST_DELAY_MS = 500;
   const MAX_DELAY_MS = 15000;
 
@@ -229,6 +230,10 @@
       socket = null;
       if (closed.code === REFUSED) {
         setLive("off", "not available");
+        return;
+      }
+      if (closed.code === SIGNED_OUT) {
+        setLive("off", "signed out");
         return;
       }
       scheduleReconnect();

@@ -47,7 +47,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 SHOTS = SCREENSHOTS / "xss"
 RUN_TIMEOUT_MS = 60_000
 ITERATIONS = 3  # the full profile's
-FAILING = "competitive"  # this specialist's answers carry hostile keys: it fails, and its error shows them
+FAILING = "competitive"  # this specialist's answers carry hostile keys: it fails, and the ledger keeps them
 # One unknown ticker (looked up in SEC's list), then malformed ones (refused before any lookup, and quoted
 # back in the error message); up to 16 characters, the form's limit.
 REFUSED_TICKERS = ["ZZZZQ", '"><i>ZZ', "'><b>ZZ", "</textarea><", "<svg/onload=", "{{x}}{%y%}", "&lt;&#60;"]
@@ -249,8 +249,8 @@ def model_answers(plan: Plan, company: Company) -> dict[str, list[object]]:
             "evidence_quality": "strong",
         }
         if name == FAILING:
-            # Keys a schema forbids: the gateway's error names them, and the failed step shows its error.
-            keys = [plan.text("answer keys (step error)", 300, plain=(name,)) for _ in range(5)]
+            # Keys a schema forbids: the ledger keeps them; the failed step says only "refused".
+            keys = [plan.text("answer keys (ledger)", 300) for _ in range(5)]
             script[f"specialist_{name}"] = [brief | dict.fromkeys(keys, "x")] * 4
             continue
         for cid in citations:
@@ -293,7 +293,7 @@ def synthesis_answer(plan: Plan, number: int, load_bearing: list[str]) -> dict[s
 
 def evaluator_answer(plan: Plan) -> dict[str, Any]:
     answer = evaluation_answer(ITERATIONS)
-    # A weak final grade: the verdict is REVISE, so the run's status line carries the model's next-run advice.
+    # A weak final grade: the verdict is REVISE (the status line says so in code's words).
     answer["grades"][-1] |= {
         "jplus": dict(zip(JPLUS_DIMENSIONS, (1, 1, 0, 0, 0), strict=True)),
         "jminus": dict(zip(JMINUS_DIMENSIONS, (2, 2, 1, 1, 0), strict=True)),
@@ -301,18 +301,15 @@ def evaluator_answer(plan: Plan) -> dict[str, Any]:
     answer["divergences"] = [
         {
             "iteration": n % ITERATIONS + 1,
-            "dimension": plan.text(
-                "divergence.dimension", 40, plain=("evaluation",), fallback="non_consensus"
-            ),
+            # One of the rubrics' names (the schema allows nothing else), so no payload can ride on it.
+            "dimension": JPLUS_DIMENSIONS[n % len(JPLUS_DIMENSIONS)],
             "quote": plan.text("divergence.quote", 400, "evaluation"),
             "justification": plan.text("divergence.justification", 300, "evaluation"),
         }
         for n in range(12)
     ]
     answer["inflation_diagnosis"] = plan.text("inflation_diagnosis", 600, "evaluation")
-    answer["next_run_recommendation"] = plan.text(
-        "next_run_recommendation", 300, "evaluation", "memo", plain=("status",)
-    )
+    answer["next_run_recommendation"] = plan.text("next_run_recommendation", 300, "evaluation", "memo")
     return answer
 
 
@@ -376,7 +373,7 @@ def watch_it_run(page: Page, desk: Desk, run: Run, plan: Plan, watch: Watch) -> 
     )
     expect(page.locator("#drawer-body article.doc-memo")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     assert page.evaluate("window.__sameDocument") is True  # everything above arrived over the socket
-    # The status line, sent live, carries the evaluator's next-run advice; the failed card its error.
+    # The status line and the failed card, sent live, carry code's words only; the memo its prose.
     expect(page.locator(f'li.step[data-key="{FAILING}"]')).to_have_attribute("data-status", "failed")
     watch.check(page, "run-live-finished", plan.steps["status"] | plan.steps["memo"], shot=True)
     page.keyboard.press("Escape")

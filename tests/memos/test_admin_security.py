@@ -68,7 +68,7 @@ def test_an_analyst_cannot_open_the_admin_or_read_the_ledger_there(client: Clien
 def test_an_analyst_cannot_reach_the_rq_dashboard_or_its_json(client: Client, alice: User) -> None:
     client.force_login(alice)
     for url in (RQ_ADMIN, f"{RQ_ADMIN}stats.json/", f"{RQ_ADMIN}queues/0/"):
-        assert client.get(url).status_code in {302, 403}, url
+        assert client.get(url).status_code == 403, url  # signed in, not a superuser: refused
         assert b'"queues"' not in client.get(url).content
 
 
@@ -171,7 +171,7 @@ def test_evidence_is_read_only_in_the_admin(
     assert client.post(f"{base}{row.pk}/change/", {"_save": "Save"}).status_code == 403
     assert client.get(f"{base}{row.pk}/delete/").status_code == 403
     bulk = client.post(base, {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"})
-    assert bulk.status_code in {200, 302}
+    assert bulk.status_code == 200  # the list again: there is no such action to run
     assert model.objects.filter(pk=row.pk).exists()
 
 

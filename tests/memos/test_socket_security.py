@@ -1,0 +1,192 @@
+"""The run page's socket through the whole ASGI application, as a browser meets it: the Origin check, the
+session cookie, access to the run, and the socket closing when its session logs out."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from channels_redis.core import RedisChannelLayer
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
+from django.test import Client
+
+from agency.asgi import application
+from memos.consumers import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT
+from memos.events import RunEvent, send_after_commit
+from memos.models import Run
+from memos.services.accounts import Roles, ensure_groups
+from tests.memos.factories import run_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SITE = b"http://127.0.0.1:8000"
+ELSEWHERE = b"https://attacker.example"
+
+
+def log_in(username: str) -> Client:
+    """A browser signed in through the real login page (so with a real session row and cookie)."""
+    client = Client()
+    page = client.post("/accounts/login/", {"username": username, "password": f"{username}-secret-pass"})
+    assert page.status_code == 302, page.content
+    return client
+
+
+def socket_to(
+    run: Run, client: Client | None = None, *, origin: bytes | None = SITE
+) -> WebsocketCommunicator:
+    """A socket to the run's page from a browser: its Origin header, and its session cookie if signed in."""
+    headers = [(b"host", b"127.0.0.1:8000")]
+    if origin is not None:
+        headers.append((b"origin", origin))
+    if client is not None:
+        session = client.cookies[settings.SESSION_COOKIE_NAME].value
+        headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={session}".encode()))
+    return WebsocketCommunicator(application, f"/ws/runs/{run.pk}/", headers=headers)
+
+
+async def connected(socket: WebsocketCommunicator) -> list[dict[str, Any]]:
+    """Connect, and read the status snapshot the consumer sends first."""
+    accepted, code = await socket.connect(timeout=5)
+    assert accepted, code
+    snapshot = [await socket.receive_json_from(timeout=5)]
+    while not await socket.receive_nothing(timeout=0.1):
+        snapshot.append(await socket.receive_json_from(timeout=5))
+    return snapshot
+
+
+async def closed_within(socket: WebsocketCommunicator, seconds: float) -> int:
+    """The close code the server sends within ``seconds``; fails if it sends anything else or nothing."""
+    output = await socket.receive_output(timeout=seconds)
+    assert output["type"] == "websocket.close", output
+    code: int = output["code"]
+    return code
+
+
+def analyst(username: str) -> User:
+    user = User.objects.create_user(username=username, password=f"{username}-secret-pass")
+    user.groups.add(ensure_groups()[Roles.ANALYST])
+    return user
+
+
+def event_for(run: Run) -> RunEvent:
+    return RunEvent(kind="agent", run_id=str(run.pk), target="agent-fundamentals", html="<li>done</li>")
+
+
+async def test_the_logout_reaches_sockets_through_redis_as_it_would_from_another_process() -> None:
+    assert isinstance(get_channel_layer(), RedisChannelLayer)
+
+
+async def test_a_socket_opened_from_another_site_is_refused(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    client = await sync_to_async(log_in)("alice")
+    accepted, _ = await socket_to(run, client, origin=ELSEWHERE).connect(timeout=5)
+    assert not accepted
+
+
+async def test_a_socket_without_an_origin_is_refused(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    client = await sync_to_async(log_in)("alice")
+    accepted, _ = await socket_to(run, client, origin=None).connect(timeout=5)
+    assert not accepted
+
+
+async def test_a_socket_without_a_session_is_refused(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    accepted, code = await socket_to(run).connect(timeout=5)
+    assert (accepted, code) == (False, CLOSED_NOT_VISIBLE)
+
+
+async def test_the_owner_connects_and_receives_the_runs_status(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    socket = socket_to(run, await sync_to_async(log_in)("alice"))
+    snapshot = await connected(socket)
+    assert snapshot[0]["kind"] == "status" and "Queued" in snapshot[0]["html"]
+    await socket.disconnect()
+
+
+async def test_another_analysts_socket_to_the_run_is_refused_as_if_it_did_not_exist(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    await sync_to_async(analyst)("dave")
+    accepted, code = await socket_to(run, await sync_to_async(log_in)("dave")).connect(timeout=5)
+    assert (accepted, code) == (False, CLOSED_NOT_VISIBLE)
+
+
+async def test_an_outsiders_socket_is_refused(alice: User, charlie: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    accepted, code = await socket_to(run, await sync_to_async(log_in)("charlie")).connect(timeout=5)
+    assert (accepted, code) == (False, CLOSED_NOT_VISIBLE)
+
+
+async def test_a_committee_member_connects_and_follows_the_run(alice: User, bob: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    socket = socket_to(run, await sync_to_async(log_in)("bob"))
+    assert (await connected(socket))[0]["kind"] == "status"
+    event = event_for(run)
+    await sync_to_async(send_after_commit)(event)
+    assert await socket.receive_json_from(timeout=5) == event.model_dump()
+    await socket.disconnect()
+
+
+async def test_a_logout_closes_the_open_socket_within_two_seconds(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    browser = await sync_to_async(log_in)("alice")
+    socket = socket_to(run, browser)
+    await connected(socket)
+
+    logged_out = await sync_to_async(browser.post)("/accounts/logout/")
+    started = time.monotonic()
+
+    assert logged_out.status_code == 302
+    assert await closed_within(socket, 2.0) == CLOSED_SIGNED_OUT
+    assert time.monotonic() - started < 2.0
+    await socket.disconnect()
+
+
+async def test_a_logout_in_one_browser_leaves_the_users_other_browser_connected(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    laptop, phone = await sync_to_async(log_in)("alice"), await sync_to_async(log_in)("alice")
+    on_laptop, on_phone = socket_to(run, laptop), socket_to(run, phone)
+    await connected(on_laptop)
+    await connected(on_phone)
+
+    await sync_to_async(laptop.post)("/accounts/logout/")
+
+    assert await closed_within(on_laptop, 2.0) == CLOSED_SIGNED_OUT
+    await on_laptop.disconnect()
+    event = event_for(run)
+    await sync_to_async(send_after_commit)(event)
+    assert await on_phone.receive_json_from(timeout=5) == event.model_dump()
+    await on_phone.disconnect()
+
+
+async def test_a_socket_whose_session_ended_without_a_logout_gets_no_further_event(alice: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    browser = await sync_to_async(log_in)("alice")
+    socket = socket_to(run, browser)
+    await connected(socket)
+    # The session expired, or an admin removed it: no logout signal, so the next event finds it gone.
+    session_key = browser.cookies[settings.SESSION_COOKIE_NAME].value
+    await sync_to_async(Session.objects.filter(session_key=session_key).delete)()
+
+    await sync_to_async(send_after_commit)(event_for(run))
+
+    assert await closed_within(socket, 5.0) == CLOSED_SIGNED_OUT
+    await socket.disconnect()
+
+
+async def test_a_member_who_leaves_the_committee_gets_no_further_event(alice: User, bob: User) -> None:
+    run = await sync_to_async(run_for)(alice)
+    socket = socket_to(run, await sync_to_async(log_in)("bob"))
+    await connected(socket)
+    await sync_to_async(bob.groups.clear)()
+
+    await sync_to_async(send_after_commit)(event_for(run))
+
+    assert await closed_within(socket, 5.0) == CLOSED_NOT_VISIBLE
+    await socket.disconnect()
