@@ -23,7 +23,7 @@ class CallLedger(Protocol):
         ...
 
     def reserve(self, run_id: str, tokens: int, budget: int) -> bool:
-        """Atomically set ``tokens`` aside for a call of the run if spent, reserved and these fit ``budget``."""
+        """Atomically set ``tokens`` aside for a call of the run if they fit ``budget`` beside the rest."""
         ...
 
     def release(self, run_id: str, tokens: int) -> None:
