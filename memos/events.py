@@ -27,7 +27,7 @@ def run_group(run_id: object) -> str:
 class RunEvent(BaseModel):
     """What the run page needs to redraw one part: which kind, which run, and the server-rendered fragment."""
 
-    kind: Literal["status", "agent", "document"]
+    kind: Literal["status", "agent"]
     run_id: str
     target: str
     html: str

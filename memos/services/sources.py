@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from django.conf import settings
@@ -15,7 +16,7 @@ from agents.data.http import Fetcher, FetchError, http_fetcher
 def edgar_source(data_dir: Path | None = None) -> EdgarSource:
     """``data_dir`` forces a snapshot folder; otherwise ``DATA_MODE`` decides."""
     if data_dir is not None:
-        return SnapshotEdgarSource(data_dir)
+        return snapshot_source(data_dir)
     if settings.DATA_MODE == "live":
         fetch = http_fetcher(
             user_agent=settings.SEC_USER_AGENT,
@@ -24,7 +25,14 @@ def edgar_source(data_dir: Path | None = None) -> EdgarSource:
             max_bytes=EDGAR_MAX_BYTES,
         )
         return LiveEdgarSource(outside_transactions(fetch), max_bytes=EDGAR_MAX_BYTES)
-    return SnapshotEdgarSource(Path(settings.SNAPSHOT_DIR))
+    return snapshot_source(Path(settings.SNAPSHOT_DIR))
+
+
+@lru_cache(maxsize=8)
+def snapshot_source(root: Path) -> SnapshotEdgarSource:
+    """One source per snapshot folder and process: the bundled files do not change while it runs, and the
+    ticker list (10,000 companies) is parsed once, not on every brief form that names an unknown ticker."""
+    return SnapshotEdgarSource(root)
 
 
 def outside_transactions(fetch: Fetcher) -> Fetcher:
