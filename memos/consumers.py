@@ -3,6 +3,7 @@ state is re-synced on connect, and the socket closes when the session that opene
 
 from __future__ import annotations
 
+import time
 from importlib import import_module
 from typing import Any
 
@@ -19,12 +20,14 @@ from memos.services.access import visible_runs
 # Close codes (4000-4999 are the application's). run.js does not retry after CLOSED_NOT_VISIBLE.
 CLOSED_NOT_VISIBLE = 4404  # no such run, or not yours: the same answer, so trying ids teaches nothing
 CLOSED_SIGNED_OUT = 4401  # the session that opened the socket logged out or ended
+RECHECK_S = 1.0
 
 
 class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     run_id: str
     user_id: int | None = None
     session_key: str | None = None
+    checked_at = float("-inf")  # when access was last confirmed (connect, then at most once a RECHECK_S)
 
     async def connect(self) -> None:
         self.run_id = str(self.scope["url_route"]["kwargs"]["run_id"])
@@ -45,6 +48,7 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         # Join first, then read: an event sent meanwhile is delivered after the snapshot, in order, so the
         # page ends on the newest state. Reading first could lose a change made between read and join.
         await self.channel_layer.group_add(run_group(self.run_id), self.channel_name)
+        self.checked_at = time.monotonic()
         await self.accept()
         for event in await self._snapshot(run):
             await self.send_json(event.model_dump())
@@ -56,14 +60,17 @@ class RunConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def run_event(self, message: dict[str, Any]) -> None:
         # A session can end without a logout (expiry, a password change elsewhere, the admin deleting it or
-        # taking a role away): nothing is sent to a socket whose session no longer shows it the run.
-        user = await self._signed_in_user()
-        if user is None:
-            await self.close(code=CLOSED_SIGNED_OUT)
-            return
-        if await self._run_seen_by(user) is None:
-            await self.close(code=CLOSED_NOT_VISIBLE)
-            return
+        # taking a role away): nothing is sent to a socket whose session no longer shows it the run. Checked
+        # at most once a second: a run sends dozens of events, and a busy page has many sockets.
+        if time.monotonic() - self.checked_at >= RECHECK_S:
+            user = await self._signed_in_user()
+            if user is None:
+                await self.close(code=CLOSED_SIGNED_OUT)
+                return
+            if await self._run_seen_by(user) is None:
+                await self.close(code=CLOSED_NOT_VISIBLE)
+                return
+            self.checked_at = time.monotonic()
         await self.send_json(message["event"])
 
     async def session_ended(self, message: dict[str, Any]) -> None:

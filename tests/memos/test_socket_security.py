@@ -3,6 +3,7 @@ session cookie, access to the run, and the socket closing when its session logs 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -17,7 +18,7 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 
 from agency.asgi import application
-from memos.consumers import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT
+from memos.consumers import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, RECHECK_S
 from memos.events import RunEvent, send_after_commit
 from memos.models import Run
 from memos.services.accounts import Roles, ensure_groups
@@ -173,6 +174,7 @@ async def test_a_socket_whose_session_ended_without_a_logout_gets_no_further_eve
     # The session expired, or an admin removed it: no logout signal, so the next event finds it gone.
     session_key = browser.cookies[settings.SESSION_COOKIE_NAME].value
     await sync_to_async(Session.objects.filter(session_key=session_key).delete)()
+    await asyncio.sleep(RECHECK_S)  # the consumer re-checks access at most once a second
 
     await sync_to_async(send_after_commit)(event_for(run))
 
@@ -185,6 +187,7 @@ async def test_a_member_who_leaves_the_committee_gets_no_further_event(alice: Us
     socket = socket_to(run, await sync_to_async(log_in)("bob"))
     await connected(socket)
     await sync_to_async(bob.groups.clear)()
+    await asyncio.sleep(RECHECK_S)  # the consumer re-checks access at most once a second
 
     await sync_to_async(send_after_commit)(event_for(run))
 
