@@ -121,11 +121,14 @@ class Desk:
         worker.wait(timeout=10)
 
     def stop(self) -> None:
+        """Every process this desk started, each on its own: one that resists must not leave the rest."""
         for process in reversed(self.processes):
-            if process.poll() is None:
-                for child in children(process.pid):  # a work-horse still on a job
-                    with contextlib.suppress(ProcessLookupError):  # it may end on its own meanwhile
-                        os.kill(child, signal.SIGKILL)
+            if process.poll() is not None:
+                continue
+            for child in children(process.pid):  # a work-horse still on a job
+                with contextlib.suppress(ProcessLookupError):  # it may end on its own meanwhile
+                    os.kill(child, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, subprocess.TimeoutExpired):
                 process.kill()
                 process.wait(timeout=10)
 
