@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from agents.memo.outputs import (
     AuditOutput,
@@ -24,7 +24,7 @@ from agents.memo.outputs import (
 )
 from agents.memo.roster import SPECIALISTS
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS, IterationGrade
-from memos.models import AgentStep
+from memos.models import AgentStep, Run
 from memos.pipeline.memo.plan import AUDIT, EVALUATION, EVIDENCE, ITERATION, MEMO, SPECIALIST
 from memos.views.refs import Refs
 
@@ -202,8 +202,18 @@ def memo_context(output: MemoOutput, step: AgentStep, refs: Refs) -> dict[str, A
     }
 
 
-Builder = Callable[[Any, AgentStep, Refs], dict[str, Any]]
-BUILDERS: dict[str, Builder] = {
+def evidence_ids(run: Run) -> set[str]:
+    """What this run's documents may resolve: the evidence its data stage froze."""
+    raw = (
+        run.steps.filter(kind=EVIDENCE, status=AgentStep.Status.DONE).values_list("output", flat=True).first()
+    )
+    try:
+        return EvidenceOutput.model_validate(raw).evidence_ids() if raw is not None else set()
+    except ValidationError:
+        return set()
+
+
+BUILDERS: dict[str, Callable[[Any, AgentStep, Refs], dict[str, Any]]] = {
     EVIDENCE: evidence_context,
     SPECIALIST: specialist_context,
     AUDIT: audit_context,

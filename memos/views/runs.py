@@ -16,11 +16,10 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 from pydantic import ValidationError
 
-from agents.memo.outputs import EvidenceOutput
-from memos.models import AgentStep, Run
+from memos.models import AgentStep
 from memos.pipeline.registry import workflow_for
 from memos.services.access import visible_runs
-from memos.views.memo_documents import BUILDERS
+from memos.views.documents import DOCUMENTS
 from memos.views.refs import cited_ids, resolve
 from memos.views.users import user_of
 
@@ -56,24 +55,12 @@ def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
     return render(request, "memos/run.html", {"run": run, "bands": bands, "notices": workflow.notices(steps)})
 
 
-def _evidence_ids(run: Run) -> set[str]:
-    """What prose in this run's documents may reference: the evidence its data stage froze."""
-    raw = (
-        run.steps.filter(kind="evidence", status=AgentStep.Status.DONE)
-        .values_list("output", flat=True)
-        .first()
-    )
-    try:
-        return EvidenceOutput.model_validate(raw).evidence_ids() if raw is not None else set()
-    except ValidationError:
-        return set()
-
-
 def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
     """The template and context of a step's document; an unfinished or unreadable step shows as such."""
     run = step.run
     base: dict[str, Any] = {"step": step, "run": run}
-    if step.status != AgentStep.Status.DONE or step.kind not in BUILDERS:
+    documents = DOCUMENTS.get(run.workflow)
+    if step.status != AgentStep.Status.DONE or documents is None or step.kind not in documents.builders:
         return UNFINISHED, base
     kind = workflow_for(run.workflow).kind(step.kind)
     try:
@@ -82,9 +69,11 @@ def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
         return UNFINISHED, base | {"unreadable": True}
     # Only what the run was shown resolves: an id the model picked from elsewhere in the fact store is
     # shown as unresolved, never as a linked (and so seemingly vouched-for) figure.
-    evidence = _evidence_ids(run)
+    evidence = documents.evidence_ids(run)
     refs = resolve(cited_ids(output) & evidence, evidence)
-    return kind.template, base | {"kind": kind.name, "refs": refs} | BUILDERS[step.kind](output, step, refs)
+    return kind.template, base | {"kind": kind.name, "refs": refs} | documents.builders[step.kind](
+        output, step, refs
+    )
 
 
 @require_safe

@@ -1,0 +1,26 @@
+"""Each workflow's step documents as pages show them: a context builder per kind of step, and the evidence
+its runs were given (the only ids its documents may resolve). The run views look them up by the run's
+workflow and know nothing of any one workflow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memos.models import AgentStep, Run
+from memos.views import memo_documents
+from memos.views.refs import Refs
+
+Builder = Callable[[Any, AgentStep, Refs], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class WorkflowDocuments:
+    builders: Mapping[str, Builder]
+    evidence_ids: Callable[[Run], set[str]]
+
+
+DOCUMENTS: dict[str, WorkflowDocuments] = {
+    Run.Workflow.MEMO: WorkflowDocuments(memo_documents.BUILDERS, memo_documents.evidence_ids),
+}
