@@ -118,11 +118,12 @@ def _claim_in_database(run_id: str, stage: str, *, first: bool) -> tuple[int, in
         StageClaim.objects.filter(run_id=run_id, outcome=Outcome.RUNNING).update(
             outcome=Outcome.ABANDONED, released_at=now
         )
-        AgentStep.objects.filter(run_id=run_id, stage=stage, status=AgentStep.Status.RUNNING).update(
-            status=AgentStep.Status.PENDING
-        )
+        orphaned = AgentStep.objects.filter(
+            run_id=run_id, stage=stage, status=AgentStep.Status.RUNNING
+        ).update(status=AgentStep.Status.PENDING)
         claim = StageClaim.objects.create(run_id=run_id, stage=stage, lease=run.lease, worker=worker_name())
-        publish_run(run_id, with_steps=True)
+        # Every card is redrawn only when a resumed stage put some back to pending; else the status line.
+        publish_run(run_id, with_steps=bool(orphaned))
     return run.lease, run.stage_attempts, claim.pk
 
 

@@ -109,6 +109,9 @@ class StageContext:
             for key, raw in rows.order_by("position", "key").values_list("key", "output")
         }
 
+    def any_done(self, stage: str) -> bool:
+        return AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE).exists()
+
     def set_run(self, **fields: Any) -> None:
         claims.set_fields(self.hold, **fields)
         for name, value in fields.items():

@@ -58,12 +58,20 @@ class DjangoLedger:
         return _record_from_row(row) if row else None
 
     def record(self, call: LLMCallRecord) -> None:
-        retry_on_lost_connection(lambda: self._record_once(call), what="recording an LLM call")
+        tries = 0
 
-    def _record_once(self, call: LLMCallRecord) -> None:
+        def write() -> None:
+            nonlocal tries
+            tries += 1
+            self._record_once(call, retried=tries > 1)
+
+        retry_on_lost_connection(write, what="recording an LLM call")
+
+    def _record_once(self, call: LLMCallRecord, *, retried: bool) -> None:
         with transaction.atomic():
-            if LLMCall.objects.filter(attempt_id=call.attempt_id).exists():
-                return  # an earlier try committed before its connection was lost
+            # Only a retry can find its row: an earlier try may have committed before its connection was lost.
+            if retried and LLMCall.objects.filter(attempt_id=call.attempt_id).exists():
+                return
             LLMCall.objects.create(
                 attempt_id=call.attempt_id,
                 run_id=call.run_id,

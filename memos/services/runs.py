@@ -57,6 +57,18 @@ def _field(value: str, *, name: str, limit: int) -> str:
     return text
 
 
+def brief_fields(*, question: str, audience: str = "", notes: str = "") -> dict[str, str]:
+    """The brief's fields as stored: cleaned, bounded, the audience defaulted; refused without a question."""
+    fields = {
+        "question": _field(question, name="question", limit=Brief.MAX_QUESTION_CHARS),
+        "audience": _field(audience, name="audience", limit=Brief.MAX_AUDIENCE_CHARS) or DEFAULT_AUDIENCE,
+        "notes": _field(notes, name="notes", limit=Brief.MAX_NOTES_CHARS),
+    }
+    if not fields["question"]:
+        raise ServiceError("The brief needs a question: what should the memo answer?")
+    return fields
+
+
 def create_brief(
     *,
     owner: User,
@@ -66,16 +78,8 @@ def create_brief(
     notes: str = "",
     company: Company | None = None,
 ) -> Brief:
-    text = _field(question, name="question", limit=Brief.MAX_QUESTION_CHARS)
-    if not text:
-        raise ServiceError("The brief needs a question: what should the memo answer?")
-    return Brief.objects.create(
-        company=company or company_for(ticker),
-        question=text,
-        audience=_field(audience, name="audience", limit=Brief.MAX_AUDIENCE_CHARS) or DEFAULT_AUDIENCE,
-        notes=_field(notes, name="notes", limit=Brief.MAX_NOTES_CHARS),
-        owner=owner,
-    )
+    fields = brief_fields(question=question, audience=audience, notes=notes)
+    return Brief.objects.create(company=company or company_for(ticker), owner=owner, **fields)
 
 
 def profile_named(name: str) -> Profile:
@@ -152,20 +156,10 @@ def ask(
     one transaction reuse the owner's identical brief or write a new one and start its run. A refused run
     leaves no orphan brief, and a double-submitted form meets the one-active-run rule instead of starting a
     second, identical run."""
+    fields = brief_fields(question=question, audience=audience, notes=notes)
     company = company_for(ticker)
     with transaction.atomic():
-        text = _field(question, name="question", limit=Brief.MAX_QUESTION_CHARS)
-        wanted_audience = (
-            _field(audience, name="audience", limit=Brief.MAX_AUDIENCE_CHARS) or DEFAULT_AUDIENCE
-        )
-        wanted_notes = _field(notes, name="notes", limit=Brief.MAX_NOTES_CHARS)
-        brief = (
-            Brief.objects.filter(
-                owner=owner, company=company, question=text, audience=wanted_audience, notes=wanted_notes
-            )
-            .order_by("-created_at")
-            .first()
-        ) or create_brief(
-            owner=owner, ticker=ticker, question=question, audience=audience, notes=notes, company=company
-        )
+        brief = Brief.objects.filter(owner=owner, company=company, **fields).order_by(
+            "-created_at"
+        ).first() or Brief.objects.create(owner=owner, company=company, **fields)
         return start_run(brief, user=owner, profile=profile)

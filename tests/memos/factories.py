@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.schemas import Evaluation, SynthesisIteration
 from agents.memo.verdict import decide
-from memos.models import Brief, Company, FactRecord, Run
+from memos.models import Brief, Company, FactRecord, LLMCall, Run
 from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
 
 
@@ -54,4 +54,19 @@ def evaluation_output(*, same_model_warning: str = "") -> EvaluationOutput:
         verdict=decide([iteration], evaluation),
         self_scores=[SelfScore(iteration=1, jplus=iteration.self_jplus, jminus=iteration.self_jminus)],
         same_model_warning=same_model_warning,
+    )
+
+
+def ledger_row(run: Run | None, *, raw_response: str = "the raw answer") -> LLMCall:
+    """One answered call in the ledger (of ``run``, or of no run)."""
+    return LLMCall.objects.create(
+        run=run,
+        role="fundamentals",
+        prompt_name="fundamentals",
+        prompt_hash="a" * 64,
+        model="local",
+        base_url="http://127.0.0.1:8081/v1",
+        request_hash="b" * 64,
+        outcome=LLMCall.Outcome.OK,
+        raw_response=raw_response,
     )

@@ -16,7 +16,7 @@ from rq import Queue
 from rq.job import Job
 
 from memos.models import DataLoad, FactRecord, LLMCall, Run, SourceDocument
-from tests.memos.factories import company, revenue_fact, run_for
+from tests.memos.factories import company, ledger_row, revenue_fact, run_for
 
 pytestmark = pytest.mark.django_db
 
@@ -40,20 +40,6 @@ def queued_job(redis_url: str) -> Iterator[Job]:
     queue.remove(job.id)
     if Job.exists(job.id, connection=queue.connection):
         job.delete()
-
-
-def ledger_row(run: Run) -> LLMCall:
-    return LLMCall.objects.create(
-        run=run,
-        role="fundamentals",
-        prompt_name="fundamentals",
-        prompt_hash="a" * 64,
-        model="local",
-        base_url="http://127.0.0.1:8081/v1",
-        request_hash="b" * 64,
-        outcome=LLMCall.Outcome.OK,
-        raw_response="the raw answer",
-    )
 
 
 def test_an_analyst_cannot_open_the_admin_or_read_the_ledger_there(client: Client, alice: User) -> None:

@@ -33,9 +33,9 @@ from rq.job import Job
 from rq.registry import FailedJobRegistry
 from rq.worker import Worker
 
-from memos.models import AgentStep, Brief, DataLoad, LLMCall, Run, SourceDocument
+from memos.models import AgentStep, Brief, DataLoad, Run, SourceDocument
 from memos.services.accounts import Roles, ensure_groups
-from tests.memos.factories import company, revenue_fact, run_for
+from tests.memos.factories import company, ledger_row, revenue_fact, run_for
 
 pytestmark = pytest.mark.django_db
 
@@ -667,16 +667,7 @@ def world(redis_url: str) -> Iterator[World]:
     )
     # What the superuser's deletes act on: a company and a brief nothing depends on.
     spare_brief = Brief.objects.create(company=apple, question="A brief with no run", owner=users["owner"])
-    ledger = LLMCall.objects.create(
-        run=None,
-        role="fundamentals",
-        prompt_name="fundamentals",
-        prompt_hash="a" * 64,
-        model="local",
-        base_url="http://127.0.0.1:8081/v1",
-        request_hash="b" * 64,
-        outcome=LLMCall.Outcome.OK,
-    )
+    ledger = ledger_row(None)
     load = DataLoad.objects.create(data_version="c" * 64, source="data/snapshot")
     login_record: dict[str, Any] = {"user_agent": "test", "ip_address": "127.0.0.1", "username": "alice"}
     attempt = AccessAttempt.objects.create(**login_record, get_data="", post_data="", failures_since_start=1)

@@ -2,8 +2,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from memos.models import LLMCall
-from tests.memos.factories import company, revenue_fact, run_for
+from tests.memos.factories import company, ledger_row, revenue_fact, run_for
 
 pytestmark = pytest.mark.django_db
 
@@ -40,16 +39,7 @@ def test_the_admin_lists_companies_facts_documents_runs_and_the_ledger(
     apple = company()
     fact = revenue_fact(apple)
     run = run_for(admin_user, apple)
-    LLMCall.objects.create(
-        run=run,
-        role="fundamentals",
-        prompt_name="fundamentals",
-        prompt_hash="a" * 64,
-        model="local",
-        base_url="http://127.0.0.1:8081/v1",
-        request_hash="b" * 64,
-        outcome=LLMCall.Outcome.OK,
-    )
+    ledger_row(run)
     client.force_login(admin_user)
     for name in ("company", "factrecord", "sourcedocument", "brief", "run", "llmcall"):
         assert client.get(f"/admin/memos/{name}/").status_code == 200, name

@@ -48,7 +48,7 @@ def run_specialists(ctx: StageContext) -> None:
         todo.append((step, by_specialist[name]))
     if todo:
         _fan_out(ctx, todo, catalog)
-    if not ctx.outputs(SPECIALISTS_STAGE, SpecialistOutput):
+    if not ctx.any_done(SPECIALISTS_STAGE):
         raise StageFailed("no specialist produced a usable brief; see each specialist's error")
 
 
