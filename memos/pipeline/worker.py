@@ -8,11 +8,18 @@ HTTP clients. This worker does both once, before it forks anything.
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
+import redis
 from rq.worker import Worker
 
 from agents.llm.roles import Role
+
+log = logging.getLogger(__name__)
+MAX_WAIT_S = 30.0
 
 
 def warm_up() -> None:
@@ -25,7 +32,47 @@ def warm_up() -> None:
     gateway().warm(str(role) for role in Role)
 
 
+def _until_redis_answers(worker: str, action: Callable[[], object]) -> None:
+    wait = 1.0
+    while True:
+        try:
+            action()
+            return
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning("worker %s: Redis is unreachable (%s); retrying in %.0f s", worker, exc, wait)
+            time.sleep(wait)
+            wait = min(MAX_WAIT_S, wait * 2)
+
+
 class DeskWorker(Worker):
+    """RQ's worker, warmed up, and made to outlive Redis restarts.
+
+    RQ itself waits out an outage only while idle: a worker that starts during one, or whose job monitoring
+    meets one, exits, and ``run.sh`` then stops the desk. This one waits for Redis to register its birth,
+    and starts its work loop again when the loop ended without anyone asking it to stop.
+    """
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         warm_up()
+
+    def _set_ip_address(self, connection: redis.Redis) -> None:
+        # RQ's constructor asks Redis for this worker's address: the first thing a new worker needs it for.
+        _until_redis_answers(self.name, lambda: super(DeskWorker, self)._set_ip_address(connection))
+
+    def register_birth(self) -> None:
+        _until_redis_answers(self.name, super().register_birth)
+
+    def work(self, *args: Any, **kwargs: Any) -> bool:
+        worked = False
+        while True:
+            worked = bool(super().work(*args, **kwargs)) or worked
+            if (
+                self._stop_requested
+                or kwargs.get("burst")
+                or kwargs.get("max_jobs")
+                or kwargs.get("max_idle_time")
+            ):
+                return worked
+            log.warning("worker %s: its work loop ended on an error; starting it again", self.name)
+            time.sleep(1.0)

@@ -17,12 +17,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
+from rq import Queue
 
 from agents.llm.fakes.server import FakeLLMServer
 from tests.conftest import ROOT
@@ -182,3 +185,23 @@ def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_c
         assert released is not None and released <= next_claimed
     # Both workers and the watchdog lived through both restarts (run.sh stops the desk if one of them exits).
     assert all(workers_alive), workers_alive
+
+
+def test_a_worker_started_while_redis_is_down_waits_for_it_and_then_works(
+    servers: tuple[PrivatePostgres, PrivateRedis],
+) -> None:
+    postgres, redis_server = servers
+    env = {**os.environ, "DATABASE_URL": postgres.url, "REDIS_URL": redis_server.url, "PYTHONUNBUFFERED": "1"}
+    manage(env, "migrate", "--noinput")
+    redis_server.stop()
+    desk = Desk(env)
+    try:
+        worker = desk.worker()
+        time.sleep(4)  # long enough to import the pipeline and meet the closed port
+        assert worker.poll() is None, desk.log_tails()  # RQ's own worker exits here, and run.sh with it
+        redis_server.start()
+        queue = Queue("default", connection=redis.Redis.from_url(redis_server.url))
+        job = queue.enqueue("os.getpid")
+        wait_for(lambda: job.get_status(refresh=True) == "finished", 60, "the worker to run a job")
+    finally:
+        desk.stop()
