@@ -138,6 +138,7 @@ class LLMGateway:
         schema = strict_json_schema(output_type)
         messages = (Message(role="system", content=prompt.system), Message(role="user", content=prompt.user))
         key = request_hash(
+            base_url=endpoint.base_url,
             model=endpoint.model,
             messages=messages,
             json_schema=schema,

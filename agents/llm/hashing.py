@@ -21,13 +21,17 @@ def canonical_json(value: Any) -> str:
 
 def request_hash(
     *,
+    base_url: str,
     model: str,
     messages: Sequence[Message],
     json_schema: dict[str, Any],
     temperature: float,
     max_tokens: int,
 ) -> str:
+    # The endpoint is part of the key: the same model name on another server (a hosted model, a local one,
+    # another quantisation) is another model, and its answer must not stand in for this one's.
     payload = {
+        "base_url": base_url.rstrip("/"),
         "model": model,
         "messages": [m.model_dump() for m in messages],
         "schema": json_schema,

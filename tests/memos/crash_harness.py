@@ -212,7 +212,7 @@ def crash_and_resume(
             raise AssertionError(
                 f"{stuck}; the run: {run.status} {run.status_message}\n{desk.log_tails()}"
             ) from None
-        received = Counter(ledger_hash(entry["body"]) for entry in server.requests)
+        received = Counter(ledger_hash(server.url, entry["body"]) for entry in server.requests)
     run.refresh_from_db()
     return run, _report(run, stage, ok_before, dict(received))
 
@@ -244,9 +244,10 @@ def _wait_for_call_in_flight(run: Run, server: FakeLLMServer, stage: str) -> Non
     wait_for(in_flight_of_stage, 60, f"a {stage} call in flight")
 
 
-def ledger_hash(body: dict[str, Any]) -> str:
-    """The gateway's request hash (its cache key) of a request the fake server received."""
+def ledger_hash(base_url: str, body: dict[str, Any]) -> str:
+    """The gateway's request hash (its cache key) of a request the fake server at ``base_url`` received."""
     return request_hash(
+        base_url=base_url,
         model=body["model"],
         messages=[Message(role=m["role"], content=m["content"]) for m in body["messages"]],
         json_schema=body["response_format"]["json_schema"]["schema"],

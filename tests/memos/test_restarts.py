@@ -162,7 +162,7 @@ def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_c
             workers_alive = [p.poll() is None for p in desk.processes]
         finally:
             desk.stop()
-        received = Counter(ledger_hash(entry["body"]) for entry in server.requests)
+        received = Counter(ledger_hash(server.url, entry["body"]) for entry in server.requests)
 
     status, message = fetch(postgres, "SELECT status, status_message FROM memos_run WHERE id = %s", run_id)[0]
     assert status == "done", message

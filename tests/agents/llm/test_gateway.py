@@ -118,6 +118,19 @@ def test_a_different_prompt_model_or_temperature_is_a_different_cache_key() -> N
     assert len({r.request_hash for r in h.ledger.records}) == 3
 
 
+def test_the_same_model_name_on_another_endpoint_is_a_different_cache_key() -> None:
+    fake = FakeProvider()
+    h = Harness(fake)
+    h.ask()
+    elsewhere = Harness(fake, default=LOCAL.model_copy(update={"base_url": "http://127.0.0.1:9999/v1"}))
+    elsewhere.ledger = h.ledger  # one ledger, as in the desk: only the endpoint differs
+    elsewhere.gateway.ledger = h.ledger
+    elsewhere.ask()
+    assert len(fake.history) == 2
+    assert h.outcomes() == ["ok", "ok"]
+    assert h.ledger.records[0].request_hash != h.ledger.records[1].request_hash
+
+
 def test_a_cached_answer_the_type_now_rejects_is_asked_again() -> None:
     h = Harness(FakeProvider([{"rating": "buy", "reason": "x"}, {"rating": "buy", "reason": "long enough"}]))
     h.ask()
