@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -49,6 +50,18 @@ def host_of(url: str) -> str:
     """The host a URL names, without a leading ``www.`` (``https://www.nasdaq.com/x`` -> ``nasdaq.com``)."""
     host = urlsplit(url.strip()).netloc.lower()
     return host.removeprefix("www.")
+
+
+def mention_pattern(ticker: str, names: Sequence[str] = ()) -> re.Pattern[str]:
+    """The ticker or one of its ``names`` as a whole word, with its case as written: "Apple" the company is
+    capitalised, and lower-case "apple" or "delta" is more often something else."""
+    words = (ticker, *names)
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(word) for word in words) + r")(?!\w)")
+
+
+def tickers_mentioned(text: str, names: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+    """The tickers of ``names`` (in its order) that ``text`` mentions by symbol or by one of their names."""
+    return tuple(ticker for ticker, aliases in names.items() if mention_pattern(ticker, aliases).search(text))
 
 
 def within(

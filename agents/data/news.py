@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from agents.data.documents import (
     describe_validation,
     host_of,
+    mention_pattern,
     newest_first,
     news_document_id,
     read_json,
@@ -146,16 +147,14 @@ class SnapshotNewsSource:
         return within(newest_first(self._tagged(set(self._aliases))), since=since, until=until)
 
     def _tagged(self, candidates: set[str]) -> list[SourceDocument]:
-        patterns = {ticker: self._pattern(ticker) for ticker in sorted(candidates)}
+        patterns = {
+            ticker: mention_pattern(ticker, self._aliases.get(ticker, ())) for ticker in sorted(candidates)
+        }
         newsapi = [
             doc.model_copy(update={"tickers": tuple(t for t, p in patterns.items() if p.search(searchable))})
             for doc, searchable in self._newsapi
         ]
         return unique_by_id([*self._tiingo, *newsapi])
-
-    def _pattern(self, ticker: str) -> re.Pattern[str]:
-        names = (ticker, *self._aliases.get(ticker, ()))
-        return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(name) for name in names) + r")(?!\w)")
 
     @cached_property
     def _tiingo(self) -> list[SourceDocument]:

@@ -6,9 +6,15 @@ What is loaded, all read through the same adapters the live mode uses:
   quarters after TSLA's stale companyfacts); a fact id already taken by companyfacts is never overwritten,
   so the citation stays the filing that first reported the figure;
 - the quant profile of every stock with a bundled price file, against SPY, as of its last session;
-- news articles and prediction markets as untrusted source documents.
+- news articles and prediction markets as untrusted source documents, each linked to the demo companies
+  it names (``agents.data.companies``): Tiingo lists its tickers, a NewsAPI headline or a market question
+  is linked only where it names the company ("NVIDIA largest company in July?" is NVDA's).
 
-The snapshot's content hash is its ``data_version``: loading an unchanged snapshot again does nothing.
+Nothing is filled in where the snapshot has no licensed file: a company without one gets no facts of that
+kind, and the report says so (``LoadReport.gaps``), so a specialist with nothing to read is not asked.
+
+The snapshot's content hash, with ``LOADER_VERSION``, is its ``data_version``: loading an unchanged snapshot
+again with the same loader does nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +27,10 @@ from datetime import date
 from pathlib import Path
 
 from django.db import transaction
+from django.db.models import Max
 
+from agents.data.companies import COMPANY_NAMES
+from agents.data.documents import tickers_mentioned
 from agents.data.edgar import (
     FilingRow,
     SnapshotEdgarSource,
@@ -37,9 +46,13 @@ from agents.data.prices import SnapshotPriceSource
 from agents.data.types import Citation, SourceDocument
 from agents.quant import compute_profile, quant_facts
 from memos.models import Company, DataLoad, FactRecord
+from memos.models import SourceDocument as SourceDocumentRow
 from memos.services.facts import fact_rows, save_documents, save_facts
 
 BENCHMARK = "SPY"
+# Part of the data version: bump it when the loader reads the same files into different rows (version 2
+# links news and markets to the companies they name), so a desk loaded by the older loader loads again.
+LOADER_VERSION = 2
 # Bundled inline XBRL documents are named ``{ticker}-{form}-{filed date}.html.gz``.
 FILING_NAME = re.compile(r"^(?P<ticker>[a-z]+)-(?P<form>10-[kq])-(?P<filed>\d{4}-\d{2}-\d{2})\.html\.gz$")
 COMPANYFACTS_NAME = re.compile(r"^CIK\d{10}_(?P<ticker>[A-Z.]+)\.json(\.gz)?$")
@@ -54,6 +67,7 @@ class LoadReport:
     facts: dict[str, int] = field(default_factory=dict)
     documents: int = 0
     problems: list[str] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         if self.skipped:
@@ -64,12 +78,14 @@ class LoadReport:
             f"{self.documents} source documents"
         ]
         lines.extend(f"  skipped: {problem}" for problem in self.problems)
+        lines.extend(f"  {gap}" for gap in self.gaps)
         return "\n".join(lines)
 
 
 def snapshot_version(root: Path) -> str:
-    """A hash of every file's relative path and bytes: changes exactly when the snapshot's content does."""
-    digest = hashlib.sha256()
+    """A hash of the loader version and every file's relative path and bytes: changes exactly when the
+    snapshot's content, or the way it is loaded, does."""
+    digest = hashlib.sha256(f"loader {LOADER_VERSION}\0".encode())
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(b"\0")
@@ -92,6 +108,7 @@ def load_snapshot(root: Path, *, force: bool = False) -> LoadReport:
         _load_quant(root, companies, report)
         _load_documents(root, report)
         report.companies = len(companies.seen)
+        report.gaps = _gaps(companies.seen)
         DataLoad.objects.update_or_create(
             data_version=version,
             defaults={
@@ -243,14 +260,49 @@ def _price_citation(path: Path) -> Citation:
 def _load_documents(root: Path, report: LoadReport) -> None:
     documents: list[SourceDocument] = []
     try:
-        documents.extend(SnapshotNewsSource(root).all_documents())
+        documents.extend(SnapshotNewsSource(root, aliases=COMPANY_NAMES).all_documents())
     except DataError as exc:
         report.problems.append(f"news: {exc}")
     try:
-        documents.extend(market_document(market) for market in SnapshotMarketSource(root).markets())
+        documents.extend(
+            market_document(market, tickers=tickers_mentioned(market.question, COMPANY_NAMES))
+            for market in SnapshotMarketSource(root).markets()
+        )
     except DataError as exc:
         report.problems.append(f"prediction markets: {exc}")
     report.documents = save_documents(documents)
+
+
+STATEMENT_SOURCES = ("sec-companyfacts", "sec-inline-xbrl")
+
+
+def _gaps(companies: dict[str, Company]) -> list[str]:
+    """Which companies the snapshot has no file of a kind for, and the session the quant figures stand at."""
+    tickers = sorted(companies)
+    facts = FactRecord.objects.filter(company__in=companies.values())
+    with_statements = set(
+        facts.filter(source__in=STATEMENT_SOURCES).values_list("company__ticker", flat=True)
+    )
+    last_session = dict(
+        facts.filter(fiscal_period="DAY")
+        .values("company__ticker")
+        .annotate(day=Max("period_end"))
+        .values_list("company__ticker", "day")
+    )
+    news = SourceDocumentRow.objects.filter(kind="news")
+    with_news = {ticker for ticker in tickers if news.filter(tickers__contains=[ticker]).exists()}
+    gaps = []
+    for what, held in (
+        ("financial statements", with_statements),
+        ("daily prices", set(last_session)),
+        ("news articles", with_news),
+    ):
+        if missing := [ticker for ticker in tickers if ticker not in held]:
+            gaps.append(f"no {what} in the snapshot for {', '.join(missing)}")
+    for day in sorted(set(last_session.values())):
+        priced = ", ".join(ticker for ticker in tickers if last_session.get(ticker) == day)
+        gaps.append(f"quant figures stand at {day}, the last session of the price files, for {priced}")
+    return gaps
 
 
 def _sectors(path: Path) -> dict[str, str]:

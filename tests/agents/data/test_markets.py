@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from agents.data.companies import COMPANY_NAMES
+from agents.data.documents import tickers_mentioned
 from agents.data.errors import MalformedData
 from agents.data.markets import (
     MarketOutcome,
@@ -107,6 +109,14 @@ def test_search_finds_a_keyword_as_a_whole_word_in_any_case() -> None:
     assert source.search("AI") == []  # not "airdrop"
     with pytest.raises(ValueError, match="needs a keyword"):
         source.search("  ")
+
+
+def test_of_the_bundled_markets_only_nvidia_s_names_a_demo_company() -> None:
+    linked = {
+        market.market_id: tickers_mentioned(market.question, COMPANY_NAMES)
+        for market in SnapshotMarketSource(SNAPSHOT).markets()
+    }
+    assert {market_id: tickers for market_id, tickers in linked.items() if tickers} == {"503051": ("NVDA",)}
 
 
 def test_a_market_becomes_a_prediction_market_document() -> None:

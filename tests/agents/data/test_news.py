@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.data.companies import COMPANY_NAMES
+from agents.data.documents import tickers_mentioned
 from agents.data.errors import MalformedData
 from agents.data.news import (
     NEWSAPI_FILE,
@@ -101,6 +103,20 @@ def test_without_an_alias_a_ticker_matches_its_own_symbol_in_a_headline() -> Non
     [fox] = SnapshotNewsSource(SHARED_DATA).documents("fox")
     assert fox.title == "Utah teen missing in Mexico recovered safely - FOX 11 Los Angeles"
     assert fox.tickers == ("FOX",)
+
+
+def test_a_company_is_mentioned_by_its_symbol_or_a_name_as_a_whole_word_with_its_case() -> None:
+    names = {"AAPL": ("Apple",), "KO": ("Coca-Cola",), "JPM": ("JPMorgan", "J.P. Morgan")}
+    mentioned = tickers_mentioned("Coca-Cola and Apple report; J.P. Morgan upgrades", names)
+    assert mentioned == ("AAPL", "KO", "JPM")
+    assert tickers_mentioned("apple pie at Applebee's, a KOALA, JPMorganChase", names) == ()
+    assert tickers_mentioned("KO fell 2%; so did Pineapple Corp", names) == ("KO",)
+
+
+def test_no_bundled_newsapi_headline_names_a_demo_company() -> None:
+    documents = SnapshotNewsSource(SNAPSHOT, aliases=COMPANY_NAMES).all_documents()
+    linked = {doc.title: doc.tickers for doc in documents if doc.tickers}
+    assert linked == {"Tech giants may be stronger than you think": TIINGO_TICKERS}  # Tiingo's own list
 
 
 def test_all_documents_tags_newsapi_articles_with_the_alias_tickers_they_mention() -> None:
