@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, register_converter
 
 from memos.converters import EvidenceIdConverter
-from memos.views import briefs, evidence, home, runs
+from memos.views import briefs, evidence, home, ledger, runs
 
 register_converter(EvidenceIdConverter, "evidence")
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("briefs/new/", briefs.new_brief, name="new_brief"),
     path("runs/<uuid:run_id>/", runs.run_page, name="run"),
     path("runs/<uuid:run_id>/steps/<int:step_id>/", runs.step_document, name="run_step"),
+    path("runs/<uuid:run_id>/ledger/", ledger.run_ledger, name="run_ledger"),
     path("facts/<evidence:fact_id>/", evidence.fact_detail, name="fact"),
     path("sources/<evidence:doc_id>/", evidence.source_document, name="source_document"),
 ]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +17,16 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _fan_out_threads_let_go() -> Iterator[None]:
+    """The pipeline's thread pool outlives a stage and keeps its database connections; after a test they
+    are closed, so the test database can be flushed and dropped with nobody connected to it."""
+    yield
+    fanout = sys.modules.get("memos.pipeline.fanout")
+    if fanout is not None:
+        fanout.shutdown()
 
 
 @pytest.fixture

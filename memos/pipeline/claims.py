@@ -2,11 +2,12 @@
 
 A claim is two locks taken in order: the run's Redis lock (memos.pipeline.liveness.RunLock), which keeps a
 second worker away, then a conditional UPDATE of the run in PostgreSQL that increments its ``lease`` (the
-fencing token) and its ``stage_attempts``. Every later write of the stage runs in a transaction that first
-locks the run row where ``lease`` still equals the claimed token (``fenced``): once another worker has
-claimed the run, or the run has ended, the old holder's writes are refused with ``LeaseLost`` instead of
-landing on top of the new holder's work. Every status change is such a conditional UPDATE, so a finished
-or failed run never returns to running.
+fencing token) and its ``stage_attempts``. Every later write of the stage holds a lock on the run row
+where ``lease`` still equals the claimed token: a one-row write is a single UPDATE whose condition share-locks
+that row (``fenced_update``, one round trip on the hot path of every step), a write of several rows is a
+transaction that locks it first (``fenced``). Once another worker has claimed the run, or the run has ended,
+the old holder's writes are refused with ``LeaseLost`` instead of landing on top of the new holder's work.
+Every status change is such a conditional UPDATE, so a finished or failed run never returns to running.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import BooleanField, F, Model, QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -33,6 +35,7 @@ from memos.pipeline.errors import LeaseLost
 from memos.pipeline.liveness import RunLock
 
 T = TypeVar("T")
+M = TypeVar("M", bound=Model)
 Outcome = StageClaim.Outcome
 
 
@@ -178,6 +181,28 @@ def fenced_write(hold: Hold, action: Callable[[], T], *, what: str) -> T:
     return retry_on_lost_connection(attempt, what=what)
 
 
+_HELD_FOR_SHARE = "EXISTS (SELECT 1 FROM memos_run WHERE id = %s AND lease = %s AND status = %s FOR SHARE)"
+
+
+def fenced_update(hold: Hold, rows: QuerySet[M], what: str, **values: Any) -> None:
+    """UPDATE ``rows`` in one statement that lands only while the stage still holds the run.
+
+    The condition takes a share lock on the run row where the lease is still ours: a claim by another
+    worker (an UPDATE of that row) waits for the statement, and once it has committed, the statement
+    matches nothing and the write is refused. Parallel steps of one stage share the lock and do not wait
+    for each other. ``rows`` must match at least one row.
+    """
+    hold.check()
+    # Constant SQL, values as parameters: Django's ORM has no locking clause inside a subquery.
+    held = RawSQL(  # noqa: S611
+        _HELD_FOR_SHARE, (uuid.UUID(hold.run_id), hold.lease, Run.Status.RUNNING), output_field=BooleanField()
+    )
+    updated = retry_on_lost_connection(lambda: rows.filter(held).update(**values), what=what)
+    if not updated:
+        hold.lost.set()
+        raise LeaseLost(f"run {hold.run_id}: lease {hold.lease} on {hold.stage} is no longer current")
+
+
 def stamp_heartbeat(run_id: str, lease: int) -> bool:
     """The heartbeat, if the lease is still ours; False when it is not (moved on, or the run ended)."""
     return bool(
@@ -190,16 +215,40 @@ def stamp_heartbeat(run_id: str, lease: int) -> bool:
 def set_fields(hold: Hold, **fields: Any) -> None:
     """Fields of the run (a data version, a message) written by its holder."""
 
-    def write() -> None:
-        Run.objects.filter(pk=hold.run_id).update(**fields)
-        publish_run(hold.run_id)
-
-    fenced_write(hold, write, what="updating the run")
+    fenced_update(hold, Run.objects.filter(pk=hold.run_id), "updating the run", **fields)
+    publish_run(hold.run_id)
 
 
-def advance(hold: Hold, following: str) -> None:
-    """The stage is done: the run waits for ``following``, which nobody has claimed yet."""
-    set_fields(hold, stage=following, stage_attempts=0, status_message=f"{following} queued")
+def hand_over(hold: Hold, following: str) -> Hold:
+    """The stage is done and this worker goes straight on with ``following``: one transaction moves the run
+    on (a new lease, as a claim would give), closes this claim and opens the next, under the Redis lock it
+    already holds. No queue hop, no second claim; a worker that dies after it leaves the run running at
+    ``following`` with a heartbeat that goes stale, which the watchdog resumes like any other."""
+    now = timezone.now()
+
+    def write() -> int:
+        with transaction.atomic():
+            moved = Run.objects.filter(pk=hold.run_id, lease=hold.lease, status=Run.Status.RUNNING).update(
+                stage=following,
+                lease=F("lease") + 1,
+                stage_attempts=1,
+                tokens_reserved=0,
+                heartbeat_at=now,
+                status_message=f"{following}…",
+            )
+            if not moved:
+                hold.lost.set()
+                raise LeaseLost(f"run {hold.run_id}: lease {hold.lease} on {hold.stage} is no longer current")
+            StageClaim.objects.filter(pk=hold.claim_pk).update(outcome=Outcome.FINISHED, released_at=now)
+            claim = StageClaim.objects.create(
+                run_id=hold.run_id, stage=following, lease=hold.lease + 1, worker=worker_name()
+            )
+            publish_run(hold.run_id)
+            return claim.pk
+
+    hold.check()
+    claim_pk = retry_on_lost_connection(write, what=f"moving on to {following}")
+    return Hold(hold.run_id, following, lease=hold.lease + 1, attempt=1, claim_pk=claim_pk, lock=hold.lock)
 
 
 def finish(hold: Hold, status: str, message: str) -> None:

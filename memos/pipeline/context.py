@@ -3,18 +3,24 @@
 Every write goes through the claim's fence (memos.pipeline.claims), so a stage whose worker was presumed
 dead cannot overwrite the work of the worker that took over. Outputs are pydantic models in, pydantic
 models out: a step's JSON is written from its kind's type and read back through it.
+
+Marking a step running only redraws its card, so it is written in the background while the step's LLM call
+is already under way; every later write of the stage (and the end of the stage) first waits for it, so the
+writes land in order and a lost lease still stops the stage.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from django.utils import timezone
 from pydantic import BaseModel
 
 from memos.models import AgentStep, Run
-from memos.pipeline import claims
+from memos.pipeline import claims, fanout
 from memos.pipeline.cards import publish_step
 from memos.pipeline.claims import Hold
 from memos.pipeline.workflows import Workflow
@@ -28,6 +34,8 @@ class StageContext:
     run: Run  # as it was when claimed, with its brief and company
     workflow: Workflow
     hold: Hold
+    _steps: dict[str, AgentStep] | None = field(default=None, repr=False)
+    _pending: list[Future[None]] = field(default_factory=list, repr=False)
 
     @property
     def run_id(self) -> str:
@@ -46,27 +54,38 @@ class StageContext:
 
     def step(self, key: str) -> AgentStep:
         """This stage's step ``key``: planned when the run started, or made from the plan now."""
-        planned = self.workflow.planned(self.config, self.hold.stage, key)
-        step, created = AgentStep.objects.get_or_create(
-            run_id=self.run.pk,
-            stage=planned.stage,
-            key=key,
-            defaults={
-                "kind": planned.kind,
-                "title": planned.title,
-                "role": planned.role,
-                "position": planned.position,
-            },
-        )
-        if created:
-            publish_step(step)
+        if self._steps is None:  # the stage's planned steps, in one query
+            rows = AgentStep.objects.filter(run_id=self.run.pk, stage=self.hold.stage)
+            self._steps = {step.key: step for step in rows}
+        step = self._steps.get(key)
+        if step is None:
+            planned = self.workflow.planned(self.config, self.hold.stage, key)
+            step, created = AgentStep.objects.get_or_create(
+                run_id=self.run.pk,
+                stage=planned.stage,
+                key=key,
+                defaults={
+                    "kind": planned.kind,
+                    "title": planned.title,
+                    "role": planned.role,
+                    "position": planned.position,
+                },
+            )
+            step.run = self.run
+            if created:
+                publish_step(step)
+            self._steps[key] = step
+        step.run = self.run  # the card is drawn from the run already in hand, not a query per write
         return step
 
     def start(self, step: AgentStep) -> None:
+        """Mark the step running, in the background (see the module's note)."""
         step.status = Status.RUNNING
         step.started_at = step.started_at or timezone.now()
         step.error = ""
-        self._save(step, ["status", "started_at", "error"])
+        shown = copy.copy(step)  # the card shows the step as it is now, whatever happens to it meanwhile
+        fields = ["status", "started_at", "error"]
+        self._pending.append(fanout.background(lambda: self._write(shown, fields)))
 
     def finish(self, step: AgentStep, output: BaseModel) -> None:
         step.status = Status.DONE
@@ -81,12 +100,22 @@ class StageContext:
         step.finished_at = timezone.now()
         self._save(step, ["status", "error", "finished_at"])
 
-    def _save(self, step: AgentStep, fields: list[str]) -> None:
-        def write() -> None:
-            step.save(update_fields=fields)
-            publish_step(step)
+    def settle(self) -> None:
+        """Wait for the writes still in the background; raises the first one's error (a lost lease)."""
+        pending, self._pending = self._pending, []
+        errors = [error for future in pending if (error := future.exception()) is not None]
+        if errors:
+            raise errors[0]
 
-        claims.fenced_write(self.hold, write, what=f"saving step {step.stage}/{step.key}")
+    def _save(self, step: AgentStep, fields: list[str]) -> None:
+        self.settle()
+        self._write(step, fields)
+
+    def _write(self, step: AgentStep, fields: list[str]) -> None:
+        values = {name: getattr(step, name) for name in fields}
+        rows = AgentStep.objects.filter(pk=step.pk)
+        claims.fenced_update(self.hold, rows, f"saving step {step.stage}/{step.key}", **values)
+        publish_step(step)
 
     # --- the run's earlier steps, typed
 
@@ -113,6 +142,7 @@ class StageContext:
         return AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE).exists()
 
     def set_run(self, **fields: Any) -> None:
+        self.settle()
         claims.set_fields(self.hold, **fields)
         for name, value in fields.items():
             setattr(self.run, name, value)

@@ -1,14 +1,17 @@
 """The run engine: runs any workflow as an ordered list of stages. Enqueue, claim, execute, finish or fail,
 resume.
 
-Each stage is one RQ job that takes the run id and the stage name (never a model instance), claims the stage
-(memos.pipeline.claims), runs its body under a heartbeat, and on success queues the next stage. A stage body
+A job takes the run id and the stage to start from (never a model instance), claims that stage
+(memos.pipeline.claims), runs its body under a heartbeat, and on success hands the run over to the next
+stage in the same process (one transaction, the same Redis lock, the same database connection: no queue
+hop, no fork of another work-horse, no second claim) until the run ends. A run thus holds one worker from
+its start to its end; more runs at once need more workers. A stage body
 reads its inputs from PostgreSQL and writes each result as a step under its natural key, so running it twice
 (a re-enqueued job after a killed worker) redoes nothing that finished, and the LLM ledger answers every call
 that had completed. No transaction is held across an LLM call.
 
 What ends a stage, and what happens to the run:
-- the body returns: the run moves on to the next stage, or finishes with the workflow's ending;
+- the body returns: this worker goes on with the next stage, or the run finishes with the workflow's ending;
 - ``StageFailed``, an answer that never fit its schema, a spent budget, a refused provider: the run fails
   with the reason, at once (trying again cannot help);
 - ``LeaseLost``: another worker holds the run now; this one stops and changes nothing;
@@ -28,11 +31,12 @@ from django.db import DatabaseError
 from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, TransientFailure
 from memos.events import flush_events
 from memos.models import Run, StageClaim
-from memos.pipeline import claims
+from memos.pipeline import claims, fanout
 from memos.pipeline.claims import Hold, Refusal
 from memos.pipeline.context import StageContext
 from memos.pipeline.dbretry import retry_on_lost_connection
 from memos.pipeline.errors import LeaseLost, StageFailed, shown
+from memos.pipeline.gateway import gateway
 from memos.pipeline.liveness import Heartbeat
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Workflow
@@ -52,30 +56,33 @@ def enqueue_stage(run_id: str, stage: str) -> None:
 def run_inline(run_id: str) -> None:
     """Every remaining stage in this process, in order: ``analyze --inline`` and the benchmarks."""
     run = Run.objects.get(pk=run_id)
-    stage: str | None = run.stage or workflow_for(run.workflow).first_stage
-    while stage is not None:
-        stage = execute_stage(run_id, stage)
+    execute_stage(run_id, run.stage or workflow_for(run.workflow).first_stage)
 
 
-def execute_stage(run_id: str, stage: str) -> str | None:
-    """Run ``stage`` if the run is waiting for it; returns the stage to run next, if any."""
+def execute_stage(run_id: str, stage: str) -> None:
+    """Run ``stage`` if the run is waiting for it, then every following stage while this worker holds it."""
     run = retry_on_lost_connection(
         lambda: Run.objects.select_related("brief__company").get(pk=run_id), what="reading the run"
     )
     workflow = workflow_for(run.workflow)
     if not run.is_active or workflow.is_past(run.stage, stage):
-        return None
+        return
     claimed = claims.claim_stage(run_id, stage, first=stage == workflow.first_stage)
     if isinstance(claimed, Refusal):
         log.info("run %s: not running %s: %s", run_id, stage, claimed.reason)
-        return None
+        return
+    # The parallel steps' threads connect to the database while the first stage works, not on a call's path.
+    fanout.warm(gateway().settings.max_concurrency)
+    hold: Hold | None = claimed
     try:
-        return _execute(workflow, claimed)
+        while hold is not None:
+            hold = _execute(workflow, hold)
     finally:
         flush_events()  # a work-horse exits right after the job: let the page hear about this stage first
 
 
-def _execute(workflow: Workflow, hold: Hold) -> str | None:
+def _execute(workflow: Workflow, hold: Hold) -> Hold | None:
+    """Run the held stage; the hold on the next stage when this worker goes on with it."""
     outcome: str = Outcome.ERROR
     error, following = "", None
     try:
@@ -88,22 +95,20 @@ def _execute(workflow: Workflow, hold: Hold) -> str | None:
             # Only now that the heartbeat has stopped: a last beat must not hide the run from the watchdog.
             outcome = _resume_or_fail(hold, error)
     finally:
-        claims.release(hold, outcome, error)
+        if following is None:
+            claims.release(hold, outcome, error)
     return following
 
 
-def _run_body(workflow: Workflow, ctx: StageContext) -> tuple[str, str, str | None]:
-    """(claim outcome, error, next stage) of running the stage's body and moving the run on."""
+def _run_body(workflow: Workflow, ctx: StageContext) -> tuple[str, str, Hold | None]:
+    """(claim outcome, error, hold on the next stage) of running the stage's body and moving the run on."""
     hold = ctx.hold
     try:
-        workflow.stage(hold.stage).body(ctx)
-        following = workflow.following(hold.stage)
-        if following is None:
-            ending = workflow.ending(ctx)
-            claims.finish(hold, ending.status, ending.message)
-        else:
-            claims.advance(hold, following)
-        return Outcome.FINISHED, "", following
+        try:
+            workflow.stage(hold.stage).body(ctx)
+        finally:
+            ctx.settle()  # nothing of the stage may land after it has ended, whichever way it ended
+        return Outcome.FINISHED, "", _move_on(workflow, ctx)
     except LeaseLost as exc:
         log.warning("run %s: %s", hold.run_id, exc)
         return Outcome.LOST, str(exc), None
@@ -116,6 +121,16 @@ def _run_body(workflow: Workflow, ctx: StageContext) -> tuple[str, str, str | No
     except Exception as exc:
         log.exception("run %s: the %s stage raised", hold.run_id, hold.stage)
         return Outcome.ERROR, f"{type(exc).__name__}: {exc}", None
+
+
+def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
+    """Hand the run over to the next stage, or finish it with the workflow's ending."""
+    following = workflow.following(ctx.hold.stage)
+    if following is not None:
+        return claims.hand_over(ctx.hold, following)
+    ending = workflow.ending(ctx)
+    claims.finish(ctx.hold, ending.status, ending.message)
+    return None
 
 
 def _failure_message(stage: str, exc: Exception) -> str:

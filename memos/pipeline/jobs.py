@@ -10,7 +10,6 @@ import logging
 from collections.abc import Iterable
 
 import django_rq
-import redis
 from django.db import transaction
 
 from agents.data.edgar import load_company_facts
@@ -22,18 +21,8 @@ log = logging.getLogger(__name__)
 
 
 def run_stage(run_id: str, stage: str) -> None:
-    """One stage of a run, then the next one queued.
-
-    If Redis cannot take the next job right now, the run keeps its place (the stage it waits for is
-    recorded in PostgreSQL) and the watchdog queues it once the heartbeat has gone stale.
-    """
-    following = driver.execute_stage(run_id, stage)
-    if following is None:
-        return
-    try:
-        driver.enqueue_stage(run_id, following)
-    except redis.RedisError as exc:
-        log.warning("run %s: could not queue %s (%s); the watchdog will", run_id, following, exc)
+    """A run from ``stage`` to its end, in this job (memos.pipeline.driver)."""
+    driver.execute_stage(run_id, stage)
 
 
 def refresh_company_facts(ticker: str) -> dict[str, object]:

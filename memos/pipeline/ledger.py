@@ -43,8 +43,8 @@ def _record_from_row(row: LLMCall) -> LLMCallRecord:
 
 
 class DjangoLedger:
-    """Called from the pipeline's thread pool too; each pool thread closes its own connection when its task
-    ends (memos.pipeline.memo.specialists), so one open connection per thread serves all of its calls."""
+    """Called from the pipeline's thread pool too; each pool thread keeps its own connection for the life of
+    the process (memos.pipeline.fanout), so one open connection per thread serves all of its calls."""
 
     def cached(self, request_hash: str) -> LLMCallRecord | None:
         def read() -> LLMCall | None:

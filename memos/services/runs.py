@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agents.data.errors import DataError
+from agents.llm.hashing import canonical_json
 from agents.memo.roster import Profile
 from agents.untrusted import normalise_text
 from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
@@ -92,12 +93,20 @@ def profile_named(name: str) -> Profile:
 def brief_nonce(brief: Brief) -> str:
     """The fence marker for untrusted text in this brief's prompts.
 
-    Keyed by the server's secret, so no author of a news item or filing can predict it and close a fence
-    early; stable per brief, so a rerun with unchanged inputs sends identical prompts and costs nothing.
+    Derived from what the brief asks (company, question, audience, notes), keyed with the server's secret:
+    no author of a news item or filing can predict it and close a fence early, and the same question on the
+    same company sends identical prompts whoever asks it and in whichever brief, so the LLM ledger answers
+    a rerun, a resumed run and a new identical brief without paying again.
     """
-    return hmac.new(
-        settings.SECRET_KEY.encode(), f"brief-nonce:{brief.pk}".encode(), hashlib.sha256
-    ).hexdigest()[:16]
+    asked = canonical_json(
+        {
+            "ticker": brief.company.ticker,
+            "question": brief.question,
+            "audience": brief.audience,
+            "notes": brief.notes,
+        }
+    )
+    return hmac.new(settings.SECRET_KEY.encode(), f"fence:{asked}".encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def start_run(

@@ -190,6 +190,7 @@ TABLE: dict[str, Row] = {
     "briefs/new/": Row("/briefs/new/", run_starters(OK), run_starters(NEW_RUN), A_BRIEF),
     "runs/<uuid:run_id>/": Row("/runs/{run}/", RUN_READERS),
     "runs/<uuid:run_id>/steps/<int:step_id>/": Row("/runs/{run}/steps/{step}/", RUN_READERS),
+    "runs/<uuid:run_id>/ledger/": Row("/runs/{run}/ledger/", RUN_READERS),
     # Evidence is the shared fact store (public filings and news), read by every signed-in user.
     "facts/<evidence:fact_id>/": Row("/facts/{fact}/", signed_in(OK)),
     "sources/<evidence:doc_id>/": Row("/sources/{doc}/", signed_in(OK)),

@@ -57,7 +57,7 @@ def context(run: Run, hold: Hold) -> StageContext:
 
 def test_a_second_worker_is_kept_off_a_run_another_holds(run: Run) -> None:
     first = claim(run)
-    assert driver.execute_stage(str(run.pk), "data") is None  # the second worker does nothing
+    driver.execute_stage(str(run.pk), "data")  # the second worker does nothing
     refused = claims.claim_stage(str(run.pk), "data", first=True)
     assert isinstance(refused, Refusal) and refused.reason == "another worker holds the run"
     run.refresh_from_db()
@@ -69,12 +69,16 @@ def test_a_worker_that_lost_its_claim_writes_nothing_and_the_new_holder_writes(r
     stale, current = claim(run), None
     step = AgentStep.objects.get(run=run, key="evidence")
     current = take_over(run)
+    ghost = context(run, stale)
+    ghost.start(step)  # written in the background; the stage's next write or its end says what happened
     with pytest.raises(LeaseLost):
-        context(run, stale).start(step)
+        ghost.settle()
     assert stale.lost.is_set()
     step.refresh_from_db()
     assert step.status == AgentStep.Status.PENDING
-    context(run, current).start(step)
+    holder = context(run, current)
+    holder.start(step)
+    holder.settle()
     step.refresh_from_db()
     assert step.status == AgentStep.Status.RUNNING
     with pytest.raises(LeaseLost):
@@ -152,7 +156,7 @@ def test_an_endpoint_that_keeps_failing_ends_the_run_after_a_bounded_number_of_r
     assert synthesis_claims.count() == settings.RUN_MAX_STAGE_ATTEMPTS == 3
     # Ended for good: the watchdog leaves it alone and a stray job does nothing.
     assert resume_stale_runs(stale_after_s=0) == []
-    assert driver.execute_stage(str(run.pk), "synthesis") is None
+    driver.execute_stage(str(run.pk), "synthesis")
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED and synthesis_claims.count() == 3
 
@@ -167,7 +171,7 @@ def test_a_bug_in_a_stage_is_recorded_resumed_and_then_fails_the_run_with_its_re
     stages = tuple(replace(s, body=broken) if s.name == "data" else s for s in memo.stages)
     monkeypatch.setitem(registry.WORKFLOWS, "memo", replace(memo, stages=stages))
     for _ in range(3):
-        assert driver.execute_stage(str(run.pk), "data") is None
+        driver.execute_stage(str(run.pk), "data")
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert (

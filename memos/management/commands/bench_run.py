@@ -1,16 +1,20 @@
-"""``manage.py bench_run --latency-ms L [--profile quick|full] [--json]``: a whole memo run against the fake
-OpenAI-compatible server answering every call after L ms, in this process.
+"""``manage.py bench_run --latency-ms L [--profile P] [--runs N] [--sequential] [--json]``: whole memo runs
+against the fake OpenAI-compatible server answering every call after L ms, in this process.
 
-It prints the run's wall time, its critical-path bound (the longest chain of dependent LLM calls times L:
-one specialist wave per ``concurrency`` specialists, each synthesis attempt, the evaluation), their ratio, and
-the calls and tokens used. A ratio near 1 means the pipeline adds almost nothing to the LLM latency it cannot
-avoid. Needs the snapshot loaded (``bootstrap_demo``) and Redis (the concurrency bound is shared there).
+For each run it measures the wall time and its critical-path bound (the longest chain of dependent LLM
+calls times L: one specialist wave per ``concurrency`` specialists, each synthesis attempt, the
+evaluation), their ratio, and the orchestration overhead per LLM call ((wall - bound) / calls): what the
+pipeline adds to the latency it cannot avoid. ``--runs N`` repeats the run and reports the median and the
+spread (min, max); ``--sequential`` also runs the same plan one call at a time, so the parallel speed-up is
+printed beside it. Needs the snapshot loaded (``bootstrap_demo``) and Redis (the concurrency bound is
+shared there).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import statistics
 import time
 import uuid
 from argparse import ArgumentParser
@@ -24,7 +28,7 @@ from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from agents.memo.outputs import IterationOutput, SpecialistOutput
-from memos.models import AgentStep, LLMCall, Run
+from memos.models import AgentStep, Brief, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.memo.rehearsal import script_for_run
@@ -32,52 +36,125 @@ from memos.pipeline.worker import warm_up
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
 
+SUMMARISED = ("wall_s", "ratio", "overhead_ms_per_call")
+
 
 class Command(BaseCommand):
-    help = "Time a whole memo run against the fake LLM server and compare it with its critical-path bound."
+    help = "Time whole memo runs against the fake LLM server and compare them with their critical-path bound."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--latency-ms", type=float, default=200.0)
         parser.add_argument("--profile", default="full")
         parser.add_argument("--ticker", default="AAPL")
         parser.add_argument("--concurrency", type=int, help="LLM calls in flight (default: the roster size)")
+        parser.add_argument(
+            "--runs", type=int, default=1, help="runs per mode; the median and spread are shown"
+        )
+        parser.add_argument(
+            "--sequential", action="store_true", help="also run the same plan one call at a time"
+        )
         parser.add_argument("--json", action="store_true")
-        parser.add_argument("--keep", action="store_true", help="keep the benchmark's brief and run")
+        parser.add_argument("--keep", action="store_true", help="keep the benchmark's briefs and runs")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["runs"] < 1:
+            self.stderr.write("bench_run: --runs must be at least 1")
+            raise SystemExit(2)
         user, _ = User.objects.get_or_create(username="bench", defaults={"is_active": False})
+        bench = _Bench(user, options)
+        modes = {"parallel": options["concurrency"]}
+        if options["sequential"]:
+            modes["sequential"] = 1
+        report: dict[str, Any] = {
+            "profile": options["profile"],
+            "latency_ms": float(options["latency_ms"]),
+            "runs": options["runs"],
+        }
+        for mode, concurrency in modes.items():
+            report[mode] = _summary([bench.run(concurrency) for _ in range(options["runs"])])
+        if options["sequential"]:
+            report["speedup"] = round(
+                report["sequential"]["wall_s"]["median"] / report["parallel"]["wall_s"]["median"], 2
+            )
+        self._print(report, as_json=options["json"])
+        if any(r["status"] != Run.Status.DONE for mode in modes for r in report[mode]["each"]):
+            raise SystemExit(1)
+
+    def _print(self, report: dict[str, Any], *, as_json: bool) -> None:
+        if as_json:
+            self.stdout.write(json.dumps(report, indent=2))
+            return
+        self.stdout.write(
+            f"{report['profile']} profile, fake LLM answering after {report['latency_ms']:.0f} ms, "
+            f"{report['runs']} run(s) per mode"
+        )
+        for mode in ("parallel", "sequential"):
+            if mode not in report:
+                continue
+            summary = report[mode]
+            first = summary["each"][0]
+            self.stdout.write(
+                f"{mode:<11} {first['llm_calls']} calls, {first['concurrency']} at once, critical path "
+                f"{first['critical_path_calls']} calls = {first['critical_path_s']} s"
+            )
+            for key in SUMMARISED:
+                spread = summary[key]
+                self.stdout.write(
+                    f"  {key:<21} median {spread['median']:<8} min {spread['min']:<8} max {spread['max']}"
+                )
+        if "speedup" in report:
+            self.stdout.write(f"parallel speed-up over one call at a time: {report['speedup']}x")
+
+
+class _Bench:
+    def __init__(self, user: User, options: dict[str, Any]) -> None:
+        self.user = user
+        self.options = options
+
+    def run(self, concurrency: int | None) -> dict[str, Any]:
+        """One whole run at this concurrency (None: as many as the roster), measured."""
+        options = self.options
         try:
             brief = create_brief(
-                owner=user,
+                owner=self.user,
                 ticker=options["ticker"],
                 question=f"Benchmark {uuid.uuid4().hex[:8]}: is the thesis intact?",  # never a cache hit
             )
-            run = start_run(brief, user=user, profile=options["profile"], enqueue=False)
+            run = start_run(brief, user=self.user, profile=options["profile"], enqueue=False)
         except ServiceError as exc:
-            self.stderr.write(f"bench_run: {exc}")
-            raise SystemExit(2) from exc
-        roster = list(run.config["roster"])
-        concurrency = options["concurrency"] or len(roster)
+            raise SystemExit(f"bench_run: {exc}") from exc
+        in_flight = concurrency or len(run.config["roster"])
         latency_ms = float(options["latency_ms"])
         with (
             FakeLLMServer(latency_ms=latency_ms, script=script_for_run(run)) as server,
-            endpoints(_settings(server.url, concurrency)),
+            endpoints(_settings(server.url, in_flight)),
         ):
             warm_up()  # the steady state of a running worker (DeskWorker), not a cold start
             started = time.perf_counter()
             driver.run_inline(str(run.pk))
             wall = time.perf_counter() - started
-        report = _report(Run.objects.get(pk=run.pk), wall, latency_ms, concurrency)
+        report = _report(Run.objects.get(pk=run.pk), wall, latency_ms, in_flight)
         if not options["keep"]:
-            run.delete()
-            brief.delete()
-        if options["json"]:
-            self.stdout.write(json.dumps(report, indent=2))
-        else:
-            for key, value in report.items():
-                self.stdout.write(f"{key:<22} {value}")
-        if report["status"] != Run.Status.DONE:
-            raise SystemExit(1)
+            _delete(run, brief)
+        return report
+
+
+def _delete(run: Run, brief: Brief) -> None:
+    run.delete()
+    brief.delete()
+
+
+def _summary(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        key: {
+            "median": round(statistics.median(r[key] for r in reports), 3),
+            "min": min(r[key] for r in reports),
+            "max": max(r[key] for r in reports),
+        }
+        for key in SUMMARISED
+    }
+    summary["each"] = reports
+    return summary
 
 
 def _settings(url: str, concurrency: int) -> LLMSettings:
@@ -105,6 +182,7 @@ def _report(run: Run, wall: float, latency_ms: float, concurrency: int) -> dict[
     bound = chain * latency_ms / 1000
     calls = LLMCall.objects.filter(run=run)
     tokens = calls.aggregate(tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
+    paid = calls.exclude(outcome="cached").count()
     return {
         "status": run.status,
         "profile": run.profile,
@@ -116,7 +194,8 @@ def _report(run: Run, wall: float, latency_ms: float, concurrency: int) -> dict[
         "wall_s": round(wall, 3),
         "critical_path_s": round(bound, 3),
         "ratio": round(wall / bound, 3) if bound else None,
-        "llm_calls": calls.exclude(outcome="cached").count(),
+        "overhead_ms_per_call": round((wall - bound) * 1000 / paid, 1) if paid else None,
+        "llm_calls": paid,
         "tokens_in": tokens["tokens_in"] or 0,
         "tokens_out": tokens["tokens_out"] or 0,
     }

@@ -7,12 +7,6 @@ call that had completed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import TypeVar
-
-from django.db import close_old_connections
-
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
@@ -25,13 +19,12 @@ from agents.memo.schemas import SpecialistBrief
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed, shown
+from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
 from memos.pipeline.memo.evidence import document_block, fact_lines
 from memos.pipeline.memo.plan import SPECIALISTS_STAGE
 from memos.pipeline.memo.reads import brief_block, catalog_of, config, evidence
 from memos.pipeline.prompts import template
-
-T = TypeVar("T")
 
 
 def run_specialists(ctx: StageContext) -> None:
@@ -67,31 +60,21 @@ def _fan_out(
     ctx: StageContext, todo: list[tuple[AgentStep, list[EvidenceItem]]], catalog: EvidenceCatalog
 ) -> None:
     gw = gateway()
-    workers = max(1, min(len(todo), gw.settings.max_concurrency))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="specialist") as pool:
-        futures = {
-            pool.submit(_in_thread, lambda s=step, i=items: ask_specialist(gw, ctx, s.key, i, catalog)): step
-            for step, items in todo
-        }
-        for step, _ in todo:  # marked running while the calls are already in flight
-            ctx.start(step)
-        spent: BudgetExceeded | None = None
-        for future in as_completed(futures):
-            step = futures[future]
-            try:
-                ctx.finish(step, future.result())
-            except LLMError as exc:
-                ctx.fail_step(step, f"{step.title}: {shown(exc)}")
-                spent = exc if isinstance(exc, BudgetExceeded) else spent
+    tasks = [
+        (step, lambda s=step, i=items: ask_specialist(gw, ctx, s.key, i, catalog)) for step, items in todo
+    ]
+    finished = in_parallel(tasks, limit=gw.settings.max_concurrency)
+    for step, _ in todo:  # marked running while the calls are already in flight
+        ctx.start(step)
+    spent: BudgetExceeded | None = None
+    for step, future in finished:
+        try:
+            ctx.finish(step, future.result())
+        except LLMError as exc:
+            ctx.fail_step(step, f"{step.title}: {shown(exc)}")
+            spent = exc if isinstance(exc, BudgetExceeded) else spent
     if spent is not None:
         raise spent  # the run is out of budget: it ends saying so, not as "no usable brief"
-
-
-def _in_thread(function: Callable[[], T]) -> T:
-    try:
-        return function()
-    finally:
-        close_old_connections()  # a pool thread must not leave a connection behind
 
 
 def ask_specialist(
