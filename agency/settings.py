@@ -216,9 +216,35 @@ RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600}}
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL]},
+        # redis-py 8 gives every read a 5 s timeout by default, as long as channels-redis's blocking pop
+        # (brpop_timeout, 5 s): on an idle socket the read could time out first and end the consumer (seen
+        # under load: 42 of 100 run-page sockets closed). A read waits longer than the pop, never forever.
+        "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}]},
     }
 }
+# Values computed from rows or files that do not change (a snapshot's price ranges, a finished step's
+# document): in Redis, so every web process shares one copy. Keys name the content they were made from.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "desk",
+        "TIMEOUT": 24 * 3600,  # content-keyed entries are never wrong, only unused: let them go after a day
+    }
+}
+
+# Web server processes (agency.serve, which scripts/run.sh starts). Each serves pages and sockets; the channel
+# layer carries live events between them. On 2 cores, 4 gave the lowest page latencies of 2, 3 and 4
+# (tests/bench/test_load_bench.py), and a socket's access re-checks run one at a time in its process.
+WEB_WORKERS = env_int("WEB_WORKERS", min(4, 2 * len(os.sched_getaffinity(0))))
+if not 1 <= WEB_WORKERS <= 64:
+    raise ImproperlyConfigured("WEB_WORKERS must be between 1 and 64")
+# agency.serve marks its processes: each keeps a few database connections open in a pool, so a page does not
+# pay for a new PostgreSQL backend (measured: 12 of the run page's 14 ms of PostgreSQL CPU). Everything else
+# keeps the short-lived connections above: an RQ worker forks a work-horse per job, and a pool does not
+# survive a fork.
+if env_bool("ADESK_WEB_SERVER", False):
+    DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": 4, "timeout": 10}}
 
 TESTING = env_bool("ANALYST_DESK_TESTING", False)
 if TESTING:

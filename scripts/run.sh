@@ -58,7 +58,9 @@ start_bg "RQ worker" "$STATE/logs/worker.log" "$PY" manage.py rqworker default -
   --worker-class memos.pipeline.worker.DeskWorker
 # The watchdog re-enqueues a run whose worker died mid-stage (its heartbeat goes stale).
 start_bg "watchdog" "$STATE/logs/watchdog.log" "$PY" manage.py watchdog --every 15
-start_bg "web server" "$STATE/logs/web.log" "$VENV/bin/daphne" -b 127.0.0.1 -p "$WEB_PORT" agency.asgi:application
+# Uvicorn with WEB_WORKERS processes (agency/serve.py); a run page's socket may sit in any of them, and live
+# events reach it through the channel layer in Redis.
+start_bg "web server" "$STATE/logs/web.log" "$PY" -m agency.serve --host 127.0.0.1 --port "$WEB_PORT"
 
 cat >&2 <<MSG
 

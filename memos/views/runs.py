@@ -1,6 +1,11 @@
 """A run's page, drawn from its workflow's stages, and its step documents (in the drawer or as a page).
 
 A user who may not see a run gets a 404 for the run, its steps and its socket alike (services.access).
+Each page is a constant number of queries whatever the number of steps (tests/memos/test_query_counts.py).
+What a finished run shows cannot change until a new claim of one of its stages, which moves its ``lease``
+and its status: its stages, and what its steps' documents are drawn from, are made once per such state and
+kept in the shared cache (memos.cache), after the access check. A document itself is rendered for each
+reader: it may show them a form of their own.
 """
 
 from __future__ import annotations
@@ -12,13 +17,17 @@ from uuid import UUID
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 from pydantic import ValidationError
 
-from memos.models import AgentStep
+from memos.cache import cache_key, cached
+from memos.models import AgentStep, Run
 from memos.pipeline.registry import workflow_for
 from memos.services.access import visible_runs
+from memos.services.holdings import fact_store_version
 from memos.views.documents import DOCUMENTS
 from memos.views.refs import cited_ids, resolve
 from memos.views.users import user_of
@@ -40,19 +49,31 @@ class StageBand:
         return sum(1 for step in self.steps if step.status == AgentStep.Status.DONE)
 
 
+def _pipeline_html(run: Run) -> str:
+    workflow = workflow_for(run.workflow)
+    # Cards show no step's output: only a notice may read one (a deferred load, for the step it looks at).
+    steps = list(run.steps.defer("output").order_by("position", "key"))
+    bands = [
+        StageBand(stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name])
+        for stage in workflow.stages
+    ]
+    context = {"run": run, "bands": bands, "notices": workflow.notices(steps)}
+    return render_to_string("memos/fragments/pipeline.html", context)
+
+
 @require_safe
 @login_required
 def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
     run = get_object_or_404(
         visible_runs(user_of(request)).select_related("brief__company", "created_by"), pk=run_id
     )
-    workflow = workflow_for(run.workflow)
-    steps = list(run.steps.order_by("position", "key"))
-    bands = [
-        StageBand(stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name])
-        for stage in workflow.stages
-    ]
-    return render(request, "memos/run.html", {"run": run, "bands": bands, "notices": workflow.notices(steps)})
+    if run.is_active:
+        pipeline = _pipeline_html(run)
+    else:
+        key = cache_key("run-pipeline", run.pk, run.status, run.lease, run.finished_at)
+        pipeline = cached(key, lambda: _pipeline_html(run), type_=str)
+    # Rendered by our own (autoescaping) template just above or before; nothing else reaches the cache key.
+    return render(request, "memos/run.html", {"run": run, "pipeline": mark_safe(pipeline)})  # noqa: S308
 
 
 def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
@@ -76,6 +97,23 @@ def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
     )
 
 
+def document_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
+    """``step_context``; a finished run's done step's is built once per state of the step and the run and
+    version of the fact store (its citations resolve to facts read from the store). The step and the run
+    themselves are always the rows just read."""
+    run = step.run
+    if step.status != AgentStep.Status.DONE or run.is_active:
+        return step_context(step)
+    key = cache_key("step-context", step.pk, step.finished_at, run.status, run.lease, fact_store_version())
+
+    def build() -> tuple[str, dict[str, Any]]:
+        template, context = step_context(step)
+        return template, {name: value for name, value in context.items() if name not in ("step", "run")}
+
+    template, context = cached(key, build, type_=tuple)
+    return template, context | {"step": step, "run": run}
+
+
 @require_safe
 @login_required
 def step_document(request: HttpRequest, run_id: UUID, step_id: int) -> HttpResponseBase:
@@ -86,7 +124,7 @@ def step_document(request: HttpRequest, run_id: UUID, step_id: int) -> HttpRespo
         pk=step_id,
         run_id=run_id,
     )
-    template, context = step_context(step)
+    template, context = document_context(step)
     fragment = request.headers.get(FRAGMENT_HEADER) == "1"
     response = render(request, template if fragment else "memos/step_page.html", context | {"body": template})
     patch_vary_headers(response, [FRAGMENT_HEADER])
