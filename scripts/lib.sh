@@ -190,10 +190,15 @@ stop_redis() {
   kill "$(cat "$REDIS_PID_FILE")" 2>/dev/null || true
 }
 
-# start_llama MODEL_PATH PORT LOGFILE: llama-server on loopback, 3 parallel slots (measured best on 2 cores).
+# start_llama MODEL_PATH PORT LOGFILE: llama-server on loopback, 3 parallel slots (measured best on 2 cores:
+# the specialists' answers are generated in one batch) of 8,192 tokens each (a specialist's prompt of about
+# 2,600 tokens, its 2,200-token bound, and the gateway's one retry of a cut answer with twice the bound; the
+# KV cache of the 1.5B model is about 28 kB a token, 0.7 GB in all). Each slot keeps its last prompt, so a
+# second brief on the same company reuses the system text and evidence that come before the brief. A 0.5B
+# draft model for speculative decoding and n-gram drafts were measured and left out (README, Performance).
 start_llama() {
   local model="$1" port="$2" logfile="$3"
-  "$LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port "$port" -np 3 -c 12288 -t 2 \
+  "$LLAMA_SERVER" -m "$model" --host 127.0.0.1 --port "$port" -np 3 -c 24576 -t 2 \
     --alias local --offline --no-webui >"$logfile" 2>&1 &
   STARTED_PIDS+=("$!")
   LLAMA_PID="$!"

@@ -2,9 +2,12 @@
 
 One call goes: endpoint for the role -> loopback guard -> ledger cache -> (budget -> limiter slot -> provider)
 per attempt. Transient errors (timeout, connection, 429, 5xx, a cut-off body) are retried with backoff up to
-``settings.max_retries`` times; an answer that fails validation gets one re-ask carrying the error, then the
-call fails with ``InvalidOutput``. Provider and limiter failures reach the caller only as ``LLMError``
-subclasses; a failing ledger's own errors (its database) are not disguised.
+``settings.max_retries`` times; an answer cut off at ``max_tokens`` is asked again once, unchanged, with
+``LENGTH_RETRY_FACTOR`` times the budget (asking a model to be briefer rarely helps); an answer that fails
+validation (or is cut again) gets one re-ask carrying the error, then the call fails with ``InvalidOutput``.
+Every row of a call carries the request hash of the call as asked, so the answer that finally arrives is the
+cache entry for that request, whatever budget it took. Provider and limiter failures reach the caller only
+as ``LLMError`` subclasses; a failing ledger's own errors (its database) are not disguised.
 """
 
 from __future__ import annotations
@@ -50,10 +53,16 @@ ProviderFactory = Callable[[Endpoint, float], Provider]
 
 # The validation error goes back to the model in the re-ask; a huge one would crowd out the task.
 MAX_ERROR_CHARS = 2_000
+# An answer cut at max_tokens is asked again once with this many times the budget.
+LENGTH_RETRY_FACTOR = 2
 
 
 class _Invalid(Exception):
     """An answer arrived but is not a valid instance of the output type."""
+
+
+class _Cut(_Invalid):
+    """The answer stopped at max_tokens."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +186,7 @@ class LLMGateway:
     def _ask(self, call: _Call, request: ProviderRequest, output_type: type[T]) -> T:
         provider = self._provider(call.endpoint)
         attempt = retries = 0
-        reasked = False
+        reasked = enlarged = False
         while True:
             attempt += 1
             reserved = self._reserve(call, attempt, request)
@@ -215,7 +224,10 @@ class LLMGateway:
                 try:
                     result = _validate(output_type, response)
                 except _Invalid as exc:
-                    reason = str(exc)
+                    larger = isinstance(exc, _Cut) and not enlarged
+                    budget = request.max_tokens * LENGTH_RETRY_FACTOR
+                    cut = f"cut off at max_tokens ({request.max_tokens}); asked again with {budget}"
+                    reason = f"the answer was {cut}" if larger else str(exc)
                     self.ledger.record(
                         call.row(
                             attempt,
@@ -226,6 +238,11 @@ class LLMGateway:
                             error=reason,
                         )
                     )
+                    if larger:
+                        # The same request with room to finish; the ok row it earns keeps the call's hash.
+                        enlarged = True
+                        request = request.model_copy(update={"max_tokens": budget})
+                        continue
                     if reasked:
                         raise InvalidOutput(
                             f"{call.label}: the answer failed validation twice: {reason}", raw=response.raw
@@ -318,7 +335,7 @@ def _ms_since(started: float) -> int:
 
 def _validate(output_type: type[T], response: ProviderResponse) -> T:
     if response.finish_reason == "length":
-        raise _Invalid("the answer was cut off at max_tokens; answer more briefly")
+        raise _Cut("the answer was cut off at max_tokens; answer more briefly")
     if response.content is None:
         raise _Invalid("the answer had no text content")
     try:

@@ -38,11 +38,18 @@ class EvidenceItem(BaseModel):
     kind: EvidenceKind
     tier: Tier
     summary: str  # trusted one-line description written by code (for a fact: metric, period, value, filing)
+    # What a prompt shows after a fact's id (its value and where it was filed): the id already names the
+    # metric and the period, and every token a 2-core model server reads costs time. Empty in evidence
+    # frozen before it existed; prompts then show the summary.
+    cue: str = ""
     text: str = ""  # untrusted body (documents only): goes into prompts inside nonce fences
     metric: str = ""
     period: str = ""
     value: str = ""
     published: date | None = None
+    # The day the item speaks for: a filing's filed date, a price session, a document's publication. The
+    # newest one over a run's evidence is the data's as-of date (catalysts must come after it).
+    as_of: date | None = None
 
 
 def fact_tier(source: str) -> Tier:

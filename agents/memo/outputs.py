@@ -1,20 +1,28 @@
 """The typed output of every step of the memo workflow, as stored (JSON) and read back.
 
 One model per kind of step. The run engine stores ``model_dump(mode="json")`` in the step's row and reads it
-back with ``model_validate``: no stage or page walks raw JSON. The shapes are the ones the memo workflow has
-always stored, so steps written before these models existed read back unchanged.
+back with ``model_validate``: no stage or page walks raw JSON. Fields added since a step was written have
+defaults, so it reads back; a step whose text outgrew a bound later tightened to fit a token budget
+(``agents.memo.bounds``) reads as written by an older desk, which its page says.
 """
 
 from __future__ import annotations
 
+from datetime import date
+
 from pydantic import BaseModel, ConfigDict
 
 from agents.memo.audit import AuditReport, FirewallDecision
+from agents.memo.catalysts import DroppedCatalyst, Window
 from agents.memo.citations import CheckedClaim, DroppedClaim
+from agents.memo.escape import EscapeCheck
 from agents.memo.evidence import EvidenceItem
+from agents.memo.gaps import GapCheck
 from agents.memo.hillclimb import HillClimbCheck
+from agents.memo.quotes import QuoteCheck
 from agents.memo.schemas import (
     Analysis,
+    Catalyst,
     Evaluation,
     JMinusScores,
     JPlusScores,
@@ -53,6 +61,7 @@ class EvidenceOutput(_Output):
 
     data_version: str
     specialists: dict[str, EvidenceSelection]
+    as_of: date | None = None  # the newest day the evidence speaks for (None: written by an older desk)
 
     def by_specialist(self) -> dict[str, list[EvidenceItem]]:
         return {name: list(selection.items) for name, selection in self.specialists.items()}
@@ -69,6 +78,7 @@ class SpecialistOutput(_Output):
     dropped: list[DroppedClaim]
     reasked: bool
     asked_model: bool  # false when there was no evidence in its scope: no model was asked
+    trimmed: list[str] = []  # fields that reached their bound mid-sentence, cut back to a whole sentence
 
 
 class AuditOutput(AuditReport):
@@ -96,18 +106,29 @@ class AuditOutput(AuditReport):
 
 
 class Attempt(_Output):
-    """One draft of a synthesis iteration, its hill-climb check and the aperture it was asked for."""
+    """One draft of a synthesis iteration (one call), its hill-climb check, the aperture it was asked for,
+    and what code found wrong with it (which earned the next draft a correction)."""
 
     iteration: SynthesisIteration
     hill_climb: HillClimbCheck
     aperture: str
+    correction: str = ""  # code's correction this draft was asked with ("" for a first ask)
+    problems: list[str] = []  # code's checks this draft failed: catalyst dates, unanswered gaps
 
 
 class IterationOutput(_Output):
+    """A synthesis iteration as code finished it. ``gaps`` says how it answered the previous iteration's
+    what-I-missed list; ``dropped_catalysts`` the catalysts still dated outside the window after one
+    correction (the memo leaves them out); ``escape`` whether the synthesis stopped after it."""
+
     final: SynthesisIteration
     hill_climb: HillClimbCheck
     rewritten: bool
     attempts: list[Attempt]
+    gaps: list[GapCheck] = []
+    dropped_catalysts: list[DroppedCatalyst] = []
+    escape: EscapeCheck | None = None
+    trimmed: list[str] = []
 
 
 class SelfScore(_Output):
@@ -121,14 +142,46 @@ class EvaluationOutput(_Output):
     verdict: Verdict
     self_scores: list[SelfScore]
     same_model_warning: str
+    quotes: list[QuoteCheck] = []  # one per divergence: found word for word in what was judged, or not
+    trimmed: list[str] = []
+
+
+class Withheld(_Output):
+    """Sentences of one section of the memo that code withheld, and what figures they stated."""
+
+    section: str
+    sentences: int
+    kinds: list[str]  # "a percentage", "an amount", ...: never the figure itself
 
 
 class MemoOutput(_Output):
-    """The memo as code finished it: the firewall's decision, the tiers it rests on, numbers removed."""
+    """The memo as code finished it: the firewall's decision, the tiers it rests on, numbers removed.
+
+    ``verdict`` is None when the evaluation failed: the memo is delivered "not evaluated" (``not_evaluated``
+    says why) and may not be voted on or published until an evaluation succeeds (``evaluated``); the run
+    page offers to re-run that stage alone (memos.services.rerun). ``catalysts`` are those dated inside the
+    window (None: written by an older desk, show the draft's); ``withheld`` the sentences code withheld for
+    stating figures no fact backs."""
 
     memo: MemoDraft
     analysis: Analysis
     firewall: FirewallDecision
-    verdict: Verdict
+    verdict: Verdict | None
     tiers: dict[str, Tier]
     numbers_removed: int
+    not_evaluated: str = ""
+    catalysts: list[Catalyst] | None = None
+    dropped_catalysts: list[DroppedCatalyst] = []
+    window: Window | None = None
+    withheld: list[Withheld] = []
+    iterations: int = 0  # how many synthesis iterations ran (0: written by an older desk)
+    stopped_early: str = ""  # the escape valve's reason when the synthesis stopped before its last
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether an evaluation stands behind the memo: the gate for votes and publication."""
+        return self.verdict is not None
+
+    @property
+    def shown_catalysts(self) -> list[Catalyst]:
+        return list(self.memo.catalysts) if self.catalysts is None else list(self.catalysts)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.llm.roles import Role
+from agents.memo.schemas import MAX_ITERATIONS
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,9 @@ class Profile:
         )
 
 
+MAX_EVALUATION_RERUNS = 20
+
+
 class MemoConfig(BaseModel):
     """What a memo run was started with (``Run.config``): validated again whenever a stage reads it, so a
     hand-edited row cannot ask for ten thousand iterations or a specialist that does not exist."""
@@ -65,8 +69,11 @@ class MemoConfig(BaseModel):
 
     name: str
     roster: list[str] = Field(min_length=1, max_length=len(SPECIALISTS))
-    iterations: int = Field(ge=1, le=5)
+    iterations: int = Field(ge=1, le=MAX_ITERATIONS)
     max_claims: int = Field(default=8, ge=1, le=8)
+    # How many times a person re-ran the evaluation alone (memos.services.rerun): the evaluator's prompt
+    # says so, which makes it a new request rather than the one that failed.
+    evaluation_reruns: int = Field(default=0, ge=0, le=MAX_EVALUATION_RERUNS)
 
     @field_validator("roster")
     @classmethod

@@ -4,6 +4,11 @@ Models write prose and pick citation ids; they never write a figure. Prose may r
 ``[[TICKER:metric:period]]``; code renders the value from the fact store and removes any other number.
 Confidence tiers a model states are capped by code at what the cited sources support (filed > guided >
 anecdotal), and every score rule (hill-climb, verdict, firewall) is computed by code from these fields.
+
+Every string and every list is bounded, and the bounds are sized so the longest answer a schema allows fits
+its prompt's ``max_tokens`` (``agents.memo.bounds``; a test checks every prompt): a decoder that enforces
+the schema closes a field at its bound, but never has to stop the whole answer half-way. The prompts ask
+for about half of each bound, so a bound is headroom, not a target.
 """
 
 from __future__ import annotations
@@ -20,8 +25,12 @@ Recommendation = Literal["BUY", "HOLD", "SELL", "WATCH"]
 Sizing = Literal["none", "starter", "half", "full"]
 Sign = Literal["positive", "negative"]
 
-Statement = Annotated[str, Field(min_length=1, max_length=400)]
-ShortText = Annotated[str, Field(min_length=1, max_length=300)]
+Statement = Annotated[str, Field(min_length=1, max_length=280)]  # a claim: one or two sentences
+ShortText = Annotated[str, Field(min_length=1, max_length=240)]  # one or two sentences
+Line = Annotated[str, Field(min_length=1, max_length=200)]  # one sentence: a gap, a falsifier, a lead
+Event = Annotated[str, Field(min_length=1, max_length=160)]  # what happens, in a few words
+Layered = Annotated[str, Field(min_length=1, max_length=600)]  # one layer of analysis: a short paragraph
+Passage = Annotated[str, Field(min_length=1, max_length=400)]  # the memo's thesis, its risk budget
 
 
 class _Strict(BaseModel):
@@ -44,8 +53,8 @@ class SpecialistBrief(_Strict):
     """
 
     claims: list[Claim] = Field(max_length=8)
-    coverage_gaps: list[str] = Field(min_length=1, max_length=5)
-    undercurrents: list[str] = Field(max_length=4)
+    coverage_gaps: list[Line] = Field(min_length=1, max_length=4)
+    undercurrents: list[Line] = Field(max_length=3)
     evidence_quality: EvidenceQuality
 
 
@@ -66,6 +75,8 @@ JMINUS_DIMENSIONS = (
 )
 
 Score = Annotated[int, Field(ge=0, le=2)]
+MAX_ITERATIONS = 5  # the most a profile may ask for (agents.memo.roster.MemoConfig)
+MAX_DIVERGENCES = 5  # the evaluator quotes its five largest disagreements
 # Keep in step with the two tuples above (a test checks it): a Literal needs its values written out.
 Dimension = Literal[
     "causal_mechanism",
@@ -106,7 +117,7 @@ class JMinusScores(_Strict):
 
 
 class Catalyst(_Strict):
-    event: ShortText
+    event: Event
     # [0-9], not \d: \d also matches full-width and Arabic-Indic digits, which the page would show as typed.
     date: str = Field(
         pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="ISO date the catalyst is expected by"
@@ -121,18 +132,18 @@ class Catalyst(_Strict):
 
 
 class Analysis(_Strict):
-    macro: str = Field(min_length=1, max_length=1200)
-    meso: str = Field(min_length=1, max_length=1200)
-    micro: str = Field(min_length=1, max_length=1200)
+    macro: Layered
+    meso: Layered
+    micro: Layered
 
 
 class MemoDraft(_Strict):
     """The publishable part of an iteration: HEADLINE THESIS, RISK BUDGET, CATALYSTS, FALSIFIERS, SIZING."""
 
-    headline_thesis: str = Field(min_length=1, max_length=600)
-    risk_budget: str = Field(min_length=1, max_length=600)
-    catalysts: list[Catalyst] = Field(min_length=1, max_length=4)
-    falsifiers: list[str] = Field(min_length=2, max_length=3)
+    headline_thesis: Passage
+    risk_budget: Passage
+    catalysts: list[Catalyst] = Field(min_length=1, max_length=3)
+    falsifiers: list[Line] = Field(min_length=2, max_length=3)
     recommendation: Recommendation
     sizing: Sizing
     sizing_rationale: ShortText
@@ -141,12 +152,42 @@ class MemoDraft(_Strict):
     )
 
 
-class SynthesisIteration(_Strict):
-    """One pass of the synthesizer: layered analysis, the memo so far, its gaps, and its self-scores."""
+# Where an iteration answered a gap: a part of the memo a reader can compare with the iteration before.
+Section = Literal[
+    "macro", "meso", "micro", "headline_thesis", "risk_budget", "catalysts", "falsifiers", "sizing"
+]
+SECTIONS: tuple[Section, ...] = (
+    "macro",
+    "meso",
+    "micro",
+    "headline_thesis",
+    "risk_budget",
+    "catalysts",
+    "falsifiers",
+    "sizing",
+)
+GapStatus = Literal["addressed", "out_of_scope"]
+MAX_GAPS = 5
 
+
+class GapAnswer(_Strict):
+    """How an iteration answers one item of the previous iteration's what-I-missed list (by its number):
+    addressed in a named section (code checks that section changed), or declared out of scope, with why."""
+
+    gap: int = Field(ge=1, le=MAX_GAPS, description="the number of the gap in the previous list, from 1")
+    status: GapStatus
+    section: Section
+    note: Line
+
+
+class SynthesisIteration(_Strict):
+    """One pass of the synthesizer: how it answers the previous pass's gaps, layered analysis, the memo so
+    far, its own gaps, and its self-scores."""
+
+    answered_gaps: list[GapAnswer] = Field(default_factory=list, max_length=MAX_GAPS)
     analysis: Analysis
     memo: MemoDraft
-    what_i_missed: list[str] = Field(min_length=3, max_length=5)
+    what_i_missed: list[Line] = Field(min_length=3, max_length=MAX_GAPS)
     self_jplus: JPlusScores
     self_jminus: JMinusScores
 
@@ -154,14 +195,16 @@ class SynthesisIteration(_Strict):
 class Divergence(_Strict):
     """Where the evaluator's calibrated score differs from a self-score, with the passage that shows why."""
 
-    iteration: int = Field(ge=1, le=10)
+    iteration: int = Field(ge=1, le=MAX_ITERATIONS)
     dimension: Dimension  # one of the rubrics' names, never free text: the page shows it as it is
-    quote: str = Field(min_length=1, max_length=400)
-    justification: ShortText
+    quote: str = Field(
+        min_length=1, max_length=240, description="a passage copied word for word from an iteration"
+    )
+    justification: Line
 
 
 class IterationGrade(_Strict):
-    iteration: int = Field(ge=1, le=10)
+    iteration: int = Field(ge=1, le=MAX_ITERATIONS)
     jplus: JPlusScores
     jminus: JMinusScores
 
@@ -169,7 +212,7 @@ class IterationGrade(_Strict):
 class Evaluation(_Strict):
     """The evaluator's structured report; code turns it into the verdict and the inflation table."""
 
-    grades: list[IterationGrade] = Field(min_length=1, max_length=10)
-    divergences: list[Divergence] = Field(max_length=12)
-    inflation_diagnosis: str = Field(min_length=1, max_length=600)
-    next_run_recommendation: ShortText
+    grades: list[IterationGrade] = Field(min_length=1, max_length=MAX_ITERATIONS)
+    divergences: list[Divergence] = Field(max_length=MAX_DIVERGENCES)
+    inflation_diagnosis: Passage
+    next_run_recommendation: Line

@@ -3,6 +3,8 @@
 Inflation per dimension is the synthesizer's self-score minus the evaluator's calibrated score; the
 recalibrated hill-climb re-applies the thresholds to the calibrated scores; ACCEPT needs the final
 iteration's calibrated J+ at or above ``ACCEPT_MIN_JPLUS`` and J- at or below ``ACCEPT_MAX_JMINUS``.
+A calibrated score whose divergence quotes nothing the evaluator was shown (``agents.memo.quotes``) does not
+count: the synthesizer's self-score stands for that iteration and dimension.
 """
 
 from __future__ import annotations
@@ -12,7 +14,16 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from agents.memo import hillclimb
-from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS, Evaluation, SynthesisIteration
+from agents.memo.quotes import QuoteCheck, unsupported
+from agents.memo.schemas import (
+    JMINUS_DIMENSIONS,
+    JPLUS_DIMENSIONS,
+    Evaluation,
+    IterationGrade,
+    JMinusScores,
+    JPlusScores,
+    SynthesisIteration,
+)
 
 # "Most competent memos land 5-7" (seed 000's calibration anchor): accept a competent memo with little
 # pitch-deck framing, not only a paradigm-shifting one.
@@ -30,12 +41,45 @@ class Verdict(BaseModel):
     inflation: dict[str, int]  # dimension -> self minus calibrated, final iteration
     recalibrated_hill_climb: list[hillclimb.HillClimbCheck]
     next_run: str
+    # "iteration 2 · non_consensus": scores that did not count because their quote was not found
+    uncounted: list[str] = []
 
 
-def decide(iterations: list[SynthesisIteration], evaluation: Evaluation) -> Verdict:
-    grades = {grade.iteration: grade for grade in evaluation.grades}
+def counted_grades(
+    iterations: list[SynthesisIteration], evaluation: Evaluation, quotes: list[QuoteCheck]
+) -> dict[int, IterationGrade]:
+    """The evaluator's grades by iteration, with every score a missing quote leaves unsupported replaced by
+    the synthesizer's self-score for that iteration."""
+    void = unsupported(quotes)
+    grades: dict[int, IterationGrade] = {}
+    for graded in evaluation.grades:
+        grade = graded
+        own = iterations[grade.iteration - 1] if 0 < grade.iteration <= len(iterations) else None
+        if own is not None and any(number == grade.iteration for number, _ in void):
+            plus = {
+                d: getattr(own.self_jplus if (grade.iteration, d) in void else grade.jplus, d)
+                for d in JPLUS_DIMENSIONS
+            }
+            minus = {
+                d: getattr(own.self_jminus if (grade.iteration, d) in void else grade.jminus, d)
+                for d in JMINUS_DIMENSIONS
+            }
+            grade = IterationGrade(
+                iteration=grade.iteration,
+                jplus=JPlusScores.model_validate(plus),
+                jminus=JMinusScores.model_validate(minus),
+            )
+        grades.setdefault(grade.iteration, grade)
+    return grades
+
+
+def decide(
+    iterations: list[SynthesisIteration], evaluation: Evaluation, quotes: list[QuoteCheck] | None = None
+) -> Verdict:
+    checked = quotes or []
+    grades = counted_grades(iterations, evaluation, checked)
     final_number = len(iterations)
-    final = grades.get(final_number) or max(evaluation.grades, key=lambda g: g.iteration)
+    final = grades.get(final_number) or grades[max(grades)]
     last = iterations[-1]
     inflation = {
         **{d: getattr(last.self_jplus, d) - getattr(final.jplus, d) for d in JPLUS_DIMENSIONS},
@@ -59,9 +103,20 @@ def decide(iterations: list[SynthesisIteration], evaluation: Evaluation) -> Verd
         f"{evaluation.next_run_recommendation} (weakest J+ dimension: {weakest.replace('_', ' ')}; "
         f"worst J- dimension: {worst.replace('_', ' ')})"
     )
+    uncounted = sorted(
+        {
+            f"iteration {number} · {dimension}"
+            for number, dimension in unsupported(checked)
+            if number in grades
+        }
+    )
+    if uncounted:
+        count = len(uncounted)
+        reason += f"; {count} score{'' if count == 1 else 's'} without a verbatim quote did not count"
     return Verdict(
         decision="ACCEPT" if accepted else "REVISE",
         reason=reason,
+        uncounted=uncounted,
         calibrated_jplus=jplus,
         calibrated_jminus=jminus,
         inflation=inflation,

@@ -93,20 +93,15 @@ def profile_named(name: str) -> Profile:
 def brief_nonce(brief: Brief) -> str:
     """The fence marker for untrusted text in this brief's prompts.
 
-    Derived from what the brief asks (company, question, audience, notes), keyed with the server's secret:
-    no author of a news item or filing can predict it and close a fence early, and the same question on the
-    same company sends identical prompts whoever asks it and in whichever brief, so the LLM ledger answers
-    a rerun, a resumed run and a new identical brief without paying again.
+    Keyed with the server's secret, so no author of a news item, a filing or a brief can predict it (and a
+    fence strips any copy of its own end marker anyway, agents.untrusted). Derived from the company alone:
+    every brief on one company sends the same system text and the same evidence block, which comes before
+    the brief in each prompt, so the model server reuses that prompt prefix from its cache; and the same
+    question on the same company sends identical requests whoever asks it and in whichever brief, so the LLM
+    ledger answers it without paying again.
     """
-    asked = canonical_json(
-        {
-            "ticker": brief.company.ticker,
-            "question": brief.question,
-            "audience": brief.audience,
-            "notes": brief.notes,
-        }
-    )
-    return hmac.new(settings.SECRET_KEY.encode(), f"fence:{asked}".encode(), hashlib.sha256).hexdigest()[:16]
+    key = canonical_json({"fence": brief.company.ticker})
+    return hmac.new(settings.SECRET_KEY.encode(), key.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def start_run(

@@ -10,8 +10,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from agents.data.formatting import format_value
-from agents.memo.textrefs import segments
-from memos.models import FactRecord
+from agents.memo.readable import fit
+from agents.memo.textrefs import brief_numbers, reader_segments, segments
+from memos.models import Brief, FactRecord
 from memos.views.refs import Refs
 
 register = template.Library()
@@ -64,14 +65,21 @@ def _fact_link(fact: FactRecord) -> SafeString:
 
 
 @register.simple_tag
-def prose(text: object, refs: object = None) -> SafeString:
-    """Model-written text: ``[[fact id]]`` becomes the fact's value linked to its page, any number the model
-    typed becomes a visible "figure removed" marker, everything else is escaped text."""
+def prose(text: object, refs: object = None, brief: object = None) -> SafeString:
+    """Model-written text: ``[[fact id]]`` becomes the fact's value linked to its page; a sentence in which
+    the model typed a figure is withheld whole, code's note in its place saying what it stated and why
+    (agents.memo.textrefs.reader_segments); numbers the analyst's ``brief`` contains are the analyst's and
+    stay; everything else is escaped text."""
     if not isinstance(text, str):
         return SafeString("")
     known = refs if isinstance(refs, Refs) else _NO_REFS
+    keep = (
+        brief_numbers(brief.question, brief.audience, brief.notes)
+        if isinstance(brief, Brief)
+        else frozenset()
+    )
     parts: list[SafeString] = []
-    for segment in segments(text, known.known):
+    for segment in reader_segments(text, known.known, keep):
         fact = known.facts.get(segment.fact_id) if segment.kind == "fact" else None
         if fact is not None:
             parts.append(_fact_link(fact))
@@ -79,12 +87,19 @@ def prose(text: object, refs: object = None) -> SafeString:
             parts.append(format_html("{}", segment.text))
         else:
             parts.append(
-                mark_safe(
-                    '<span class="removed" title="a number the model typed; the desk removed it">'
-                    "figure removed</span>"
+                format_html(
+                    '<em class="withheld small muted" title="withheld by code: figures come only from cited '
+                    'facts">{}</em>',
+                    segment.text if segment.kind == "withheld" else "figure removed",
                 )
             )
     return format_html_join("", "{}", ((part,) for part in parts))
+
+
+@register.filter
+def sentences(text: object, limit: int = 240) -> str:
+    """Code's own message in a bounded space: the whole sentences that fit, never half of one."""
+    return fit(text, int(limit)) if isinstance(text, str) else ""
 
 
 @register.simple_tag

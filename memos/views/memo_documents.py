@@ -109,6 +109,8 @@ def iteration_context(output: IterationOutput, step: AgentStep, refs: Refs) -> d
             "hill_climb": attempt.hill_climb,
             "aperture": attempt.aperture,
             "headline": attempt.iteration.memo.headline_thesis,
+            "correction": attempt.correction,
+            "problems": attempt.problems,
         }
         for number, attempt in enumerate(output.attempts, 1)
     ]
@@ -121,6 +123,10 @@ def iteration_context(output: IterationOutput, step: AgentStep, refs: Refs) -> d
         "hill_climb": output.hill_climb,
         "rewritten": output.rewritten,
         "attempts": attempts,
+        "gaps": output.gaps,
+        "dropped_catalysts": output.dropped_catalysts,
+        "escape": output.escape,
+        "trimmed": output.trimmed,
     }
 
 
@@ -159,10 +165,17 @@ def evaluation_context(output: EvaluationOutput, step: AgentStep, refs: Refs) ->
     last_grade = (grades.get(last_self.iteration) if last_self else None) or (
         grades[max(grades)] if grades else None
     )
+    quotes = output.quotes if len(output.quotes) == len(evaluation.divergences) else []
     context: dict[str, Any] = {
         "final_iteration": last_self.iteration if last_self else None,
         "per_iteration": _per_iteration(output.self_scores, grades),
         "divergences": evaluation.divergences,
+        # each divergence beside code's check of its quote (none for a report written before the check)
+        "checked": [
+            (divergence, quotes[index] if quotes else None)
+            for index, divergence in enumerate(evaluation.divergences)
+        ],
+        "trimmed": output.trimmed,
         "inflation_diagnosis": evaluation.inflation_diagnosis,
         "next_run_recommendation": evaluation.next_run_recommendation,
         "verdict": verdict,
@@ -199,6 +212,14 @@ def memo_context(output: MemoOutput, step: AgentStep, refs: Refs) -> dict[str, A
         ],
         "verdict": output.verdict,
         "numbers_removed": output.numbers_removed,
+        "not_evaluated": output.not_evaluated,
+        "evaluated": output.evaluated,
+        "shown_catalysts": output.shown_catalysts,
+        "dropped_catalysts": output.dropped_catalysts,
+        "window": output.window,
+        "withheld": output.withheld,
+        "iterations_run": output.iterations,
+        "stopped_early": output.stopped_early,
     }
 
 

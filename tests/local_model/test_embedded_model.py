@@ -59,7 +59,7 @@ def llama_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
                 "-np",
                 "3",
                 "-c",
-                "12288",
+                "24576",
                 "-t",
                 "2",
                 "--alias",

@@ -15,7 +15,20 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
+from annotated_types import MaxLen
+from pydantic import BaseModel
+
+from agents.memo.schemas import (
+    JMINUS_DIMENSIONS,
+    JPLUS_DIMENSIONS,
+    Analysis,
+    Catalyst,
+    Divergence,
+    Evaluation,
+    MemoDraft,
+    SpecialistBrief,
+    SynthesisIteration,
+)
 
 # The snapshot's Apple evidence for the quick profile (the test checks these still hold): a filed figure the
 # fundamentals specialist is shown, the one news item the news specialist is shown (LOW tier), and a filed
@@ -201,6 +214,38 @@ FAKE_IDS = _fake_ids()
 PROSE = NUMBERS + WORDS + INSTRUCTIONS + MARKUP
 
 
+def limit(model: type[BaseModel], name: str, *, items: bool = False) -> int:
+    """A field's bound as the schema states it: its length, or (``items``) how many items its list holds;
+    for a list of strings, each string's length. The builders below pack payloads within them."""
+    field = model.model_fields[name]
+    if items:
+        return next(int(m.max_length) for m in field.metadata if isinstance(m, MaxLen))
+    found = [m for m in field.metadata if isinstance(m, MaxLen)]
+    if found and field.annotation is str:
+        return int(found[0].max_length)
+    item = field.annotation.__args__[0]  # type: ignore[union-attr]  # list[Annotated[str, Field(...)]]
+    return next(int(m.max_length) for m in item.__metadata__[0].metadata if isinstance(m, MaxLen))
+
+
+def fill(payloads: list[Payload], limits: list[int]) -> list[str]:
+    """One string per limit, payloads taken in order and packed into each (then round again, so every
+    string has some): every payload lands in some string when the limits add up to all of them."""
+    out: list[str] = []
+    index = 0
+    for bound in limits:
+        text = ""
+        while True:
+            candidate = payloads[index % len(payloads)].text
+            joined = f"{text} {candidate}" if text else candidate
+            if len(joined) > bound:
+                break
+            text, index = joined, index + 1
+        if not text:
+            raise ValueError(f"payload {payloads[index % len(payloads)].name!r} does not fit in {bound}")
+        out.append(text)
+    return out
+
+
 def pack(payloads: list[Payload], limit: int) -> list[str]:
     """Payload texts joined by spaces into strings of at most ``limit`` characters, in order."""
     chunks: list[str] = []
@@ -228,8 +273,9 @@ def brief(
 ) -> dict[str, Any]:
     answer = {
         "claims": claims,
-        "coverage_gaps": gaps[:5] or ["No guidance in the evidence."],
-        "undercurrents": undercurrents[:4],
+        "coverage_gaps": gaps[: limit(SpecialistBrief, "coverage_gaps", items=True)]
+        or ["No guidance in the evidence."],
+        "undercurrents": undercurrents[: limit(SpecialistBrief, "undercurrents", items=True)],
         "evidence_quality": "strong",
     }
     return answer | extra
@@ -251,40 +297,59 @@ def scores(jplus: int, jminus: int) -> dict[str, dict[str, int]]:
 def iteration(
     *, recommendation: str, load_bearing: list[str], prose: list[Payload], **memo_extra: Any
 ) -> dict[str, Any]:
-    """A synthesis iteration carrying every payload (the analysis, then the falsifiers, which have no limit)
-    and more of them in every other prose field, within the schema's limits."""
-    long = pack(prose, 1200)
-    medium = pack(prose, 600)
-    short = pack(prose, 300)
+    """A synthesis iteration carrying every payload, spread in order over its prose fields, each within the
+    schema's limits (read from the schema)."""
+    layer = limit(Analysis, "macro")
+    passage = limit(MemoDraft, "headline_thesis")
+    catalysts = limit(MemoDraft, "catalysts", items=True)
+    falsifiers = limit(MemoDraft, "falsifiers", items=True)
+    gaps = limit(SynthesisIteration, "what_i_missed", items=True)
+    texts = fill(
+        prose,
+        [layer] * 3
+        + [passage] * 2
+        + [limit(MemoDraft, "falsifiers")] * falsifiers
+        + [limit(Catalyst, "event")] * catalysts
+        + [limit(MemoDraft, "sizing_rationale")]
+        + [limit(SynthesisIteration, "what_i_missed")] * gaps,
+    )
+    analysis, passages = texts[:3], texts[3:5]
+    falsified = texts[5 : 5 + falsifiers]
+    events = texts[5 + falsifiers : 5 + falsifiers + catalysts]
+    sizing, missed = texts[5 + falsifiers + catalysts], texts[6 + falsifiers + catalysts :]
     self_scores = scores(10, 0)
     return {
-        "analysis": {"macro": long[0], "meso": long[1 % len(long)], "micro": long[2 % len(long)]},
+        "analysis": {"macro": analysis[0], "meso": analysis[1], "micro": analysis[2]},
         "memo": {
-            "headline_thesis": medium[0],
-            "risk_budget": medium[-1],
+            "headline_thesis": passages[0],
+            "risk_budget": passages[1],
             "catalysts": [
-                {"event": event, "date": "2026-10-30", "expected_sign": "positive"} for event in short[:4]
+                {"event": event, "date": "2026-10-30", "expected_sign": "positive"} for event in events
             ],
-            "falsifiers": [*long[3:], *medium][:3],
+            "falsifiers": falsified,
             "recommendation": recommendation,
             "sizing": "full",
-            "sizing_rationale": short[-1],
+            "sizing_rationale": sizing,
             "load_bearing": load_bearing,
         }
         | memo_extra,
-        "what_i_missed": (short * 3)[:5],
+        "what_i_missed": missed,
         "self_jplus": self_scores["jplus"],
         "self_jminus": self_scores["jminus"],
     }
 
 
 def evaluation(*, jplus: int, jminus: int, prose: list[Payload], **extra: Any) -> dict[str, Any]:
-    """The evaluator's report: grades for iteration 1, divergences quoting every payload, a payload-laden
-    diagnosis and next-run recommendation."""
-    quotes = pack(prose, 400)
-    reasons = pack(prose, 300)
-    if len(quotes) > 12:
-        raise ValueError("more payloads than twelve divergences can quote")
+    """The evaluator's report: grades for iteration 1, as many divergences as the schema allows quoting
+    payloads, a payload-laden diagnosis and next-run recommendation (each within the schema's limits)."""
+    most = limit(Evaluation, "divergences", items=True)
+    texts = fill(
+        prose,
+        [limit(Divergence, "quote")] * most
+        + [limit(Divergence, "justification")] * most
+        + [limit(Evaluation, "inflation_diagnosis"), limit(Evaluation, "next_run_recommendation")],
+    )
+    quotes, reasons = texts[:most], texts[most : 2 * most]
     graded = scores(jplus, jminus)
     divergences = [
         {
@@ -298,8 +363,8 @@ def evaluation(*, jplus: int, jminus: int, prose: list[Payload], **extra: Any) -
     return {
         "grades": [{"iteration": 1, "jplus": graded["jplus"], "jminus": graded["jminus"]}],
         "divergences": divergences,
-        "inflation_diagnosis": pack(prose, 600)[0],
-        "next_run_recommendation": reasons[-1],
+        "inflation_diagnosis": texts[-2],
+        "next_run_recommendation": texts[-1],
     } | extra
 
 

@@ -61,6 +61,7 @@ ADMIN_LOGIN = Outcome(302, r"/admin/login/\?next=.+", refused=True)
 FORBIDDEN = Outcome(403, refused=True)
 NOT_FOUND = Outcome(404, refused=True)
 NOT_ALLOWED = Outcome(405, refused=True)
+CONFLICT = Outcome(409, refused=True)
 # The admin's logout, asked by someone who is not staff: sent to the admin's index (and from there to its
 # login), still signed in to the product.
 ADMIN_BOUNCE = Outcome(302, "/admin/", refused=True)
@@ -191,6 +192,22 @@ TABLE: dict[str, Row] = {
     "runs/<uuid:run_id>/": Row("/runs/{run}/", RUN_READERS),
     "runs/<uuid:run_id>/steps/<int:step_id>/": Row("/runs/{run}/steps/{step}/", RUN_READERS),
     "runs/<uuid:run_id>/ledger/": Row("/runs/{run}/ledger/", RUN_READERS),
+    # Its analyst (or a superuser) re-runs a memo's failed evaluation; this run is queued, so even they are
+    # refused with the reason (409), and whoever may only read it is refused outright.
+    "runs/<uuid:run_id>/rerun-evaluation/": Row(
+        "/runs/{run}/rerun-evaluation/",
+        everyone(NOT_ALLOWED),
+        access(
+            anonymous=LOGIN,
+            owner=CONFLICT,
+            analyst=NOT_FOUND,
+            committee=FORBIDDEN,
+            reviewer=FORBIDDEN,
+            executive=NOT_FOUND,
+            outsider=NOT_FOUND,
+            admin=CONFLICT,
+        ),
+    ),
     # Evidence is the shared fact store (public filings and news), read by every signed-in user.
     "facts/<evidence:fact_id>/": Row("/facts/{fact}/", signed_in(OK)),
     "sources/<evidence:doc_id>/": Row("/sources/{doc}/", signed_in(OK)),

@@ -1,5 +1,5 @@
 """A call is reused whenever the request is the same, whoever asked and in whichever brief; a changed input
-makes new calls. The fence nonce is derived from what the brief asks, keyed with the server's secret."""
+makes new calls. The fence nonce is the company's, keyed with the server's secret."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.test import override_settings
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.services.runs import brief_nonce, create_brief, start_run
+from tests.memos.factories import company
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,13 +68,15 @@ def test_a_changed_question_makes_new_calls() -> None:
     assert not LLMCall.objects.filter(run=changed, outcome="cached").exists()
 
 
-def test_the_nonce_follows_the_inputs_and_the_secret_not_the_brief() -> None:
+def test_the_nonce_is_the_companys_under_this_installations_secret() -> None:
     load_desk_data("AAPL")
     user = analyst()
     one = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    same = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    other = create_brief(owner=user, ticker="AAPL", question=QUESTION, audience="the board")
+    other_question = create_brief(owner=user, ticker="AAPL", question="Is the buyback funded?")
+    nvidia = company("NVDA", "NVIDIA Corp.", cik=1045810)
+    other_company = create_brief(owner=user, ticker="NVDA", question=QUESTION, company=nvidia)
     here = brief_nonce(one)
-    assert here == brief_nonce(same) != brief_nonce(other)
+    # One marker per company: every brief on it shares the prompt prefix the model server keeps cached.
+    assert here == brief_nonce(other_question) != brief_nonce(other_company)
     with override_settings(SECRET_KEY="another-installation-secret-key-0123456789"):
         assert brief_nonce(one) != here  # nobody without this installation's secret can compute it

@@ -109,17 +109,24 @@ def test_a_rerun_with_unchanged_inputs_makes_no_llm_calls() -> None:
     assert _output(again, "memo") == first_memo
 
 
-def test_full_profile_runs_six_specialists_and_three_iterations_with_hill_climb_checks() -> None:
+def test_full_profile_runs_six_specialists_and_stops_iterating_once_the_thresholds_are_met() -> None:
     run = _run("full")
-    with fake_llm(script_for(run)):
+    with fake_llm(script_for(run)) as server:
         driver.run_inline(str(run.pk))
+        synthesis_calls = sum(1 for entry in server.requests if entry["prompt_name"] == "synthesizer")
     run.refresh_from_db()
     assert run.status == Run.Status.DONE, run.status_message
     iterations = AgentStep.objects.filter(run=run, stage="synthesis", key__startswith="iteration-")
     assert iterations.count() == 3
-    checks = [(step.output or {})["hill_climb"] for step in iterations.order_by("position")]
+    first, second, third = iterations.order_by("position")
+    checks = [(step.output or {})["hill_climb"] for step in (first, second)]
     assert checks[0]["reason"] == "first iteration: baseline"
-    assert all(check["passed"] for check in checks[1:])
+    assert checks[1]["passed"]
+    # Seed 000's escape valve: iteration 2 met the thresholds, so iteration 3 was not asked for.
+    assert (second.output or {})["escape"]["stop"] is True
+    assert third.status == AgentStep.Status.SKIPPED and "met the thresholds" in third.summary
+    assert synthesis_calls == 2
+    assert _output(run, "memo")["iterations"] == 2
     regulatory = _output(run, "regulatory")
     # The snapshot has no regulatory documents about Apple: the specialist says so instead of writing filler.
     assert regulatory["brief"]["evidence_quality"] == "none" and regulatory["asked_model"] is False

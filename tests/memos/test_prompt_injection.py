@@ -40,7 +40,7 @@ from agents.memo.outputs import (
     SpecialistOutput,
 )
 from agents.memo.roster import DEFAULT_PROFILES
-from agents.memo.schemas import JPLUS_DIMENSIONS, Catalyst, MemoDraft
+from agents.memo.schemas import JPLUS_DIMENSIONS, Catalyst, Claim, MemoDraft, SpecialistBrief
 from agents.memo.textrefs import Segment, removed_count, segments
 from memos.models import AgentStep, FactRecord, LLMCall, Run, SourceDocument, StageClaim
 from memos.pipeline import driver
@@ -83,7 +83,7 @@ ENGINE_FIELDS = {
     "finished_at",
 }
 FACT_LINK = re.compile(r'<a class="fact-ref" href="[^"]*" title="[^"]*">[^<]*</a>')
-REMOVED_MARK = re.compile(r'<span class="removed" title="[^"]*">figure removed</span>')
+REMOVED_MARK = re.compile(r'<em class="withheld small muted" title="[^"]*">[^<]*</em>')
 
 
 def numerals(text: str) -> list[str]:
@@ -186,9 +186,9 @@ def _specialists(first_fake: int, attacks: dict[str, Any]) -> dict[str, list[Any
     prose payloads in its statements, gaps and undercurrents."""
     fakes = [p.text for p in FAKE_IDS]
     ids = (fakes * 2)[first_fake : first_fake + 16]
-    statements = hostile.pack(PROSE, 400)
-    gaps = hostile.pack(PROSE, 1000)
-    undercurrents = hostile.pack(MARKUP + INSTRUCTIONS, 1000)
+    statements = hostile.pack(PROSE, hostile.limit(Claim, "statement"))
+    gaps = hostile.pack(PROSE, hostile.limit(SpecialistBrief, "coverage_gaps"))
+    undercurrents = hostile.pack(MARKUP + INSTRUCTIONS, hostile.limit(SpecialistBrief, "undercurrents"))
 
     def brief(claims: list[dict[str, Any]]) -> dict[str, Any]:
         return hostile.brief(claims, gaps=gaps, undercurrents=undercurrents)
@@ -228,7 +228,7 @@ def _with(answer: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 def _plans(unshown_doc: str) -> list[Hostile]:
     """The hostile runs. ``unshown_doc`` is a source document in the store that no specialist was shown."""
-    statements = hostile.pack(PROSE, 400)
+    statements = hostile.pack(PROSE, hostile.limit(Claim, "statement"))
 
     def small_brief(tier: str = "HIGH", **extra: Any) -> dict[str, Any]:
         one = hostile.claim(statements[0], [SHOWN_FACT], tier=tier)
@@ -469,7 +469,10 @@ def prose_of(output: BaseModel) -> list[str]:
             output.verdict.next_run,
         ]
     if isinstance(output, MemoOutput):
-        return [*_memo_prose(output.memo, output.analysis), output.verdict.next_run]
+        return [
+            *_memo_prose(output.memo, output.analysis),
+            *([output.verdict.next_run] if output.verdict else []),
+        ]
     return []
 
 
@@ -613,6 +616,7 @@ def _the_firewall_holds(
     assert memo.numbers_removed == sum(removed_count(t, fact_ids) for t in texts) > 0, label
     tally.memo_numbers_removed += memo.numbers_removed
     tally.downgrades += decision.final != decision.stated
+    assert memo.verdict is not None, label
     ending = Run.Status.DONE if memo.verdict.decision == "ACCEPT" else Run.Status.NEEDS_REVIEW
     assert run.status == ending, label
 

@@ -223,16 +223,21 @@ def test_every_document_of_a_full_run_renders_from_what_the_pipeline_stored(clie
 
     evaluation = text_of(_document(client, run, "evaluation"))
     assert "ACCEPT" in evaluation and "Inflation" in evaluation and "+2" in evaluation
-    assert "cash generation funds a product cycle the market discounts" in evaluation
+    assert "cash generation funds a cycle the market discounts" in evaluation and "quote found" in evaluation
     assert "Name the consensus view explicitly" in evaluation
     assert "Self-scores run about two points high" in evaluation
 
     memo = text_of(_document(client, run, "memo"))
     assert "BUY" in memo and "Load-bearing evidence" in memo and "Falsifiers" in memo
-    assert "2026-10-30" in memo and "positive" in memo and "Evaluator's verdict" in memo
+    # The rehearsal dates its catalyst three months after the data's as-of date (the newest 10-Q's filing).
+    catalyst = AgentStep.objects.get(run=run, key="memo").output["catalysts"][0]  # type: ignore[index]
+    assert catalyst["date"] in memo and "positive" in memo and "Evaluator's verdict" in memo
+    assert "the data's as-of date" in memo and "12-month horizon" in memo
 
     page = client.get(f"/runs/{run.pk}/").content.decode()
-    assert page.count('class="step step-done"') == AgentStep.objects.filter(run=run).count()
+    # Iteration 3 was not needed (the escape valve): skipped, every other step done.
+    assert page.count('class="step step-done"') == AgentStep.objects.filter(run=run).count() - 1
+    assert page.count('class="step step-skipped"') == 1 and "met the thresholds" in page
 
 
 def _revenue_id(run: Run) -> str:
@@ -248,7 +253,7 @@ def test_model_prose_shows_fact_values_from_the_store_removed_numbers_and_escape
         fact_id = _revenue_id(run)
         script["specialist_fundamentals"][0]["claims"][0] = {
             "layer": "MICRO",
-            "statement": f"Revenue reached [[{fact_id}]], up 12% <script>alert('x')</script>",
+            "statement": f"Revenue reached [[{fact_id}]] <script>alert('x')</script>. It grew 12% a year.",
             "citations": [fact_id],
             "tier": "HIGH",
         }
@@ -260,7 +265,9 @@ def test_model_prose_shows_fact_values_from_the_store_removed_numbers_and_escape
         f'<a class="fact-ref" href="/facts/{fact.fact_id}/" title="{fact.fact_id} · {fact.label}">'
         f"{format_value(fact.value, fact.unit)}</a>"
     ) in html
-    assert '<span class="removed"' in html and "12%" not in html
+    # The sentence with a typed figure is withheld whole, code's note in its place; none of it is shown.
+    assert "(A sentence is withheld here: it stated a percentage the model typed" in html
+    assert "12%" not in html and "grew" not in html
     assert "<script>alert" not in html and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
 
 

@@ -103,7 +103,8 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"memo done in {seconds:.1f} s: recommendation {decision.final}"
                 f"{' (conditional)' if decision.conditional else ''}"
-                f" (stated {decision.stated}); evaluator verdict {memo.verdict.decision}"
+                f" (stated {decision.stated}); evaluator verdict "
+                f"{memo.verdict.decision if memo.verdict is not None else 'none: not evaluated'}"
             )
             if run.status == Run.Status.NEEDS_REVIEW:
                 self.stdout.write(f"needs review: {run.status_message}")

@@ -50,28 +50,44 @@ def _audit(output: AuditOutput) -> str:
 
 def _iteration(output: IterationOutput) -> str:
     check = output.hill_climb
-    return f"J+ {check.jplus} · J− {check.jminus}" + (" · rewritten" if output.rewritten else "")
+    line = f"J+ {check.jplus} · J− {check.jminus}" + (" · rewritten" if output.rewritten else "")
+    unanswered = sum(1 for gap in output.gaps if not gap.answered)
+    if output.gaps:
+        line += f" · {_plural(unanswered, 'gap')} unanswered" if unanswered else " · every gap answered"
+    if output.dropped_catalysts:
+        line += f" · {_plural(len(output.dropped_catalysts), 'catalyst')} dropped"
+    return line + (" · thresholds met: stopped here" if output.escape and output.escape.stop else "")
 
 
 def _evaluation(output: EvaluationOutput) -> str:
     verdict = output.verdict
     line = f"{verdict.decision} · J+ {verdict.calibrated_jplus} · J− {verdict.calibrated_jminus}"
+    missing = sum(1 for quote in output.quotes if not quote.found)
+    line += f" · {_plural(missing, 'quote')} not found" if missing else ""
     return line + (" · same model" if output.same_model_warning else "")
 
 
 def _memo(output: MemoOutput) -> str:
     decision = output.firewall
     moved = f"{decision.stated} → " if decision.final != decision.stated else ""
-    return f"{moved}{decision.final}" + (" · conditional" if decision.conditional else "")
+    line = f"{moved}{decision.final}" + (" · conditional" if decision.conditional else "")
+    return line + ("" if output.evaluated else " · not evaluated")
 
 
 def ending(ctx: StageContext) -> Ending:
     """Done when the evaluator's calibrated scores accept the memo; otherwise the memo is kept and the run
-    waits for a person (needs review), with the verdict's reason and the recommendation for the next run."""
+    waits for a person (needs review), with the verdict's reason and the recommendation for the next run.
+    A memo the evaluator could not grade waits too, marked not evaluated, until its evaluation is re-run."""
     memo = ctx.output(MEMO, MEMO, MemoOutput)
     if memo is None:
         raise StageFailed("the memo step did not finish")
     verdict = memo.verdict
+    if verdict is None:
+        return Ending(
+            Run.Status.NEEDS_REVIEW,
+            "memo ready, not evaluated: the evaluation failed, so the memo cannot be voted on or published "
+            "until an evaluation succeeds. Re-run the evaluation from the run page.",
+        )
     if verdict.decision == "ACCEPT":
         return Ending(Run.Status.DONE, f"memo ready: {verdict.reason}")
     # Code's words only: the evaluator's advice for the next run is model-written, so it is shown in its

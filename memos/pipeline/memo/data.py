@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import date
 
 from agents.data.edgar import load_company_facts
 from agents.data.errors import DataError
@@ -35,8 +36,15 @@ def run_data(ctx: StageContext) -> None:
         EvidenceOutput(
             data_version=version,
             specialists={name: EvidenceSelection.of(items) for name, items in by_specialist.items()},
+            as_of=as_of(by_specialist),
         ),
     )
+
+
+def as_of(by_specialist: dict[str, list[EvidenceItem]]) -> date | None:
+    """The newest day any of the evidence speaks for: the data's as-of date."""
+    days = [item.as_of for items in by_specialist.values() for item in items if item.as_of is not None]
+    return max(days, default=None)
 
 
 def data_version(by_specialist: dict[str, list[EvidenceItem]]) -> str:

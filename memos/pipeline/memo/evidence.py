@@ -13,6 +13,7 @@ from django.db.models import Max
 
 from agents.data.formatting import format_value
 from agents.memo.evidence import EvidenceItem, document_tier, fact_tier
+from agents.memo.readable import fit
 from memos.models import Company, FactRecord, SourceDocument
 
 FUNDAMENTAL_METRICS = (
@@ -46,6 +47,7 @@ YEARS_OF_HISTORY = 3
 MAX_PEERS = 4
 MAX_DOCUMENTS = 6
 DOCUMENT_CHARS = 600
+TITLE_CHARS = 160
 
 
 def fact_item(fact: FactRecord) -> EvidenceItem:
@@ -56,10 +58,23 @@ def fact_item(fact: FactRecord) -> EvidenceItem:
         kind="fact",
         tier=fact_tier(fact.source),
         summary=f"{fact.metric.replace('_', ' ')} {period}: {format_value(fact.value, fact.unit)} ({filing})",
+        cue=f"{format_value(fact.value, fact.unit)} ({_short_source(fact)})",
         metric=fact.metric,
         period=period,
         value=str(fact.value),
+        as_of=fact.filed or fact.period_end,
     )
+
+
+def _short_source(fact: FactRecord) -> str:
+    if fact.form and fact.filed:
+        return f"{fact.form} {fact.filed}"
+    return "derived" if fact.derivation else fact.source
+
+
+def fact_line(item: EvidenceItem) -> str:
+    """A fact as a prompt lists it: its id, its tier and its cue (see EvidenceItem.cue)."""
+    return f"- {item.evidence_id} [{item.tier}] {item.cue or item.summary}"
 
 
 def _period(fact: FactRecord) -> str:
@@ -76,9 +91,10 @@ def document_item(document: SourceDocument) -> EvidenceItem:
         kind="document",
         tier=document_tier(document.kind),
         summary=f"{document.kind} · {document.source} · {document.published or 'undated'}: "
-        f"{document.title[:160]}",
+        f"{fit(document.title, TITLE_CHARS)}",
         text=document.text[:DOCUMENT_CHARS],
         published=document.published,
+        as_of=document.published,
     )
 
 
@@ -156,7 +172,9 @@ def _quant_items(company: Company) -> list[EvidenceItem]:
 
 
 def _news(company: Company) -> list[EvidenceItem]:
-    return [document_item(d) for d in _documents(company)]
+    # News and sentiment: articles about the company, and prediction markets that name it (what people bet
+    # on is sentiment too, and for some demo companies the only licensed signal the snapshot holds).
+    return [document_item(d) for d in _documents(company, kinds=("news", "prediction-market"))]
 
 
 SELECTORS: dict[str, Callable[[Company], list[EvidenceItem]]] = {
@@ -179,7 +197,7 @@ def select_evidence(company: Company, roster: Iterable[str]) -> dict[str, list[E
 
 
 def fact_lines(items: Iterable[EvidenceItem]) -> str:
-    lines = [f"- {item.evidence_id} [{item.tier}] {item.summary}" for item in items if item.kind == "fact"]
+    lines = [fact_line(item) for item in items if item.kind == "fact"]
     return "\n".join(lines) or "(no figures for this domain)"
 
 

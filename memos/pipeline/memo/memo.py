@@ -1,15 +1,28 @@
-"""Stage 5, memo: code applies the LOW-tier firewall to the final iteration and counts removed numbers."""
+"""Stage 5, memo: code applies the LOW-tier firewall to the final iteration, keeps the catalysts dated inside
+the window, and lists the sentences it withholds for stating figures no fact backs.
+
+When the evaluation failed, the memo is still delivered, marked not evaluated (``MemoOutput.evaluated`` is
+False and ``not_evaluated`` says why): a later evaluation of the same run replaces it.
+"""
 
 from __future__ import annotations
 
+from agents.memo import catalysts
 from agents.memo.audit import firewall
-from agents.memo.outputs import EvaluationOutput, MemoOutput
-from agents.memo.textrefs import removed_count
+from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput, Withheld
+from agents.memo.schemas import Analysis, MemoDraft
+from agents.memo.textrefs import removed_count, withheld_sentences
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.memo.plan import EVALUATION, MEMO
-from memos.pipeline.memo.reads import audit_output, catalog_of, evidence, iterations
+from memos.pipeline.memo.plan import EVALUATION, ITERATION, MEMO, SYNTHESIS
+from memos.pipeline.memo.reads import (
+    audit_output,
+    catalog_of,
+    catalyst_window,
+    evidence,
+    kept_numbers,
+)
 
 
 def run_memo(ctx: StageContext) -> None:
@@ -18,23 +31,75 @@ def run_memo(ctx: StageContext) -> None:
         return
     ctx.start(step)
     catalog = catalog_of(evidence(ctx))
-    final = iterations(ctx)[-1]
+    done = list(ctx.outputs(SYNTHESIS, IterationOutput, kind=ITERATION).values())
+    if not done:
+        raise StageFailed("no synthesis iteration finished: there is no memo to deliver")
+    final = done[-1].final
     evaluation = ctx.output(EVALUATION, EVALUATION, EvaluationOutput)
-    if evaluation is None:
-        raise StageFailed("the evaluator's report is missing: the evaluation stage did not finish")
+    not_evaluated = "" if evaluation is not None else _why_not_evaluated(ctx)
     fact_ids = frozenset(i for i, item in catalog.items.items() if item.kind == "fact")
+    keep = kept_numbers(ctx)
+    window = catalyst_window(ctx)
     memo, analysis = final.memo, final.analysis
-    prose = [memo.headline_thesis, memo.risk_budget, memo.sizing_rationale, *memo.falsifiers]
-    prose += [c.event for c in memo.catalysts]
-    prose += [analysis.macro, analysis.meso, analysis.micro]
+    shown = catalysts.kept(memo, window)
+    sections = _sections(memo, analysis, [c.event for c in shown])
+    escape = done[-1].escape
     ctx.finish(
         step,
         MemoOutput(
             memo=memo,
             analysis=analysis,
             firewall=firewall(memo, catalog, audit_output(ctx).report),
-            verdict=evaluation.verdict,
+            verdict=evaluation.verdict if evaluation is not None else None,
             tiers={cid: catalog.items[cid].tier for cid in memo.load_bearing if cid in catalog.items},
-            numbers_removed=sum(removed_count(text, fact_ids) for text in prose),
+            numbers_removed=sum(
+                removed_count(text, fact_ids, keep) for _, texts in sections for text in texts
+            ),
+            not_evaluated=not_evaluated,
+            catalysts=shown,
+            dropped_catalysts=catalysts.outside(memo, window),
+            window=window,
+            withheld=_withheld(sections, fact_ids, keep),
+            iterations=len(done),
+            stopped_early=escape.reason if escape is not None and escape.stop else "",
         ),
     )
+
+
+def _why_not_evaluated(ctx: StageContext) -> str:
+    failed = (
+        AgentStep.objects.filter(
+            run_id=ctx.run.pk, stage=EVALUATION, key=EVALUATION, status=AgentStep.Status.FAILED
+        )
+        .values_list("error", flat=True)
+        .first()
+    )
+    if failed is None:
+        raise StageFailed("the evaluator's report is missing: the evaluation stage did not finish")
+    return failed or "the evaluation failed"
+
+
+def _sections(memo: MemoDraft, analysis: Analysis, events: list[str]) -> list[tuple[str, list[str]]]:
+    """The memo's prose by the section a reader finds it in."""
+    return [
+        ("Headline thesis", [memo.headline_thesis]),
+        ("Risk budget", [memo.risk_budget]),
+        ("Sizing", [memo.sizing_rationale]),
+        ("Catalysts", events),
+        ("Falsifiers", list(memo.falsifiers)),
+        ("Macro", [analysis.macro]),
+        ("Meso", [analysis.meso]),
+        ("Micro", [analysis.micro]),
+    ]
+
+
+def _withheld(
+    sections: list[tuple[str, list[str]]], fact_ids: frozenset[str], keep: frozenset[str]
+) -> list[Withheld]:
+    out = []
+    for title, texts in sections:
+        found = [kinds for text in texts for kinds in withheld_sentences(text, fact_ids, keep)]
+        if found:
+            kinds = list(dict.fromkeys(kind for sentence in found for kind in sentence))
+            out.append(Withheld(section=title, sentences=len(found), kinds=kinds))
+    return out

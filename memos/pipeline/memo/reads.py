@@ -3,10 +3,12 @@ briefs, the audit, the synthesis iterations."""
 
 from __future__ import annotations
 
+from agents.memo.catalysts import Window, window
 from agents.memo.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.outputs import AuditOutput, EvidenceOutput, IterationOutput, SpecialistOutput
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import SynthesisIteration
+from agents.memo.textrefs import brief_numbers
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.memo.plan import AUDIT, DATA, EVIDENCE, ITERATION, SPECIALISTS_STAGE, SYNTHESIS
@@ -68,3 +70,18 @@ def brief_block(ctx: StageContext) -> str:
     """The analyst's own words: a person typed them, so prompts carry them fenced, like any untrusted text."""
     brief = ctx.run.brief
     return f"Question: {brief.question}\nAudience: {brief.audience}\nNotes: {brief.notes or '(none)'}"
+
+
+def brief_words(ctx: StageContext) -> tuple[str, str, str]:
+    brief = ctx.run.brief
+    return brief.question, brief.audience, brief.notes
+
+
+def kept_numbers(ctx: StageContext) -> frozenset[str]:
+    """Numbers the analyst's brief contains: the memo may repeat them (they are not the model's)."""
+    return brief_numbers(*brief_words(ctx))
+
+
+def catalyst_window(ctx: StageContext) -> Window | None:
+    """After the data's as-of date, within the horizon the brief names (or the default)."""
+    return window(frozen_evidence(ctx).as_of, "\n".join(brief_words(ctx)))

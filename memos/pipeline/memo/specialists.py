@@ -14,6 +14,7 @@ from agents.memo.citations import check_claims, unresolved_citations
 from agents.memo.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.narrowing import as_base, brief_schema
 from agents.memo.outputs import SpecialistOutput
+from agents.memo.readable import trim_cut
 from agents.memo.roster import SPECIALISTS
 from agents.memo.schemas import SpecialistBrief
 from memos.models import AgentStep
@@ -102,7 +103,13 @@ def ask_specialist(
             + ", ".join(unresolved)
             + ". Cite only ids that appear in the lists above."
         )
+    brief, trimmed = trim_cut(brief)
     kept, dropped = check_claims(name, brief, catalog)
     return SpecialistOutput(
-        brief=brief, claims=kept, dropped=dropped, reasked=bool(unresolved), asked_model=True
+        brief=brief,
+        claims=kept,
+        dropped=dropped,
+        reasked=bool(unresolved),
+        asked_model=True,
+        trimmed=trimmed,
     )

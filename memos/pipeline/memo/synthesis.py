@@ -1,8 +1,13 @@
-"""Stage 3, synthesis: the fact-stability audit by code, then N iterations under the hill-climb rule.
+"""Stage 3, synthesis: the fact-stability audit by code, then up to N iterations under the hill-climb rule.
 
 The synthesizer has no tools and reads the specialists' briefs as model-written text. Each iteration answers
-the previous one's what-I-missed list; an iteration whose self-scores fail the hill-climb rule is rewritten
-with another aperture (bounded), and code, not the model, says whether it passed.
+the previous one's what-I-missed list gap by gap; code checks every answer (``agents.memo.gaps``) and every
+catalyst date (after the data's as-of date, within the horizon: ``agents.memo.catalysts``), and a draft that
+fails either is asked once more with code's correction; what is still wrong is recorded (a catalyst still
+outside the window is dropped from the memo). An iteration whose self-scores fail the hill-climb rule is
+rewritten with another aperture (bounded). The synthesis stops as soon as the thresholds are met (seed 000's
+escape valve, ``agents.memo.escape``): the iterations it did not need are marked skipped, with the reason.
+Code, not the model, says whether anything passed.
 """
 
 from __future__ import annotations
@@ -10,29 +15,39 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from django.utils import timezone
+
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
-from agents.memo import hillclimb
+from agents.memo import catalysts, escape, gaps, hillclimb
 from agents.memo.audit import AuditReport, audit
+from agents.memo.catalysts import Window
 from agents.memo.citations import CheckedClaim, merge
 from agents.memo.evidence import EvidenceCatalog
 from agents.memo.narrowing import as_base, iteration_schema
 from agents.memo.outputs import Attempt, AuditOutput, IterationOutput
+from agents.memo.readable import trim_cut
 from agents.memo.schemas import SynthesisIteration
 from memos.models import AgentStep
+from memos.pipeline.cards import publish_step
+from memos.pipeline.claims import fenced_write
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
+from memos.pipeline.memo.evidence import fact_line
 from memos.pipeline.memo.plan import AUDIT, SYNTHESIS, iteration_key
 from memos.pipeline.memo.reads import (
     brief_block,
     briefs_text,
     catalog_of,
+    catalyst_window,
     config,
     evidence,
     specialist_outputs,
 )
 from memos.pipeline.prompts import template
+
+FIRST_APERTURE = "Answer the previous iteration's what-I-missed list."
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,7 @@ class SynthesisInputs:
     catalog: EvidenceCatalog
     total: int
     briefs: str  # the briefs as the synthesizer reads them, the same text for every iteration
+    window: Window | None  # the dates a catalyst may carry
 
 
 def run_synthesis(ctx: StageContext) -> None:
@@ -61,12 +77,20 @@ def run_synthesis(ctx: StageContext) -> None:
     if not cited:
         raise StageFailed("the specialists' briefs cite no evidence at all: there is nothing to synthesise")
     inputs = SynthesisInputs(
-        ctx, audited, cited, catalog, config(ctx).iterations, briefs_text(outputs, audited)
+        ctx,
+        audited,
+        cited,
+        catalog,
+        config(ctx).iterations,
+        briefs_text(outputs, audited),
+        catalyst_window(ctx),
     )
     previous: SynthesisIteration | None = None
     gw = gateway()
     for number in range(1, inputs.total + 1):
         step = ctx.step(iteration_key(number))
+        if step.status == AgentStep.Status.SKIPPED:
+            break  # an earlier pass of this stage stopped the synthesis before it
         if step.status == AgentStep.Status.DONE:
             done = IterationOutput.model_validate(step.output)
         else:
@@ -74,6 +98,27 @@ def run_synthesis(ctx: StageContext) -> None:
             done = iterate(gw, inputs, number, previous)
             ctx.finish(step, done)
         previous = done.final
+        if done.escape is not None and done.escape.stop:
+            skip_rest(ctx, number, inputs.total)
+            break
+
+
+def skip_rest(ctx: StageContext, number: int, total: int) -> None:
+    """The iterations after ``number`` are not needed: marked skipped, with the reason on their cards."""
+    keys = [iteration_key(n) for n in range(number + 1, total + 1)]
+    if not keys:
+        return
+    rows = AgentStep.objects.filter(run_id=ctx.run.pk, stage=SYNTHESIS, key__in=keys).exclude(
+        status=AgentStep.Status.DONE
+    )
+    reason = f"not needed: iteration {number} met the thresholds (seed 000's escape valve)"
+
+    def write() -> list[AgentStep]:
+        rows.update(status=AgentStep.Status.SKIPPED, summary=reason, finished_at=timezone.now())
+        return list(AgentStep.objects.filter(run_id=ctx.run.pk, stage=SYNTHESIS, key__in=keys))
+
+    for step in fenced_write(ctx.hold, write, what="skipping the iterations not needed"):
+        publish_step(step)
 
 
 def _audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[CheckedClaim], AuditReport]:
@@ -83,14 +128,32 @@ def _audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[C
 def iterate(
     gw: LLMGateway, inputs: SynthesisInputs, number: int, previous: SynthesisIteration | None
 ) -> IterationOutput:
-    """One iteration, rewritten with a changed aperture (bounded) when the hill-climb check fails."""
+    """One iteration: each draft checked by code (catalyst dates, answered gaps) and corrected once if it
+    fails; rewritten with a changed aperture (bounded) when the hill-climb check fails."""
     attempts: list[Attempt] = []
-    aperture = "" if previous is None else "Answer the previous iteration's what-I-missed list."
+    trimmed: list[str] = []
+    aperture = "" if previous is None else FIRST_APERTURE
     baseline = None if previous is None else (previous.self_jplus, previous.self_jminus)
     for rewrite in range(hillclimb.MAX_REWRITES + 1):
-        answer = _synthesise(gw, inputs, number, previous, aperture)
-        check = hillclimb.check(number, answer.self_jplus, answer.self_jminus, baseline)
-        attempts.append(Attempt(iteration=answer, hill_climb=check, aperture=aperture))
+        correction = ""
+        while True:
+            answer, trimmed = _synthesise(
+                gw, inputs, number, previous, aperture=aperture, correction=correction
+            )
+            check = hillclimb.check(number, answer.self_jplus, answer.self_jminus, baseline)
+            problems = _problems(inputs, previous, answer)
+            attempts.append(
+                Attempt(
+                    iteration=answer,
+                    hill_climb=check,
+                    aperture=aperture,
+                    correction=correction,
+                    problems=problems,
+                )
+            )
+            if not problems or correction:  # one correction per draft, then what is wrong is recorded
+                break
+            correction = _correction(inputs, problems)
         if check.passed or rewrite == hillclimb.MAX_REWRITES:
             break
         aperture = (
@@ -98,20 +161,59 @@ def iterate(
             f"Change the aperture: {hillclimb.aperture(rewrite)}."
         )
     final = attempts[-1]
+    answered = gaps.check(previous, final.iteration)
     return IterationOutput(
-        final=final.iteration, hill_climb=final.hill_climb, rewritten=len(attempts) > 1, attempts=attempts
+        final=final.iteration,
+        hill_climb=final.hill_climb,
+        rewritten=any(attempt.aperture.startswith("REWRITE") for attempt in attempts),
+        attempts=attempts,
+        gaps=answered,
+        dropped_catalysts=catalysts.outside(final.iteration.memo, inputs.window),
+        escape=escape.check(number, inputs.total, final.iteration, final.hill_climb, answered),
+        trimmed=trimmed,
+    )
+
+
+def _problems(
+    inputs: SynthesisInputs, previous: SynthesisIteration | None, answer: SynthesisIteration
+) -> list[str]:
+    """What code finds wrong with a draft, in its own words (dates and section names only, no prose)."""
+    dates = [f"the catalyst {item.reason}" for item in catalysts.outside(answer.memo, inputs.window)]
+    return dates + gaps.problems(gaps.check(previous, answer))
+
+
+def _correction(inputs: SynthesisInputs, problems: list[str]) -> str:
+    window = inputs.window
+    dates = (
+        f" Every catalyst must be dated after {window.as_of.isoformat()} and on or before "
+        f"{window.until.isoformat()}."
+        if window is not None
+        else ""
+    )
+    return (
+        "CORRECTION: the desk's checks found problems in your previous answer to this iteration: "
+        + "; ".join(problems)
+        + f".{dates} Every gap of the previous list needs an answered_gaps entry: addressed in a section "
+        "you changed, or out_of_scope with the reason. Answer the whole iteration again."
     )
 
 
 def _synthesise(
-    gw: LLMGateway, inputs: SynthesisInputs, number: int, previous: SynthesisIteration | None, aperture: str
-) -> SynthesisIteration:
+    gw: LLMGateway,
+    inputs: SynthesisInputs,
+    number: int,
+    previous: SynthesisIteration | None,
+    *,
+    aperture: str,
+    correction: str,
+) -> tuple[SynthesisIteration, list[str]]:
     ctx, catalog = inputs.ctx, inputs.catalog
     company = ctx.run.brief.company
     cited = [item for cid in inputs.cited if (item := catalog.get(cid)) is not None]
     # Facts are described by code; a document's summary carries its title and source, which are not.
-    facts = "\n".join(f"- {i.evidence_id} [{i.tier}] {i.summary}" for i in cited if i.kind == "fact")
+    facts = "\n".join(fact_line(i) for i in cited if i.kind == "fact")
     documents = "\n".join(f"- {i.evidence_id} [{i.tier}] {i.summary}" for i in cited if i.kind == "document")
+    window = inputs.window
     ctx.check()
     prompt = template("synthesizer").render(
         {
@@ -120,8 +222,12 @@ def _synthesise(
             "iteration": str(number),
             "iterations": str(inputs.total),
             "aperture": aperture,
+            "correction": correction,
             "evidence": facts or "(no figures cited)",
             "audit": _audit_text(inputs.audit),
+            "as_of": window.as_of.isoformat() if window else "(not known)",
+            "until": window.until.isoformat() if window else "(not known)",
+            "horizon": f"{window.horizon_months} months" if window else "(not known)",
         },
         {
             "brief": brief_block(ctx),
@@ -137,7 +243,7 @@ def _synthesise(
     answer: SynthesisIteration = as_base(
         gw.complete(prompt, iteration_schema(tuple(inputs.cited)), context=context), SynthesisIteration
     )
-    return answer
+    return trim_cut(answer)
 
 
 def _audit_text(report: AuditReport) -> str:

@@ -176,13 +176,41 @@ def test_two_invalid_answers_end_in_invalid_output_with_both_attempts_recorded()
     assert h.ledger.cached(h.ledger.records[0].request_hash) is None
 
 
-def test_a_cut_off_answer_is_reasked() -> None:
-    cut = ProviderResponse(content='{"rating": "bu', finish_reason="length", tokens_in=5, tokens_out=50)
-    h = Harness(FakeProvider([cut, {"rating": "buy", "reason": "x"}]))
+CUT = ProviderResponse(content='{"rating": "bu', finish_reason="length", tokens_in=5, tokens_out=50)
+
+
+def test_a_cut_off_answer_is_asked_again_unchanged_with_twice_the_budget() -> None:
+    h = Harness(FakeProvider([CUT, {"rating": "buy", "reason": "x"}]))
     assert h.ask().rating == "buy"
     assert h.outcomes() == ["invalid", "ok"]
-    assert "max_tokens" in h.ledger.records[0].error
+    assert h.ledger.records[0].error == "the answer was cut off at max_tokens (50); asked again with 100"
     assert h.ledger.records[0].tokens_out == 50
+    first, again = h.fake.history
+    assert (first.max_tokens, again.max_tokens) == (50, 100)
+    assert again.messages == first.messages  # the same request with room to finish, no "be brief" re-ask
+
+
+def test_an_answer_that_needed_a_larger_budget_is_still_a_cache_hit_for_the_same_request() -> None:
+    h = Harness(FakeProvider([CUT, {"rating": "buy", "reason": "x"}]))
+    h.ask()
+    # The ok row keeps the hash of the call as asked (max_tokens 50), so the same request costs nothing.
+    assert {row.request_hash for row in h.ledger.records} == {h.ledger.records[0].request_hash}
+    assert h.ask().rating == "buy"
+    assert h.outcomes() == ["invalid", "ok", "cached"]
+    assert len(h.fake.history) == 2
+
+
+def test_an_answer_cut_at_the_larger_budget_gets_one_reask_then_fails() -> None:
+    h = Harness(FakeProvider([CUT, CUT, CUT]))
+    with pytest.raises(InvalidOutput, match="failed validation twice"):
+        h.ask()
+    assert h.outcomes() == ["invalid", "invalid", "invalid"]
+    budgets = [request.max_tokens for request in h.fake.history]
+    assert budgets == [50, 100, 100]
+    reask = h.fake.history[2].messages
+    assert [m.role for m in reask] == ["system", "user", "assistant", "user"] and "max_tokens" in reask[
+        3
+    ].content
 
 
 def test_a_json_answer_wrapped_in_a_markdown_fence_is_accepted() -> None:

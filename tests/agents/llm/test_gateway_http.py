@@ -217,6 +217,19 @@ def test_prose_or_a_cut_off_answer_is_reasked(
     assert desk.outcomes() == ["invalid", "ok"]
 
 
+def test_a_cut_off_answer_is_asked_again_with_twice_the_budget_and_then_cached(
+    server: FakeLLMServer, desk_for: Callable[..., Desk]
+) -> None:
+    server.inject("length")
+    desk = desk_for(settings_for(server))
+    first = desk.ask()
+    budgets = [entry["body"]["max_tokens"] for entry in server.requests]
+    assert budgets == [prompt("").max_tokens, 2 * prompt("").max_tokens]
+    assert server.requests[0]["body"]["messages"] == server.requests[1]["body"]["messages"]
+    assert desk.ask() == first and server.request_count == 2  # the same request again: no HTTP call
+    assert desk.outcomes() == ["invalid", "ok", "cached"]
+
+
 def test_a_schema_invalid_answer_twice_is_a_recorded_invalid_output(
     server: FakeLLMServer, desk_for: Callable[..., Desk]
 ) -> None:

@@ -1,0 +1,135 @@
+"""Text a reader sees ends where a sentence ends.
+
+A model's string that reached its schema bound was closed by the decoder's grammar, wherever it was: such a
+string is cut back to its last whole sentence (``trim_cut``). Text code shows in a bounded space keeps the
+whole sentences that fit (``fit``). Neither ever stops in the middle of a sentence when a whole one exists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Annotated, Any, TypeVar, get_args, get_origin
+
+from annotated_types import MaxLen
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+M = TypeVar("M", bound=BaseModel)
+
+# A sentence ends at . ! ? or … (after any closing quote or bracket) followed by a blank or the end. A dot
+# between digits or inside an abbreviation-like token ("U.S.", "3.5") is followed by no blank, so it is not
+# an end.
+_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s|$)")
+# Closing a text this way counts as finished: a sentence end, or a list-like fragment without a verb
+# ("Next quarterly report") that the schema asks for.
+_FINISHED = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
+ELLIPSIS = "…"
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences, each with its end mark and the blank after it; the tail without an end mark
+    (if any) is the last item."""
+    out: list[str] = []
+    start = 0
+    for match in _END.finditer(text):
+        end = match.end()
+        while end < len(text) and text[end].isspace():
+            end += 1
+        out.append(text[start:end])
+        start = end
+    if start < len(text):
+        out.append(text[start:])
+    return out
+
+
+def is_finished(text: str) -> bool:
+    return bool(_FINISHED.search(text))
+
+
+def last_whole(text: str) -> str:
+    """The text up to its last sentence end ("" when it has none)."""
+    parts = sentences(text)
+    whole = parts if not parts or is_finished(parts[-1]) else parts[:-1]
+    return "".join(whole).rstrip()
+
+
+def fit(text: str, limit: int) -> str:
+    """The whole sentences of ``text`` that fit in ``limit`` characters. Only when not even the first
+    sentence fits is it shortened, at a word, with an ellipsis (code's own messages only: model prose is
+    sized by its schema instead)."""
+    if len(text) <= limit:
+        return text
+    kept = ""
+    for sentence in sentences(text):
+        if len((kept + sentence).rstrip()) > limit:
+            break
+        kept += sentence
+    if kept.strip():
+        return kept.rstrip()
+    words = text[: max(0, limit - 1)].rsplit(" ", 1)[0].rstrip(" ,;:—–-")
+    return words + ELLIPSIS
+
+
+def _bound(metadata: Iterable[Any]) -> int | None:
+    for item in metadata:
+        if isinstance(item, MaxLen):
+            return int(item.max_length)
+        if isinstance(item, FieldInfo) and (inner := _bound(item.metadata)) is not None:
+            return inner
+    return None
+
+
+def _bounds(model: type[BaseModel], name: str) -> tuple[int | None, int | None]:
+    """The field's own length bound, and (for a list of strings) each item's."""
+    field = model.model_fields[name]
+    item_bound = None
+    args = get_args(field.annotation)
+    if get_origin(field.annotation) is list and args and get_origin(args[0]) is Annotated:
+        item_bound = _bound(get_args(args[0])[1:])
+    return _bound(field.metadata), item_bound
+
+
+def trim_cut(value: M) -> tuple[M, list[str]]:
+    """``value`` with every string that reached its bound without finishing a sentence cut back to its last
+    whole sentence (a string with no whole sentence is left as it is), and the paths of what was cut."""
+    trimmed: list[str] = []
+    result = _trim(value, "", trimmed)
+    assert isinstance(result, type(value))
+    return result, trimmed
+
+
+def _trim(value: Any, path: str, trimmed: list[str]) -> Any:
+    if isinstance(value, BaseModel):
+        updates: dict[str, Any] = {}
+        for name in type(value).model_fields:
+            current = getattr(value, name)
+            here = f"{path}.{name}" if path else name
+            bound, item_bound = _bounds(type(value), name)
+            new: Any
+            if isinstance(current, str) and bound is not None:
+                new = _trim_text(current, bound)
+                if new != current:
+                    trimmed.append(here)
+            elif isinstance(current, list) and item_bound is not None:
+                new = [_trim_text(item, item_bound) if isinstance(item, str) else item for item in current]
+                trimmed += [
+                    f"{here}[{i}]" for i, (a, b) in enumerate(zip(new, current, strict=True)) if a != b
+                ]
+                new = new if new != current else current
+            else:
+                new = _trim(current, here, trimmed)
+            if new is not current:
+                updates[name] = new
+        return value.model_copy(update=updates) if updates else value
+    if isinstance(value, list):
+        items = [_trim(item, f"{path}[{index}]", trimmed) for index, item in enumerate(value)]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    return value
+
+
+def _trim_text(text: str, bound: int) -> str:
+    if len(text) < bound or is_finished(text):
+        return text
+    whole = last_whole(text)
+    return whole or text
