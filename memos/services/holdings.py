@@ -68,6 +68,7 @@ class Holdings:
     years: int = 0
     quant_as_of: date | None = None  # the session the quant figures were computed at
     news: int = 0
+    markets: int = 0  # prediction markets that name the company (the news specialist reads them as sentiment)
     filing_documents: int = 0  # filing text stored as source documents
     prices: PriceRange | None = None
     price_problem: str = ""
@@ -81,11 +82,12 @@ def holdings(*, companies: Sequence[Company], snapshot: Path) -> dict[str, Holdi
     facts = _fact_summaries(companies)
     found = {}
     for company in companies:
-        news, filing_documents = documents.get(company.pk, (0, 0))
+        news, markets, filing_documents = documents.get(company.pk, (0, 0, 0))
         found[company.ticker] = Holdings(
             ticker=company.ticker,
             **facts.get(company.pk, {}),
             news=news,
+            markets=markets,
             filing_documents=filing_documents,
             prices=files.prices.get(company.ticker),
             price_problem=files.unreadable.get(company.ticker, ""),
@@ -133,8 +135,8 @@ def _fact_summaries(companies: Sequence[Company]) -> dict[int, dict[str, Any]]:
     return {row["company_id"]: {k: v for k, v in row.items() if k != "company_id"} for row in rows}
 
 
-def _document_counts(companies: Sequence[Company]) -> dict[int, tuple[int, int]]:
-    """News and filing documents linked to each company (by ticker), counted in one query."""
+def _document_counts(companies: Sequence[Company]) -> dict[int, tuple[int, int, int]]:
+    """News, prediction markets and filing documents linked to each company (by ticker), in one query."""
 
     def linked(kind: str) -> Coalesce:
         about = (
@@ -148,10 +150,14 @@ def _document_counts(companies: Sequence[Company]) -> dict[int, tuple[int, int]]
 
     rows = (
         Company.objects.filter(pk__in=[c.pk for c in companies])
-        .annotate(news=linked(SourceDocument.Kind.NEWS), filings=linked(SourceDocument.Kind.FILING))
-        .values_list("pk", "news", "filings")
+        .annotate(
+            news=linked(SourceDocument.Kind.NEWS),
+            markets=linked(SourceDocument.Kind.PREDICTION_MARKET),
+            filings=linked(SourceDocument.Kind.FILING),
+        )
+        .values_list("pk", "news", "markets", "filings")
     )
-    return {pk: (news, filings) for pk, news, filings in rows}
+    return {pk: (news, markets, filings) for pk, news, markets, filings in rows}
 
 
 def files_fingerprint(root: Path) -> str:

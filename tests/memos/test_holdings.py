@@ -55,18 +55,28 @@ def test_each_company_shows_its_years_prices_news_and_filings_or_says_it_has_non
         url="https://example.org/",
         tickers=["AAPL"],
     )
+    SourceDocument.objects.create(
+        doc_id="market:0000000000bb",
+        kind="prediction-market",
+        title="Apple the largest company in July?",
+        url="https://example.org/market",
+        tickers=["AAPL"],
+    )
     client.force_login(alice)
     with override_settings(SNAPSHOT_DIR=snapshot):
         page = client.get("/").content.decode()
 
     apple_row = row_of(page, "AAPL")
     assert "filed statements FY2023–FY2024 (2 years, latest FY2024)" in apple_row
-    assert "daily prices 2012-09-04 to 2017-09-01" in apple_row and "1 news item" in apple_row
+    assert "daily prices 2012-09-04 to 2017-09-01" in apple_row
+    assert "1 news item, 1 prediction market" in apple_row
     assert "filing 10-K 2024-11-01" in apple_row
     microsoft_row = row_of(page, "MSFT")
     for missing in ("no filed statements", "no price history bundled", "no news items"):
         assert missing in microsoft_row
     assert "no filing documents bundled" in microsoft_row
+    # No annual statements: the figure columns say so, not "not reported" (which would mean not filed).
+    assert "no annual statements in the desk" in microsoft_row and "not reported" not in microsoft_row
 
 
 @pytest.mark.django_db

@@ -99,9 +99,8 @@ class Command(BaseCommand):
             )
             for key in SUMMARISED:
                 spread = summary[key]
-                self.stdout.write(
-                    f"  {key:<21} median {spread['median']:<8} min {spread['min']:<8} max {spread['max']}"
-                )
+                median, low, high = (str(spread[k]) for k in ("median", "min", "max"))
+                self.stdout.write(f"  {key:<21} median {median:<8} min {low:<8} max {high}")
         if "speedup" in report:
             self.stdout.write(f"parallel speed-up over one call at a time: {report['speedup']}x")
 
@@ -145,14 +144,14 @@ def _delete(run: Run, brief: Brief) -> None:
 
 
 def _summary(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    summary: dict[str, Any] = {
-        key: {
-            "median": round(statistics.median(r[key] for r in reports), 3),
-            "min": min(r[key] for r in reports),
-            "max": max(r[key] for r in reports),
-        }
-        for key in SUMMARISED
-    }
+    summary: dict[str, Any] = {}
+    for key in SUMMARISED:
+        values = [r[key] for r in reports if r[key] is not None]  # no ratio without latency
+        summary[key] = (
+            {"median": round(statistics.median(values), 3), "min": min(values), "max": max(values)}
+            if values
+            else {"median": None, "min": None, "max": None}
+        )
     summary["each"] = reports
     return summary
 
