@@ -13,7 +13,6 @@ again, and only a run that is waiting for a person (needs review) with a memo no
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -27,6 +26,7 @@ from memos.pipeline.cards import publish_run
 from memos.pipeline.memo.plan import EVALUATION, MEMO
 from memos.services.access import can_start_runs
 from memos.services.errors import ServiceError
+from memos.services.runs import check_active_runs
 
 
 def memo_evaluated(run: Run) -> bool:
@@ -73,13 +73,7 @@ def rerun_evaluation(*, run: Run, user: User) -> Run:
     run_id = str(run.pk)
     try:
         with transaction.atomic():
-            User.objects.select_for_update().filter(pk=user.pk).first()
-            active = Run.objects.filter(created_by=user, status__in=Run.ACTIVE_STATUSES).count()
-            if active >= settings.RUN_MAX_ACTIVE_PER_USER:
-                raise ServiceError(
-                    f"You have {active} run{'' if active == 1 else 's'} queued or running, the most one "
-                    "person may have at once; wait for one to finish."
-                )
+            check_active_runs(user)
             locked = Run.objects.select_for_update().get(pk=run.pk)
             if not _waiting_for_evaluation(locked):
                 raise ServiceError(

@@ -104,6 +104,19 @@ def brief_nonce(brief: Brief) -> str:
     return hmac.new(settings.SECRET_KEY.encode(), key.encode(), hashlib.sha256).hexdigest()[:16]
 
 
+def check_active_runs(user: User) -> None:
+    """Refuse a run beyond ``RUN_MAX_ACTIVE_PER_USER`` queued or running for ``user``. Call it inside the
+    transaction that makes the run active: the person's row stays locked until it commits, so two requests
+    at once cannot both slip under the bound."""
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    active = Run.objects.filter(created_by=user, status__in=Run.ACTIVE_STATUSES).count()
+    if active >= settings.RUN_MAX_ACTIVE_PER_USER:
+        raise ServiceError(
+            f"You have {active} run{'' if active == 1 else 's'} queued or running, the most one "
+            "person may have at once; wait for one to finish."
+        )
+
+
 def start_run(
     brief: Brief,
     *,
@@ -125,13 +138,7 @@ def start_run(
         raise ServiceError(str(exc)) from exc
     try:
         with transaction.atomic():
-            User.objects.select_for_update().filter(pk=user.pk).first()
-            active = Run.objects.filter(created_by=user, status__in=Run.ACTIVE_STATUSES).count()
-            if active >= settings.RUN_MAX_ACTIVE_PER_USER:
-                raise ServiceError(
-                    f"You have {active} run{'' if active == 1 else 's'} queued or running, the most one "
-                    "person may have at once; wait for one to finish."
-                )
+            check_active_runs(user)
             run = Run.objects.create(
                 brief=brief,
                 workflow=engine.name,
