@@ -29,8 +29,19 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect
 
-from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
-from agents.memo.textrefs import segments
+from agents.memo.schemas import (
+    JMINUS_DIMENSIONS,
+    JPLUS_DIMENSIONS,
+    Analysis,
+    Catalyst,
+    Claim,
+    Divergence,
+    Evaluation,
+    MemoDraft,
+    SpecialistBrief,
+    SynthesisIteration,
+)
+from agents.memo.textrefs import reader_segments
 from memos.events import run_group
 from memos.models import AgentStep, Company, FactRecord, LLMCall, Run, SourceDocument
 from memos.pipeline.cards import run_status_html, step_card_html
@@ -40,6 +51,7 @@ from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
 from tests.e2e.conftest import SCREENSHOTS, Desk, e2e_redis_url, start_desk
 from tests.e2e.test_run_live import log_in
 from tests.e2e.xss_payloads import ID, Placer, corpus
+from tests.memos.injection_payloads import limit as bound
 from tests.memos.pipeline_support import analyst, load_desk_data
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -183,7 +195,8 @@ class Plan:
         """Payloads for one model-written field. Pages in ``prose`` show it through the prose filter (which
         removes figures, and with them a payload word that has a digit in it), those in ``plain`` as is."""
         text, ids = self.placer.take(name, limit)
-        filtered = "".join(part.text for part in segments(text, frozenset()) if part.kind == "text")
+        # What a reader is shown: a sentence with a typed figure in it is withheld whole.
+        filtered = "".join(part.text for part in reader_segments(text, frozenset()) if part.kind == "text")
         for key in prose:
             self.steps[key] |= ids & _ids(filtered)
         for key in plain:
@@ -235,7 +248,7 @@ def model_answers(plan: Plan, company: Company) -> dict[str, list[object]]:
         claims = [
             {
                 "layer": ("MICRO", "MESO", "MACRO")[n % 3],
-                "statement": plan.text("claim.statement", 400, *shown),
+                "statement": plan.text("claim.statement", bound(Claim, "statement"), *shown),
                 "citations": [cid],
                 "tier": "HIGH",
             }
@@ -244,8 +257,14 @@ def model_answers(plan: Plan, company: Company) -> dict[str, list[object]]:
         shown = shown[:1]
         brief: dict[str, object] = {
             "claims": claims,
-            "coverage_gaps": [plan.text("coverage_gaps", 800, *shown) for _ in range(5)],
-            "undercurrents": [plan.text("undercurrents", 800, *shown) for _ in range(4)],
+            "coverage_gaps": [
+                plan.text("coverage_gaps", bound(SpecialistBrief, "coverage_gaps"), *shown)
+                for _ in range(bound(SpecialistBrief, "coverage_gaps", items=True))
+            ],
+            "undercurrents": [
+                plan.text("undercurrents", bound(SpecialistBrief, "undercurrents"), *shown)
+                for _ in range(bound(SpecialistBrief, "undercurrents", items=True))
+            ],
             "evidence_quality": "strong",
         }
         if name == FAILING:
@@ -269,47 +288,67 @@ def model_answers(plan: Plan, company: Company) -> dict[str, list[object]]:
 def synthesis_answer(plan: Plan, number: int, load_bearing: list[str]) -> dict[str, Any]:
     answer = iteration_answer(number, load_bearing)  # the rehearsal's scores, which climb as required
     key = iteration_key(number)
-    memo = (key, "memo") if number == ITERATIONS else (key,)
+    # Which iteration the memo is made from is code's call (the escape valve may stop before the last), so
+    # each iteration's memo payloads are noted apart and chosen once the run has ended (settle_the_memo).
+    memo = (key, f"memo@{number}")
     answer["analysis"] = {
-        layer: plan.text(f"analysis.{layer}", 1200, *memo) for layer in ("macro", "meso", "micro")
+        layer: plan.text(f"analysis.{layer}", bound(Analysis, layer), *memo)
+        for layer in ("macro", "meso", "micro")
     }
     answer["memo"] |= {
-        "headline_thesis": plan.text("memo.headline_thesis", 600, *memo),
-        "risk_budget": plan.text("memo.risk_budget", 600, *memo),
-        "sizing_rationale": plan.text("memo.sizing_rationale", 300, *memo),
+        "headline_thesis": plan.text("memo.headline_thesis", bound(MemoDraft, "headline_thesis"), *memo),
+        "risk_budget": plan.text("memo.risk_budget", bound(MemoDraft, "risk_budget"), *memo),
+        "sizing_rationale": plan.text("memo.sizing_rationale", bound(MemoDraft, "sizing_rationale"), *memo),
         "catalysts": [
             {
-                "event": plan.text("catalyst.event", 300, *memo),
+                "event": plan.text("catalyst.event", bound(Catalyst, "event"), *memo),
+                # After the newest hostile document (2031-01) and within twelve months of it: inside the
+                # window code checks (a date outside is re-asked, then dropped).
                 "date": "2031-10-30",
                 "expected_sign": "positive",
             }
-            for _ in range(4)
+            for _ in range(bound(MemoDraft, "catalysts", items=True))
         ],
-        "falsifiers": [plan.text("memo.falsifiers", 800, *memo) for _ in range(3)],
+        "falsifiers": [
+            plan.text("memo.falsifiers", bound(MemoDraft, "falsifiers"), *memo)
+            for _ in range(bound(MemoDraft, "falsifiers", items=True))
+        ],
     }
-    answer["what_i_missed"] = [plan.text("what_i_missed", 800, key) for _ in range(5)]
+    answer["what_i_missed"] = [
+        plan.text("what_i_missed", bound(SynthesisIteration, "what_i_missed"), key)
+        # As many gaps as the rehearsal's next iteration answers (an unanswered gap is re-asked).
+        for _ in answer["what_i_missed"]
+    ]
     return answer
 
 
 def evaluator_answer(plan: Plan) -> dict[str, Any]:
     answer = evaluation_answer(ITERATIONS)
-    # A weak final grade: the verdict is REVISE (the status line says so in code's words).
-    answer["grades"][-1] |= {
-        "jplus": dict(zip(JPLUS_DIMENSIONS, (1, 1, 0, 0, 0), strict=True)),
-        "jminus": dict(zip(JMINUS_DIMENSIONS, (2, 2, 1, 1, 0), strict=True)),
-    }
+    # Weak grades for every iteration, whichever the escape valve stopped at: the verdict is REVISE (the
+    # status line says so in code's words).
+    for grade in answer["grades"]:
+        grade |= {
+            "jplus": dict(zip(JPLUS_DIMENSIONS, (1, 1, 0, 0, 0), strict=True)),
+            "jminus": dict(zip(JMINUS_DIMENSIONS, (2, 2, 1, 1, 0), strict=True)),
+        }
     answer["divergences"] = [
         {
             "iteration": n % ITERATIONS + 1,
             # One of the rubrics' names (the schema allows nothing else), so no payload can ride on it.
             "dimension": JPLUS_DIMENSIONS[n % len(JPLUS_DIMENSIONS)],
-            "quote": plan.text("divergence.quote", 400, "evaluation"),
-            "justification": plan.text("divergence.justification", 300, "evaluation"),
+            "quote": plan.text("divergence.quote", bound(Divergence, "quote"), "evaluation"),
+            "justification": plan.text(
+                "divergence.justification", bound(Divergence, "justification"), "evaluation"
+            ),
         }
-        for n in range(12)
+        for n in range(bound(Evaluation, "divergences", items=True))
     ]
-    answer["inflation_diagnosis"] = plan.text("inflation_diagnosis", 600, "evaluation")
-    answer["next_run_recommendation"] = plan.text("next_run_recommendation", 300, "evaluation", "memo")
+    answer["inflation_diagnosis"] = plan.text(
+        "inflation_diagnosis", bound(Evaluation, "inflation_diagnosis"), "evaluation"
+    )
+    answer["next_run_recommendation"] = plan.text(
+        "next_run_recommendation", bound(Evaluation, "next_run_recommendation"), "evaluation", "memo"
+    )
     return answer
 
 
@@ -375,8 +414,18 @@ def watch_it_run(page: Page, desk: Desk, run: Run, plan: Plan, watch: Watch) -> 
     assert page.evaluate("window.__sameDocument") is True  # everything above arrived over the socket
     # The status line and the failed card, sent live, carry code's words only; the memo its prose.
     expect(page.locator(f'li.step[data-key="{FAILING}"]')).to_have_attribute("data-status", "failed")
+    settle_the_memo(run, plan)
     watch.check(page, "run-live-finished", plan.steps["status"] | plan.steps["memo"], shot=True)
     page.keyboard.press("Escape")
+
+
+def settle_the_memo(run: Run, plan: Plan) -> None:
+    """The memo shows the last iteration that ran; an iteration the escape valve skipped shows nothing."""
+    done = AgentStep.objects.filter(run=run, kind="iteration", status=AgentStep.Status.DONE)
+    final = max(int(key.rsplit("-", 1)[-1]) for key in done.values_list("key", flat=True))
+    plan.steps["memo"] |= plan.steps[f"memo@{final}"]
+    for number in range(final + 1, ITERATIONS + 1):
+        plan.steps[iteration_key(number)] = set()
 
 
 def reconnect(page: Page, desk: Desk, plan: Plan, watch: Watch) -> None:
