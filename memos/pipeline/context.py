@@ -71,10 +71,11 @@ class StageContext:
                     "position": planned.position,
                 },
             )
+            self._steps[key] = step
             step.run = self.run
             if created:
                 publish_step(step)
-            self._steps[key] = step
+            return step
         step.run = self.run  # the card is drawn from the run already in hand, not a query per write
         return step
 
