@@ -34,6 +34,11 @@ def publish_step(step: AgentStep) -> None:
     send_after_commit(step_event(step, step.run))
 
 
+def publish_status(run: Run) -> None:
+    """The status line of a run already in hand (read with its brief and company)."""
+    send_after_commit(status_event(run))
+
+
 def publish_run(run_id: str, *, with_steps: bool = False) -> None:
     """The run's status line (and every step's card, after a change that touched many steps)."""
     run = Run.objects.select_related("brief__company").get(pk=run_id)

@@ -54,6 +54,7 @@ class Hold:
     claim_pk: int
     lock: RunLock
     lost: threading.Event = field(default_factory=threading.Event)
+    handed_over: bool = False  # moved on to by hand_over, whose status line the next stage's driver draws
 
     def check(self) -> None:
         """Stop before doing more work (an LLM call, a write) for a stage that is no longer ours."""
@@ -243,12 +244,20 @@ def hand_over(hold: Hold, following: str) -> Hold:
             claim = StageClaim.objects.create(
                 run_id=hold.run_id, stage=following, lease=hold.lease + 1, worker=worker_name()
             )
-            publish_run(hold.run_id)
+            # No status line drawn here: the driver draws it from the run it reads for the next stage.
             return claim.pk
 
     hold.check()
     claim_pk = retry_on_lost_connection(write, what=f"moving on to {following}")
-    return Hold(hold.run_id, following, lease=hold.lease + 1, attempt=1, claim_pk=claim_pk, lock=hold.lock)
+    return Hold(
+        hold.run_id,
+        following,
+        lease=hold.lease + 1,
+        attempt=1,
+        claim_pk=claim_pk,
+        lock=hold.lock,
+        handed_over=True,
+    )
 
 
 def finish(hold: Hold, status: str, message: str) -> None:

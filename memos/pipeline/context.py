@@ -36,6 +36,10 @@ class StageContext:
     hold: Hold
     _steps: dict[str, AgentStep] | None = field(default=None, repr=False)
     _pending: list[Future[None]] = field(default_factory=list, repr=False)
+    # Earlier stages' finished steps, read once: they cannot change while this stage runs. Raw outputs by
+    # (stage, key) in plan order, with each step's kind, and the typed outputs already parsed from them.
+    _earlier: dict[tuple[str, str], tuple[str, Any]] | None = field(default=None, repr=False)
+    _parsed: dict[tuple[str, str, type[BaseModel]], BaseModel] = field(default_factory=dict, repr=False)
 
     @property
     def run_id(self) -> str:
@@ -122,6 +126,9 @@ class StageContext:
 
     def output(self, stage: str, key: str, output_type: type[T]) -> T | None:
         """A finished step's output, or None when it has not finished."""
+        if stage != self.hold.stage:
+            found = self._earlier_steps().get((stage, key))
+            return None if found is None else self._typed(stage, key, found[1], output_type)
         raw = (
             AgentStep.objects.filter(run_id=self.run.pk, stage=stage, key=key, status=Status.DONE)
             .values_list("output", flat=True)
@@ -131,6 +138,12 @@ class StageContext:
 
     def outputs(self, stage: str, output_type: type[T], *, kind: str | None = None) -> dict[str, T]:
         """Every finished step of ``stage`` (of one ``kind``), in plan order, keyed by step key."""
+        if stage != self.hold.stage:
+            return {
+                key: self._typed(stage, key, raw, output_type)
+                for (done_stage, key), (done_kind, raw) in self._earlier_steps().items()
+                if done_stage == stage and (kind is None or done_kind == kind)
+            }
         rows = AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE)
         if kind is not None:
             rows = rows.filter(kind=kind)
@@ -139,7 +152,26 @@ class StageContext:
             for key, raw in rows.order_by("position", "key").values_list("key", "output")
         }
 
+    def _earlier_steps(self) -> dict[tuple[str, str], tuple[str, Any]]:
+        if self._earlier is None:
+            rows = (
+                AgentStep.objects.filter(run_id=self.run.pk, status=Status.DONE)
+                .exclude(stage=self.hold.stage)
+                .order_by("position", "key")
+                .values_list("stage", "key", "kind", "output")
+            )
+            self._earlier = {(stage, key): (kind, raw) for stage, key, kind, raw in rows}
+        return self._earlier
+
+    def _typed(self, stage: str, key: str, raw: Any, output_type: type[T]) -> T:
+        cached = self._parsed.get((stage, key, output_type))
+        if cached is None:
+            cached = self._parsed[(stage, key, output_type)] = output_type.model_validate(raw)
+        return cached  # type: ignore[return-value]  # outputs are frozen models: one parse can be shared
+
     def any_done(self, stage: str) -> bool:
+        if stage != self.hold.stage:
+            return any(done_stage == stage for done_stage, _ in self._earlier_steps())
         return AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE).exists()
 
     def set_run(self, **fields: Any) -> None:

@@ -32,6 +32,7 @@ from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, Transient
 from memos.events import flush_events
 from memos.models import Run, StageClaim
 from memos.pipeline import claims, fanout
+from memos.pipeline.cards import publish_status
 from memos.pipeline.claims import Hold, Refusal
 from memos.pipeline.context import StageContext
 from memos.pipeline.dbretry import retry_on_lost_connection
@@ -88,6 +89,8 @@ def _execute(workflow: Workflow, hold: Hold) -> Hold | None:
     try:
         # Re-read under the claim: what the run looks like now that this worker holds it.
         run = Run.objects.select_related("brief__company").get(pk=hold.run_id)
+        if hold.handed_over:
+            publish_status(run)  # the page hears of the new stage from here, not from a read in hand_over
         ctx = StageContext(run=run, workflow=workflow, hold=hold)
         with Heartbeat(hold.run_id, hold.lease, hold.lock, hold.lost, claims.stamp_heartbeat):
             outcome, error, following = _run_body(workflow, ctx)

@@ -1,5 +1,9 @@
 """``manage.py bench_run --latency-ms L [--profile P] [--runs N] [--sequential] [--json]``: whole memo runs
-against the fake OpenAI-compatible server answering every call after L ms, in this process.
+against the fake OpenAI-compatible server answering every call after L ms.
+
+The fake server runs in a process of its own, as any real endpoint does (``--fake-in-process`` serves it
+from a thread of this one instead, where its request handling competes with the pipeline for the GIL and
+is counted as overhead).
 
 For each run it measures the wall time and its critical-path bound (the longest chain of dependent LLM
 calls times L: one specialist wave per ``concurrency`` specialists, each synthesis attempt, the
@@ -25,6 +29,7 @@ from django.core.management.base import BaseCommand
 from django.db.models import Sum
 
 from agents.llm.config import Endpoint, LLMSettings
+from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from agents.memo.outputs import IterationOutput, SpecialistOutput
@@ -54,6 +59,11 @@ class Command(BaseCommand):
             "--sequential", action="store_true", help="also run the same plan one call at a time"
         )
         parser.add_argument("--json", action="store_true")
+        parser.add_argument(
+            "--fake-in-process",
+            action="store_true",
+            help="serve the fake LLM from a thread of this process (its work then counts as overhead)",
+        )
         parser.add_argument("--keep", action="store_true", help="keep the benchmark's briefs and runs")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -69,6 +79,7 @@ class Command(BaseCommand):
             "profile": options["profile"],
             "latency_ms": float(options["latency_ms"]),
             "runs": options["runs"],
+            "fake_server": "in-process" if options["fake_in_process"] else "own process",
         }
         for mode, concurrency in modes.items():
             report[mode] = _summary([bench.run(concurrency) for _ in range(options["runs"])])
@@ -86,7 +97,7 @@ class Command(BaseCommand):
             return
         self.stdout.write(
             f"{report['profile']} profile, fake LLM answering after {report['latency_ms']:.0f} ms, "
-            f"{report['runs']} run(s) per mode"
+            f"{report['runs']} run(s) per mode, fake server in {report['fake_server']}"
         )
         for mode in ("parallel", "sequential"):
             if mode not in report:
@@ -124,8 +135,9 @@ class _Bench:
             raise SystemExit(f"bench_run: {exc}") from exc
         in_flight = concurrency or len(run.config["roster"])
         latency_ms = float(options["latency_ms"])
+        serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
         with (
-            FakeLLMServer(latency_ms=latency_ms, script=script_for_run(run)) as server,
+            serve(latency_ms=latency_ms, script=script_for_run(run)) as server,
             endpoints(_settings(server.url, in_flight)),
         ):
             warm_up()  # the steady state of a running worker (DeskWorker), not a cold start

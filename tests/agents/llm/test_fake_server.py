@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.inprocess import approx_tokens
 from agents.llm.fakes.server import FakeLLMServer, body_hash, load_script
 from agents.llm.hashing import canonical_json, sha256_hex
@@ -327,3 +328,15 @@ def test_in_flight_counts_requests_being_handled_and_a_reset_forgets_one_still_i
         assert answered == [200]
         wait_until(lambda: server.in_flight == 0)
         assert (server.completed_by_hash, server.requests) == ({}, [])
+
+
+def test_the_server_in_its_own_process_answers_its_script_and_stops_with_its_context() -> None:
+    """What bench_run serves from: another interpreter, as a real endpoint is, with the same answers."""
+    script: dict[str, list[Any]] = {"moves": [{"status": "ok", "count": 2}]}
+    with FakeLLMServerProcess(script=script) as server:
+        url = server.url
+        status, body, _ = call(f"{url}/chat/completions", chat_body(), {"X-Prompt-Name": "moves"})
+        assert status == 200
+        assert json.loads(body["choices"][0]["message"]["content"]) == {"status": "ok", "count": 2}
+    with pytest.raises(urllib.error.URLError):
+        call(f"{url}/chat/completions", chat_body())
