@@ -1,4 +1,5 @@
-"""The admin: companies, fact records with citations, source documents, briefs, runs and the LLM ledger.
+"""The admin: companies, fact records with citations, source documents, briefs, runs, the LLM ledger, and the
+versioned prompts and rubrics (memos.services.governance).
 
 The admin is for the admin group (superusers). What code produced with its provenance (facts, source
 documents, data loads, the LLM ledger) is read here, never written: a correction is a new load from its
@@ -23,7 +24,18 @@ from django_rq.admin import QueueAdmin
 from django_rq.models import Dashboard
 
 from agents.data.formatting import format_value
-from memos.models import Brief, Company, DataLoad, FactRecord, LLMCall, Run, SourceDocument
+from memos.admin_governance import PromptVersionAdmin, RubricVersionAdmin
+from memos.models import (
+    Brief,
+    Company,
+    DataLoad,
+    FactRecord,
+    LLMCall,
+    PromptVersion,
+    RubricVersion,
+    Run,
+    SourceDocument,
+)
 from memos.pipeline.jobs import enqueue_fact_refresh
 
 
@@ -157,6 +169,11 @@ class DataLoadAdmin(ReadOnlyAdmin[DataLoad]):
     """Which snapshot (by content hash) was loaded when; written by ``manage.py bootstrap_demo``."""
 
     list_display = ("data_version", "loaded_at", "source", "counts")
+
+
+# Prompts and rubrics: an edit is a new version, an action activates one (memos/admin_governance.py).
+admin.site.register(PromptVersion, PromptVersionAdmin)
+admin.site.register(RubricVersion, RubricVersionAdmin)
 
 
 def _is_superuser(request: HttpRequest) -> bool:

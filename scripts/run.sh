@@ -46,6 +46,8 @@ fi
 
 log "migrating the database"
 "$PY" manage.py migrate --noinput >"$STATE/logs/migrate.log" || die "migrations failed; see $STATE/logs/migrate.log"
+log "storing the prompt and rubric files as versions (an admin's active choice is kept)"
+"$PY" manage.py seed_governance >"$STATE/logs/governance.log" || die "prompt or rubric seeding failed; see $STATE/logs/governance.log"
 log "creating groups and demo users, loading the bundled real-data snapshot"
 "$PY" manage.py bootstrap_demo >"$STATE/logs/bootstrap.log" || die "bootstrap failed; see $STATE/logs/bootstrap.log"
 

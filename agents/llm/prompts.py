@@ -127,8 +127,20 @@ def load_prompt(path: Path, *, schemas: Mapping[str, type[BaseModel]] | None = N
     """Read and check one prompt file; every problem is a ``PromptError`` naming the file."""
     try:
         raw = path.read_bytes()
+    except OSError as exc:
+        raise PromptError(f"{path}: cannot read the prompt file: {exc}") from exc
+    return parse_prompt(raw, origin=path, schemas=schemas)
+
+
+def parse_prompt(
+    raw: bytes, *, origin: Path, schemas: Mapping[str, type[BaseModel]] | None = None
+) -> PromptTemplate:
+    """Check one prompt's bytes (a file's, or a stored version's: the same parser decides for both); every
+    problem is a ``PromptError`` naming ``origin``. The content hash is the sha256 of exactly these bytes."""
+    path = origin
+    try:
         text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise PromptError(f"{path}: cannot read the prompt file: {exc}") from exc
     match = _FRONT_MATTER.match(text.replace("\r\n", "\n"))
     if match is None:

@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 from agents.memo.gaps import GapCheck, all_answered
 from agents.memo.hillclimb import HillClimbCheck
+from agents.memo.rubric import MemoRubric, seed_rubric
 from agents.memo.schemas import SynthesisIteration
-from agents.memo.verdict import ACCEPT_MAX_JMINUS, ACCEPT_MIN_JPLUS
 
 SELF_SCORE_PRIOR = 3
 FIRST_THAT_MAY_STOP = 2  # "two iterations under-deliver depth": never fewer
@@ -39,22 +39,25 @@ def check(
     final: SynthesisIteration,
     hill_climb: HillClimbCheck,
     gaps: list[GapCheck],
+    *,
+    rubric: MemoRubric | None = None,
 ) -> EscapeCheck:
+    rules = rubric or seed_rubric()
     if number >= total:
         return EscapeCheck(stop=False, reason=f"this is the last iteration planned ({number} of {total})")
     if number < FIRST_THAT_MAY_STOP:
         return EscapeCheck(stop=False, reason="a first iteration never stops the synthesis")
-    plus = final.self_jplus.total - SELF_SCORE_PRIOR
-    minus = final.self_jminus.total + SELF_SCORE_PRIOR
+    plus = rules.jplus(final.self_jplus) - SELF_SCORE_PRIOR
+    minus = rules.jminus(final.self_jminus) + SELF_SCORE_PRIOR
     missing = []
     if not hill_climb.passed:
         missing.append("it did not pass the hill-climb rule")
     if not all_answered(gaps):
         missing.append("it left gaps of the previous iteration unanswered")
-    if plus < ACCEPT_MIN_JPLUS:
-        missing.append(f"J+ less the inflation prior is {plus}, below {ACCEPT_MIN_JPLUS}")
-    if minus > ACCEPT_MAX_JMINUS:
-        missing.append(f"J- plus the inflation prior is {minus}, above {ACCEPT_MAX_JMINUS}")
+    if plus < rules.accept_min_jplus:
+        missing.append(f"J+ less the inflation prior is {plus:g}, below {rules.accept_min_jplus}")
+    if minus > rules.accept_max_jminus:
+        missing.append(f"J- plus the inflation prior is {minus:g}, above {rules.accept_max_jminus}")
     if missing:
         return EscapeCheck(stop=False, reason="; ".join(missing))
     return EscapeCheck(
@@ -62,6 +65,6 @@ def check(
         reason=(
             f"thresholds met after iteration {number} of {total}: it passed the hill-climb rule, answered "
             f"every gap, and its self-scores less the {SELF_SCORE_PRIOR}-point inflation prior "
-            f"(J+ {plus}, J- {minus}) clear the verdict's bar"
+            f"(J+ {plus:g}, J- {minus:g}) clear the verdict's bar"
         ),
     )

@@ -2,7 +2,10 @@
 
 Inflation per dimension is the synthesizer's self-score minus the evaluator's calibrated score; the
 recalibrated hill-climb re-applies the thresholds to the calibrated scores; ACCEPT needs the final
-iteration's calibrated J+ at or above ``ACCEPT_MIN_JPLUS`` and J- at or below ``ACCEPT_MAX_JMINUS``.
+iteration's calibrated J+ at or above the rubric's ``accept_min_jplus`` and J- at or below its
+``accept_max_jminus`` (the run's pinned memo rubric, ``agents.memo.rubric``; 5 and 4 in the seed file: "most
+competent memos land 5-7", so a competent memo with little pitch-deck framing passes, not only a
+paradigm-shifting one). The composites are computed from the rubric's weights.
 A calibrated score whose divergence quotes nothing the evaluator was shown (``agents.memo.quotes``) does not
 count: the synthesizer's self-score stands for that iteration and dimension.
 """
@@ -15,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agents.memo import hillclimb
 from agents.memo.quotes import QuoteCheck, unsupported
+from agents.memo.rubric import Composite, MemoRubric, seed_rubric
 from agents.memo.schemas import (
     JMINUS_DIMENSIONS,
     JPLUS_DIMENSIONS,
@@ -25,19 +29,14 @@ from agents.memo.schemas import (
     SynthesisIteration,
 )
 
-# "Most competent memos land 5-7" (seed 000's calibration anchor): accept a competent memo with little
-# pitch-deck framing, not only a paradigm-shifting one.
-ACCEPT_MIN_JPLUS = 5
-ACCEPT_MAX_JMINUS = 4
-
 
 class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     decision: Literal["ACCEPT", "REVISE"]
     reason: str
-    calibrated_jplus: int
-    calibrated_jminus: int
+    calibrated_jplus: Composite
+    calibrated_jminus: Composite
     inflation: dict[str, int]  # dimension -> self minus calibrated, final iteration
     recalibrated_hill_climb: list[hillclimb.HillClimbCheck]
     next_run: str
@@ -74,8 +73,13 @@ def counted_grades(
 
 
 def decide(
-    iterations: list[SynthesisIteration], evaluation: Evaluation, quotes: list[QuoteCheck] | None = None
+    iterations: list[SynthesisIteration],
+    evaluation: Evaluation,
+    quotes: list[QuoteCheck] | None = None,
+    *,
+    rubric: MemoRubric | None = None,
 ) -> Verdict:
+    rules = rubric or seed_rubric()
     checked = quotes or []
     grades = counted_grades(iterations, evaluation, checked)
     final_number = len(iterations)
@@ -89,13 +93,13 @@ def decide(
     previous = None
     for number in sorted(grades):
         grade = grades[number]
-        checks.append(hillclimb.check(number, grade.jplus, grade.jminus, previous))
+        checks.append(hillclimb.check(number, grade.jplus, grade.jminus, previous, rubric=rules))
         previous = (grade.jplus, grade.jminus)
-    jplus, jminus = final.jplus.total, final.jminus.total
-    accepted = jplus >= ACCEPT_MIN_JPLUS and jminus <= ACCEPT_MAX_JMINUS
+    jplus, jminus = rules.jplus(final.jplus), rules.jminus(final.jminus)
+    accepted = jplus >= rules.accept_min_jplus and jminus <= rules.accept_max_jminus
     reason = (
-        f"calibrated J+ {jplus}/10 (needs >= {ACCEPT_MIN_JPLUS}), "
-        f"J- {jminus}/10 (needs <= {ACCEPT_MAX_JMINUS})"
+        f"calibrated J+ {jplus}/10 (needs >= {rules.accept_min_jplus}), "
+        f"J- {jminus}/10 (needs <= {rules.accept_max_jminus})"
     )
     weakest = min(JPLUS_DIMENSIONS, key=lambda d: getattr(final.jplus, d))
     worst = max(JMINUS_DIMENSIONS, key=lambda d: getattr(final.jminus, d))

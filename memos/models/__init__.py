@@ -3,6 +3,7 @@ rows live in ``memos.services`` and the run engine in ``memos.pipeline``."""
 
 from memos.models.accounts import DemoSeeding
 from memos.models.facts import Company, DataLoad, FactRecord, SourceDocument
+from memos.models.governance import PromptVersion, RubricVersion
 from memos.models.ledger import LLMCall
 from memos.models.runs import DEFAULT_AUDIENCE, AgentStep, Brief, Run, StageClaim
 
@@ -15,6 +16,8 @@ __all__ = [
     "DemoSeeding",
     "FactRecord",
     "LLMCall",
+    "PromptVersion",
+    "RubricVersion",
     "Run",
     "SourceDocument",
     "StageClaim",

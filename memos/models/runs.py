@@ -74,7 +74,10 @@ class Run(models.Model):
     status_message = models.TextField(blank=True)
     profile = models.CharField(max_length=20, default="full")
     data_version = models.CharField(max_length=64, blank=True)
+    # The prompt and rubric versions the run started with, by name: {"version", "hash", "id"} (pinned by
+    # memos.services.runs.start_run; read by memos.pipeline.prompts, so a resumed run keeps them).
     rubric_versions = models.JSONField(default=dict, blank=True)
+    prompt_versions = models.JSONField(default=dict, blank=True)
     budget_tokens = models.PositiveIntegerField(null=True, blank=True)
     tokens_spent = models.PositiveIntegerField(default=0)
     tokens_reserved = models.PositiveIntegerField(

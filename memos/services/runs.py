@@ -17,6 +17,7 @@ from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
 from memos.pipeline import driver
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
+from memos.services import governance
 from memos.services.errors import ServiceError
 from memos.services.sources import edgar_source
 
@@ -139,6 +140,8 @@ def start_run(
     try:
         with transaction.atomic():
             check_active_runs(user)
+            # The prompt and rubric versions active now: the run keeps them to its end, resumes included.
+            pins = governance.current_pins()
             run = Run.objects.create(
                 brief=brief,
                 workflow=engine.name,
@@ -148,6 +151,8 @@ def start_run(
                 config=chosen.config().model_dump(),
                 budget_tokens=settings.LLM_SETTINGS.run_budget_tokens,
                 status_message="queued",
+                prompt_versions=pins.prompts,
+                rubric_versions=pins.rubrics,
             )
             plan_steps(run, engine)
             if enqueue:

@@ -19,8 +19,10 @@ from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.quotes import check as check_quotes
 from agents.memo.quotes import iteration_texts
 from agents.memo.readable import trim_cut
+from agents.memo.rubric import MemoRubric
 from agents.memo.schemas import Evaluation
 from agents.memo.verdict import decide
+from agents.rubrics import MEMO_RUBRIC
 from memos.models import AgentStep
 from memos.pipeline.claims import max_attempts
 from memos.pipeline.context import StageContext
@@ -35,7 +37,7 @@ from memos.pipeline.memo.reads import (
     iterations,
     specialist_outputs,
 )
-from memos.pipeline.prompts import template
+from memos.pipeline.prompts import rubric, template
 
 
 def run_evaluation(ctx: StageContext) -> None:
@@ -48,7 +50,7 @@ def run_evaluation(ctx: StageContext) -> None:
     briefs = briefs_text(specialist_outputs(ctx), audit_output(ctx))
     # A re-run of this stage (memos.services.rerun) is a new request, not the one that failed.
     request = str(config(ctx).evaluation_reruns + 1)
-    prompt = template("evaluator").render(
+    prompt = template("evaluator", ctx.run).render(
         {"company": company.name, "ticker": company.ticker, "request": request},
         {
             "brief": brief_block(ctx),
@@ -77,7 +79,7 @@ def run_evaluation(ctx: StageContext) -> None:
         step,
         EvaluationOutput(
             evaluation=evaluation,
-            verdict=decide(done, evaluation, quotes),
+            verdict=decide(done, evaluation, quotes, rubric=MemoRubric(rubric(MEMO_RUBRIC, ctx.run))),
             self_scores=[
                 SelfScore(iteration=n, jplus=it.self_jplus, jminus=it.self_jminus)
                 for n, it in enumerate(done, 1)

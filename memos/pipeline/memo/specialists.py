@@ -89,7 +89,7 @@ def ask_specialist(
 
     def ask(correction: str) -> SpecialistBrief:
         ctx.check()  # no new call for a stage this worker no longer holds
-        prompt = template(f"specialist_{name}").render(
+        prompt = template(f"specialist_{name}", ctx.run).render(
             values | {"correction": correction}, untrusted, nonce=ctx.run.nonce
         )
         answer: SpecialistBrief = as_base(gw.complete(prompt, schema, context=context), SpecialistBrief)

@@ -27,7 +27,9 @@ from agents.memo.evidence import EvidenceCatalog
 from agents.memo.narrowing import as_base, iteration_schema
 from agents.memo.outputs import Attempt, AuditOutput, IterationOutput
 from agents.memo.readable import trim_cut
+from agents.memo.rubric import MemoRubric
 from agents.memo.schemas import SynthesisIteration
+from agents.rubrics import MEMO_RUBRIC
 from memos.models import AgentStep
 from memos.pipeline.cards import publish_step
 from memos.pipeline.claims import fenced_write
@@ -45,7 +47,7 @@ from memos.pipeline.memo.reads import (
     evidence,
     specialist_outputs,
 )
-from memos.pipeline.prompts import template
+from memos.pipeline.prompts import rubric, template
 
 FIRST_APERTURE = "Answer the previous iteration's what-I-missed list."
 
@@ -134,13 +136,14 @@ def iterate(
     trimmed: list[str] = []
     aperture = "" if previous is None else FIRST_APERTURE
     baseline = None if previous is None else (previous.self_jplus, previous.self_jminus)
+    rules = MemoRubric(rubric(MEMO_RUBRIC, inputs.ctx.run))  # the run's pinned J+/J- rubric
     for rewrite in range(hillclimb.MAX_REWRITES + 1):
         correction = ""
         while True:
             answer, trimmed = _synthesise(
                 gw, inputs, number, previous, aperture=aperture, correction=correction
             )
-            check = hillclimb.check(number, answer.self_jplus, answer.self_jminus, baseline)
+            check = hillclimb.check(number, answer.self_jplus, answer.self_jminus, baseline, rubric=rules)
             problems = _problems(inputs, previous, answer)
             attempts.append(
                 Attempt(
@@ -169,7 +172,7 @@ def iterate(
         attempts=attempts,
         gaps=answered,
         dropped_catalysts=catalysts.outside(final.iteration.memo, inputs.window),
-        escape=escape.check(number, inputs.total, final.iteration, final.hill_climb, answered),
+        escape=escape.check(number, inputs.total, final.iteration, final.hill_climb, answered, rubric=rules),
         trimmed=trimmed,
     )
 
@@ -215,7 +218,7 @@ def _synthesise(
     documents = "\n".join(f"- {i.evidence_id} [{i.tier}] {i.summary}" for i in cited if i.kind == "document")
     window = inputs.window
     ctx.check()
-    prompt = template("synthesizer").render(
+    prompt = template("synthesizer", ctx.run).render(
         {
             "company": company.name,
             "ticker": company.ticker,
