@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Collection, Iterable
 from uuid import UUID
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, User
 from django.db.models import Q, QuerySet
 
 from memos.models import Run
@@ -26,6 +28,34 @@ def visible_runs(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Run]:
     # Executives read published versions, never runs; a user in no group reads nothing. The role, not the
     # ownership, opens a run: an analyst moved to another group no longer sees the runs they started.
     return Run.objects.none()
+
+
+def visible_run_pairs(users: Iterable[AbstractBaseUser], run_ids: Collection[str]) -> set[tuple[int, UUID]]:
+    """The (user id, run id) pairs among these users and runs that ``visible_runs(user)`` shows, in two
+    queries (the users' groups, the runs' owners) however many users.
+
+    The same rule as ``visible_runs``, for many users at once (the run-page sockets' batched re-check,
+    memos.socket_access). Change the two together: test_socket_security compares them for every role, for
+    owners, creators and others.
+    """
+    readers = {user.pk: user for user in users if isinstance(user, User) and user.is_active}
+    if not readers or not run_ids:
+        return set()
+    roles: dict[int, set[str]] = defaultdict(set)
+    for user_id, name in Group.objects.filter(user__in=list(readers)).values_list("user", "name"):
+        roles[user_id].add(name)
+    runs = Run.objects.filter(pk__in=run_ids).values_list("pk", "brief__owner", "created_by")
+    visible = set()
+    for run_id, owner_id, creator_id in runs:
+        for user_id, user in readers.items():
+            if (
+                user.is_superuser
+                or roles[user_id].intersection(_READERS_OF_ALL_RUNS)
+                # The role, not the ownership, opens a run: an analyst moved to another group sees none.
+                or (Roles.ANALYST in roles[user_id] and user_id in (owner_id, creator_id))
+            ):
+                visible.add((user_id, run_id))
+    return visible
 
 
 def can_view_run(user: AbstractBaseUser | AnonymousUser, run_id: UUID | str) -> bool:

@@ -1,5 +1,7 @@
 """The run page's WebSocket: login and access are checked at connect; state is re-synced on connect."""
 
+import asyncio
+from collections.abc import Collection
 from typing import Any
 
 import pytest
@@ -7,9 +9,11 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser, User
 
-from memos.consumers import RunConsumer
+from memos import socket_access
+from memos.consumers import CLOSED_NOT_VISIBLE, RECHECK_S, RunConsumer
 from memos.events import RunEvent, send_after_commit
 from memos.models import Run
+from memos.socket_access import Access, SocketKey
 from tests.memos.factories import run_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -51,3 +55,48 @@ async def test_an_event_sent_to_the_run_group_reaches_the_page(alice: User) -> N
     await sync_to_async(send_after_commit)(event)  # outside a transaction: sent at once, in the background
     assert await socket.receive_json_from(timeout=5) == event.model_dump()
     await socket.disconnect()
+
+
+async def test_a_user_deactivated_since_connect_gets_no_further_event(alice: User) -> None:
+    """The re-check reads the user afresh, not the copy the scope was built with."""
+    run = await sync_to_async(run_for)(alice)
+    socket = communicator(run, alice)
+    await socket.connect()
+    await socket.receive_json_from(timeout=5)
+    await sync_to_async(User.objects.filter(pk=alice.pk).update)(is_active=False)
+    await asyncio.sleep(RECHECK_S)  # the consumer re-checks access at most once a second
+
+    event = RunEvent(kind="agent", run_id=str(run.id), target="agent-fundamentals", html="<li>done</li>")
+    await sync_to_async(send_after_commit)(event)
+
+    output = await socket.receive_output(timeout=5)
+    assert (output["type"], output["code"]) == ("websocket.close", CLOSED_NOT_VISIBLE)
+    await socket.disconnect()
+
+
+async def test_sockets_of_one_user_on_one_run_share_one_recheck(
+    alice: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two tabs of one page: one event, and both get it after a single check of the two."""
+    run = await sync_to_async(run_for)(alice)
+    first, second = communicator(run, alice), communicator(run, alice)
+    for socket in (first, second):
+        await socket.connect()
+        await socket.receive_json_from(timeout=5)
+    await asyncio.sleep(RECHECK_S)
+    batches: list[int] = []
+    real_check = socket_access.check_access
+
+    def counted(keys: Collection[SocketKey]) -> dict[SocketKey, Access]:
+        batches.append(len(keys))
+        return real_check(keys)
+
+    monkeypatch.setattr(socket_access, "check_access", counted)
+    event = RunEvent(kind="agent", run_id=str(run.id), target="agent-fundamentals", html="<li>done</li>")
+    await sync_to_async(send_after_commit)(event)
+
+    assert await first.receive_json_from(timeout=5) == event.model_dump()
+    assert await second.receive_json_from(timeout=5) == event.model_dump()
+    assert batches == [1]  # one batch, of the one (session, user, run) the two sockets share
+    await first.disconnect()
+    await second.disconnect()

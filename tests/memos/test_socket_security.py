@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -15,14 +16,18 @@ from channels_redis.core import RedisChannelLayer
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
+from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
 from agency.asgi import application
 from memos.consumers import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, RECHECK_S
 from memos.events import RunEvent, send_after_commit
 from memos.models import Run
+from memos.services.access import visible_runs
 from memos.services.accounts import Roles, ensure_groups
-from tests.memos.factories import run_for
+from memos.socket_access import Access, SocketKey, check_access
+from tests.memos.factories import company, run_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -193,3 +198,113 @@ async def test_a_member_who_leaves_the_committee_gets_no_further_event(alice: Us
 
     assert await closed_within(socket, 5.0) == CLOSED_NOT_VISIBLE
     await socket.disconnect()
+
+
+def committee_member(username: str) -> User:
+    user = User.objects.create_user(username=username, password=f"{username}-secret-pass")
+    user.groups.add(ensure_groups()[Roles.COMMITTEE])
+    return user
+
+
+class QueryCount:
+    """Counts the queries run on the database thread Channels uses for consumers (database_sync_to_async
+    runs every call of this process there, one at a time): the sockets' access re-checks."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        self.queries.append(sql)
+        return execute(sql, params, many, context)
+
+    async def start(self) -> None:
+        await sync_to_async(lambda: connection.execute_wrappers.append(self))()
+
+    async def stop(self) -> None:
+        await sync_to_async(lambda: connection.execute_wrappers.remove(self))()
+
+
+@pytest.mark.parametrize("members", [2, 6])
+async def test_one_event_rechecks_the_sockets_of_many_users_in_the_same_few_queries(
+    alice: User, members: int
+) -> None:
+    run = await sync_to_async(run_for)(alice)
+    names = [f"member{n}" for n in range(members)]
+    users = [await sync_to_async(committee_member)(name) for name in names]
+    sockets = [socket_to(run, await sync_to_async(log_in)(name)) for name in names]
+    for socket in sockets:
+        await connected(socket)
+    await sync_to_async(users[0].groups.clear)()  # the first member leaves the committee
+    await asyncio.sleep(RECHECK_S)  # every socket's check is due
+    count = QueryCount()
+    await count.start()
+    try:
+        event = event_for(run)
+        await sync_to_async(send_after_commit)(event)
+
+        assert await closed_within(sockets[0], 5.0) == CLOSED_NOT_VISIBLE
+        for socket in sockets[1:]:
+            assert await socket.receive_json_from(timeout=5) == event.model_dump()
+    finally:
+        await count.stop()
+    # One batch for all of them: the sessions, their users, the users' groups, the run. Not four a socket.
+    assert len(count.queries) == 4, count.queries
+    for socket in sockets:
+        await socket.disconnect()
+
+
+@pytest.mark.parametrize("ended", ["expired", "password changed elsewhere"])
+async def test_a_socket_whose_session_stopped_signing_in_gets_no_further_event(
+    alice: User, ended: str
+) -> None:
+    run = await sync_to_async(run_for)(alice)
+    browser = await sync_to_async(log_in)("alice")
+    socket = socket_to(run, browser)
+    await connected(socket)
+    if ended == "expired":
+        session_key = browser.cookies[settings.SESSION_COOKIE_NAME].value
+        past = timezone.now() - timedelta(seconds=1)
+        await sync_to_async(Session.objects.filter(session_key=session_key).update)(expire_date=past)
+    else:
+        alice.set_password("a-new-secret-pass")
+        await sync_to_async(alice.save)()
+    await asyncio.sleep(RECHECK_S)
+
+    await sync_to_async(send_after_commit)(event_for(run))
+
+    assert await closed_within(socket, 5.0) == CLOSED_SIGNED_OUT
+    await socket.disconnect()
+
+
+def test_the_batched_check_shows_each_user_exactly_the_runs_visible_runs_shows(alice: User) -> None:
+    """memos.socket_access reads visible_runs' rule for many users at once: the two agree for every role,
+    for a run's owner, its creator and everyone else, for an inactive user and a superuser."""
+    groups = ensure_groups()
+    cast = []
+    for role in [*Roles.ALL, None]:
+        for status in ("owner", "creator", "other", "inactive"):
+            user = User.objects.create_user(username=f"{role}-{status}", is_active=status != "inactive")
+            if role is not None:
+                user.groups.add(groups[role])
+            cast.append((user, status))
+    cast.append((User.objects.create_superuser(username="root", password="root-secret-pass"), "other"))
+    apple = company()
+    runs = []
+    for user, status in cast:
+        if status == "owner":
+            runs.append(run_for(user, apple))  # owns the brief and started the run
+        elif status == "creator":
+            owned = run_for(alice, apple)
+            Run.objects.filter(pk=owned.pk).update(created_by=user)  # started a run on alice's brief
+            runs.append(owned)
+    users = [user for user, _ in cast]
+    keys = {SocketKey(session_key=None, user_id=u.pk, run_id=str(r.pk)): (u, r) for u in users for r in runs}
+
+    found = check_access(keys)
+
+    expected = {
+        key: Access.GRANTED if visible_runs(user).filter(pk=run.pk).exists() else Access.NOT_VISIBLE
+        for key, (user, run) in keys.items()
+    }
+    assert found == expected
+    assert Access.GRANTED in found.values() and Access.NOT_VISIBLE in found.values()
