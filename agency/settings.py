@@ -282,7 +282,17 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "var" / "static"
 
-EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# Notices are e-mailed through SMTP once EMAIL_HOST names a mail server; without one (the embedded default)
+# they are printed by the console backend and still listed in the app.
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if "EMAIL_HOST" in os.environ
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+# Send a notice's e-mail in the committing thread instead of the background sender (tests that read the mail).
+NOTICES_SEND_INLINE = env_bool("NOTICES_SEND_INLINE", False)
 EMAIL_HOST = env_str("EMAIL_HOST", "127.0.0.1")
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
@@ -314,7 +324,14 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # axes logs each start-up and every attempt at INFO; failures and lockouts are WARNING and stay.
-    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    # WeasyPrint logs each step of a render at INFO.
+    "loggers": {
+        "httpx2": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+        "weasyprint": {"level": "WARNING"},
+        "fontTools": {"level": "WARNING"},
+    },
 }
 
 # The memo pipeline: profiles (roster and synthesis depth) and worker liveness.

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, register_converter
 
 from memos.converters import EvidenceIdConverter
-from memos.views import briefs, evidence, home, ledger, rerun, runs
+from memos.views import briefs, evidence, home, ledger, rerun, review, runs, versions
 
 register_converter(EvidenceIdConverter, "evidence")
 
@@ -15,6 +15,16 @@ urlpatterns = [
     path("runs/<uuid:run_id>/steps/<int:step_id>/", runs.step_document, name="run_step"),
     path("runs/<uuid:run_id>/ledger/", ledger.run_ledger, name="run_ledger"),
     path("runs/<uuid:run_id>/rerun-evaluation/", rerun.rerun_evaluation_view, name="rerun_evaluation"),
+    path("versions/<int:version_id>/", versions.version_page, name="version"),
+    path("versions/<int:version_id>/pdf/", versions.version_pdf, name="version_pdf"),
+    path("versions/<int:version_id>/vote/", review.vote, name="version_vote"),
+    path("versions/<int:version_id>/recuse/", review.recuse, name="version_recuse"),
+    path("versions/<int:version_id>/approve/", review.approve, name="version_approve"),
+    path(
+        "versions/<int:version_id>/request-changes/", review.request_changes, name="version_request_changes"
+    ),
+    path("versions/<int:version_id>/publish/", review.publish, name="version_publish"),
+    path("notices/", versions.notices_page, name="notices"),
     path("facts/<evidence:fact_id>/", evidence.fact_detail, name="fact"),
     path("sources/<evidence:doc_id>/", evidence.source_document, name="source_document"),
 ]

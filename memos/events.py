@@ -97,6 +97,49 @@ def send_after_commit(event: RunEvent) -> None:
     transaction.on_commit(lambda: _sender.put(event))
 
 
+def version_group(version_id: object) -> str:
+    """The sockets on one version's page, in every process (memos.version_consumers)."""
+    return f"version.{version_id}"
+
+
+class VersionEvent(BaseModel):
+    """What a version page swaps in when its review changed, rendered for the one user of the socket it goes
+    to (a member who has not voted gets the hidden tally): the status badge, the review panel and the history.
+    """
+
+    kind: Literal["review"]
+    version_id: str
+    status: str  # the version's status value, for the page's data-status
+    badge: str
+    review: str
+    history: str
+
+
+def send_version_changed(version_id: object) -> None:
+    """Tell the sockets on a version's page that its review changed; each re-renders what its own user may
+    see from the database. The message names the version and nothing else: no vote and no HTML passes
+    through Redis, so nothing in it can show one person what only another may see.
+
+    After commit, like every event, and sent at once (a vote is a person's click, rare next to a run's
+    events): the other pages should show it within a second.
+    """
+    message = {"type": "version.changed", "version_id": str(version_id)}
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            async_to_sync(layer.group_send)(version_group(version_id), message)
+        except (RedisError, OSError):
+            # At-most-once like every live event: the pages catch up when they reload or reconnect.
+            log.warning(
+                "could not tell the pages of version %s that its review changed", version_id, exc_info=True
+            )
+
+    transaction.on_commit(send)
+
+
 def user_group(user_id: object) -> str:
     """Every socket of one user joins this group: the end of a session reaches the sockets it opened."""
     return f"user.{user_id}"

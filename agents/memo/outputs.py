@@ -17,6 +17,7 @@ from agents.memo.catalysts import DroppedCatalyst, Window
 from agents.memo.citations import CheckedClaim, DroppedClaim
 from agents.memo.escape import EscapeCheck
 from agents.memo.evidence import EvidenceItem
+from agents.memo.falsifiers import DroppedBinding
 from agents.memo.gaps import GapCheck
 from agents.memo.hillclimb import HillClimbCheck
 from agents.memo.quotes import QuoteCheck
@@ -24,6 +25,7 @@ from agents.memo.schemas import (
     Analysis,
     Catalyst,
     Evaluation,
+    FalsifierBinding,
     JMinusScores,
     JPlusScores,
     MemoDraft,
@@ -161,7 +163,9 @@ class MemoOutput(_Output):
     says why) and may not be voted on or published until an evaluation succeeds (``evaluated``); the run
     page offers to re-run that stage alone (memos.services.rerun). ``catalysts`` are those dated inside the
     window (None: written by an older desk, show the draft's); ``withheld`` the sentences code withheld for
-    stating figures no fact backs."""
+    stating figures no fact backs. ``falsifier_bindings`` are the draft's bindings code kept (the register
+    watches them once the memo is frozen, memos.services.falsifiers), ``dropped_bindings`` the others, with
+    why."""
 
     memo: MemoDraft
     analysis: Analysis
@@ -176,6 +180,8 @@ class MemoOutput(_Output):
     withheld: list[Withheld] = []
     iterations: int = 0  # how many synthesis iterations ran (0: written by an older desk)
     stopped_early: str = ""  # the escape valve's reason when the synthesis stopped before its last
+    falsifier_bindings: list[FalsifierBinding] = []
+    dropped_bindings: list[DroppedBinding] = []
 
     @property
     def evaluated(self) -> bool:

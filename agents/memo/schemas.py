@@ -137,19 +137,64 @@ class Analysis(_Strict):
     micro: Layered
 
 
+# What a falsifier may be bound to (seed 000's positions register, memos.services.falsifiers): a metric of the
+# fact store and a condition code evaluates against that metric's latest fact when the memo is frozen. Both
+# are closed lists: a binding has no number in it, so a model cannot set a threshold; the reference value is
+# read by code from the fact store. Fundamentals are filed figures and ratios derived from them; the market
+# figures move every session, so only a change of their sign is watched (agents.memo.falsifiers).
+WatchedMetric = Literal[
+    "revenue",
+    "gross_profit",
+    "operating_income",
+    "net_income",
+    "rnd_expense",
+    "operating_cash_flow",
+    "capex",
+    "cash",
+    "total_liabilities",
+    "stockholders_equity",
+    "eps_diluted",
+    "revenue_growth_yoy",
+    "gross_margin",
+    "operating_margin",
+    "net_margin",
+    "fcf",
+    "return_3m",
+    "return_ytd",
+    "alpha_1w",
+    "sma200_distance_pct",
+]
+Condition = Literal["falls_below_current", "rises_above_current", "turns_negative", "turns_positive"]
+MAX_FALSIFIERS = 3
+
+
+class FalsifierBinding(_Strict):
+    """Ties falsifier number ``falsifier`` (from 1) to a fact-store metric and a condition code checks when
+    newer data loads: "revenue_growth_yoy turns_negative". No threshold: the reference is the metric's
+    latest fact when the memo is frozen, read by code."""
+
+    falsifier: int = Field(ge=1, le=MAX_FALSIFIERS, description="the falsifier's number in the list, from 1")
+    metric: WatchedMetric
+    condition: Condition
+
+
 class MemoDraft(_Strict):
-    """The publishable part of an iteration: HEADLINE THESIS, RISK BUDGET, CATALYSTS, FALSIFIERS, SIZING."""
+    """The publishable part of an iteration: HEADLINE THESIS, RISK BUDGET, CATALYSTS, FALSIFIERS, SIZING.
+
+    ``falsifier_bindings`` (optional; older answers have none) binds falsifiers that are about one metric
+    of the fact store to a condition code watches after the memo is frozen."""
 
     headline_thesis: Passage
     risk_budget: Passage
     catalysts: list[Catalyst] = Field(min_length=1, max_length=3)
-    falsifiers: list[Line] = Field(min_length=2, max_length=3)
+    falsifiers: list[Line] = Field(min_length=2, max_length=MAX_FALSIFIERS)
     recommendation: Recommendation
     sizing: Sizing
     sizing_rationale: ShortText
     load_bearing: list[str] = Field(
         min_length=1, max_length=5, description="evidence ids the recommendation rests on"
     )
+    falsifier_bindings: list[FalsifierBinding] = Field(default_factory=list, max_length=MAX_FALSIFIERS)
 
 
 # Where an iteration answered a gap: a part of the memo a reader can compare with the iteration before.

@@ -3,22 +3,31 @@ rows live in ``memos.services`` and the run engine in ``memos.pipeline``."""
 
 from memos.models.accounts import DemoSeeding
 from memos.models.facts import Company, DataLoad, FactRecord, SourceDocument
+from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion
 from memos.models.ledger import LLMCall
 from memos.models.runs import DEFAULT_AUDIENCE, AgentStep, Brief, Run, StageClaim
+from memos.models.versions import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Vote
 
 __all__ = [
     "DEFAULT_AUDIENCE",
     "AgentStep",
+    "ArtefactVersion",
+    "AuditEvent",
     "Brief",
     "Company",
     "DataLoad",
     "DemoSeeding",
     "FactRecord",
+    "FalsifierWatch",
     "LLMCall",
+    "Motion",
+    "Notice",
     "PromptVersion",
+    "ReviewPolicy",
     "RubricVersion",
     "Run",
     "SourceDocument",
     "StageClaim",
+    "Vote",
 ]

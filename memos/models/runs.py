@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -118,6 +118,11 @@ class Run(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in self.ACTIVE_STATUSES
+
+    @property
+    def latest_version(self) -> Any:
+        """The newest version this run froze (memos.models.versions), or None: one query, for its page."""
+        return self.versions.order_by("-number").first()
 
 
 class StageClaim(models.Model):

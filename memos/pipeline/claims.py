@@ -260,8 +260,21 @@ def hand_over(hold: Hold, following: str) -> Hold:
     )
 
 
-def finish(hold: Hold, status: str, message: str) -> None:
-    set_fields(hold, status=status, finished_at=timezone.now(), status_message=message)
+def finish(hold: Hold, status: str, message: str, *, also: Callable[[], object] | None = None) -> None:
+    """End the run with ``status``; ``also`` (freezing its artefact) commits with it or not at all, so a
+    run is never finished without its version."""
+    if also is None:
+        set_fields(hold, status=status, finished_at=timezone.now(), status_message=message)
+        return
+
+    def write() -> None:
+        Run.objects.filter(pk=hold.run_id).update(
+            status=status, finished_at=timezone.now(), status_message=message
+        )
+        also()
+        publish_run(hold.run_id)
+
+    fenced_write(hold, write, what="finishing the run")
 
 
 def fail(hold: Hold, message: str) -> None:

@@ -41,6 +41,8 @@ from memos.pipeline.gateway import gateway
 from memos.pipeline.liveness import Heartbeat
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Workflow
+from memos.services import versions
+from memos.services.notifications import wait_for_mail
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,7 @@ def execute_stage(run_id: str, stage: str) -> None:
             hold = _execute(workflow, hold)
     finally:
         flush_events()  # a work-horse exits right after the job: let the page hear about this stage first
+        wait_for_mail()  # and the notices of a version it froze leave before it does
 
 
 def _execute(workflow: Workflow, hold: Hold) -> Hold | None:
@@ -132,7 +135,11 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
     if following is not None:
         return claims.hand_over(ctx.hold, following)
     ending = workflow.ending(ctx)
-    claims.finish(ctx.hold, ending.status, ending.message)
+    if workflow.artefact is None:
+        claims.finish(ctx.hold, ending.status, ending.message)
+        return None
+    artefact = workflow.artefact(ctx)  # built before the transaction: it only reads the run's outputs
+    claims.finish(ctx.hold, ending.status, ending.message, also=lambda: versions.freeze(ctx.run, artefact))
     return None
 
 

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from agents.data.edgar import load_company_facts
 from memos.pipeline import driver
+from memos.services import falsifier_hits
 from memos.services.facts import save_company_facts
 from memos.services.sources import edgar_source
 
@@ -26,9 +27,11 @@ def run_stage(run_id: str, stage: str) -> None:
 
 
 def refresh_company_facts(ticker: str) -> dict[str, object]:
-    """Read a company's SEC figures from the configured source and upsert them as facts."""
+    """Read a company's SEC figures from the configured source and upsert them as facts; a newer figure that
+    meets a frozen memo's falsifier re-opens its position (memos.services.falsifier_hits)."""
     fact_set = load_company_facts(edgar_source(), ticker)
     saved = save_company_facts(fact_set)
+    falsifier_hits.check_ticker_after_commit(fact_set.ticker)
     return {"ticker": fact_set.ticker, "entity": fact_set.entity, "facts": saved}
 
 

@@ -63,6 +63,22 @@ class Ending:
 
 
 @dataclass(frozen=True)
+class Artefact:
+    """What a finished run freezes as the next version of its brief (memos.services.versions), built by code
+    from the run's outputs: nothing here is asked of a model."""
+
+    kind: str  # memo, deck, moves, screen
+    title: str
+    content: dict[str, Any]  # the typed output, as JSON
+    sections: dict[str, str]  # section -> plain text, in reading order: the version's text and its diff
+    evaluated: bool  # an evaluator's verdict stands behind it: the committee may vote on it
+    score: float | None = None  # the headline score its versions are compared on
+    score_label: str = ""
+    scores: dict[str, Any] = field(default_factory=dict)
+    cited: tuple[str, ...] = ()  # fact and document ids, resolved to their records when frozen
+
+
+@dataclass(frozen=True)
 class Workflow:
     name: str
     stages: tuple[Stage, ...]
@@ -70,6 +86,7 @@ class Workflow:
     plan: Callable[[Mapping[str, Any]], list[PlannedStep]]  # from the run's config
     ending: Callable[[StageContext], Ending]
     notices: Callable[[Sequence[AgentStep]], list[str]] = field(default=lambda steps: [])
+    artefact: Callable[[StageContext], Artefact] | None = None  # frozen when a run of it completes
 
     @property
     def stage_names(self) -> tuple[str, ...]:

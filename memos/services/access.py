@@ -9,7 +9,7 @@ from uuid import UUID
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, User
 from django.db.models import Q, QuerySet
 
-from memos.models import Run
+from memos.models import ArtefactVersion, Run
 from memos.services.accounts import Roles
 
 _READERS_OF_ALL_RUNS = (Roles.COMMITTEE, Roles.REVIEWER)
@@ -67,3 +67,21 @@ def can_start_runs(user: AbstractBaseUser | AnonymousUser) -> bool:
     if not isinstance(user, User) or not user.is_active:
         return False
     return user.is_superuser or user.groups.filter(name=Roles.ANALYST).exists()
+
+
+def visible_versions(user: AbstractBaseUser | AnonymousUser) -> QuerySet[ArtefactVersion]:
+    """The committee and reviewers read every version; an analyst those of their own briefs; an executive
+    only versions that have been published (a later one superseding it leaves it readable, marked so)."""
+    if not isinstance(user, User) or not user.is_active:
+        return ArtefactVersion.objects.none()
+    if user.is_superuser:
+        return ArtefactVersion.objects.all()
+    roles = set(user.groups.values_list("name", flat=True))
+    if roles.intersection(_READERS_OF_ALL_RUNS):
+        return ArtefactVersion.objects.all()
+    shown = Q(pk__in=[])
+    if Roles.ANALYST in roles:
+        shown |= Q(brief__owner=user) | Q(run__created_by=user)
+    if Roles.EXECUTIVE in roles:
+        shown |= Q(published_at__isnull=False)
+    return ArtefactVersion.objects.filter(shown)

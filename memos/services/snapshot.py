@@ -47,6 +47,7 @@ from agents.data.types import Citation, SourceDocument
 from agents.quant import compute_profile, quant_facts
 from memos.models import Company, DataLoad, FactRecord
 from memos.models import SourceDocument as SourceDocumentRow
+from memos.services import falsifier_hits
 from memos.services.facts import fact_rows, save_documents, save_facts
 
 BENCHMARK = "SPY"
@@ -116,6 +117,8 @@ def load_snapshot(root: Path, *, force: bool = False) -> LoadReport:
                 "counts": {"companies": report.companies, **report.facts, "documents": report.documents},
             },
         )
+        # Newer figures may meet a frozen memo's falsifier: checked once this load commits.
+        falsifier_hits.check_after_commit(company.pk for company in companies.seen.values())
     return report
 
 

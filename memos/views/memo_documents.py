@@ -220,6 +220,8 @@ def memo_context(output: MemoOutput, step: AgentStep, refs: Refs) -> dict[str, A
         "withheld": output.withheld,
         "iterations_run": output.iterations,
         "stopped_early": output.stopped_early,
+        "falsifier_bindings": output.falsifier_bindings,
+        "dropped_bindings": output.dropped_bindings,
     }
 
 

@@ -110,6 +110,20 @@
     return content.firstElementChild;
   }
 
+  // The status line carries no link but, once the run has finished, the one to the version it froze.
+  function statusLinksAllowed(status) {
+    const links = status.querySelectorAll("a");
+    if (links.length === 0) return true;
+    const link = links[0];
+    const href = link.getAttribute("href") ?? "";
+    return (
+      links.length === 1 &&
+      link.matches("a.version-link") &&
+      sameOrigin(href) &&
+      /^\/versions\/\d+\/$/.test(new URL(href, location.href).pathname)
+    );
+  }
+
   // The replacement for an event's target, or null (with the reason logged) when the event is refused.
   function checked(event) {
     const refuse = (reason) => {
@@ -129,7 +143,8 @@
         event.target !== "run-status" ||
         !page.contains(current) ||
         !replacement.matches("div.run-status") ||
-        replacement.querySelector("[id], a")
+        replacement.querySelector("[id]") ||
+        !statusLinksAllowed(replacement)
       ) {
         return refuse("not the status line");
       }

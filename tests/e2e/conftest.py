@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -199,10 +199,20 @@ def desk_factory(transactional_db: None) -> Iterator[list[Desk]]:
         desk.llm.stop()
 
 
-def start_desk(desks: list[Desk], script: dict[str, list[object]], *, latency_ms: float) -> Desk:
-    """The fake LLM server in this process and Daphne in its own; the worker is started by the test."""
+def start_desk(
+    desks: list[Desk],
+    script: dict[str, list[object]],
+    *,
+    latency_ms: float,
+    env: Mapping[str, str] | None = None,
+) -> Desk:
+    """The fake LLM server in this process and Daphne in its own; the worker is started by the test.
+    ``env`` adds to the desk's environment (a test's mail server: EMAIL_HOST and EMAIL_PORT)."""
     llm = FakeLLMServer(latency_ms=latency_ms, script=script).start()
-    desk = Desk(port=free_port(), env=_desk_env(llm), llm=llm)
+    port = free_port()
+    # The links in notices point at this desk, as SITE_URL says on a real one.
+    extra = {"SITE_URL": f"http://127.0.0.1:{port}", **(env or {})}
+    desk = Desk(port=port, env=_desk_env(llm) | extra, llm=llm)
     desks.append(desk)
     for log in SCREENSHOTS.glob("*.log"):
         log.unlink()

@@ -42,7 +42,19 @@ from agents.memo.outputs import (
 from agents.memo.roster import DEFAULT_PROFILES
 from agents.memo.schemas import JPLUS_DIMENSIONS, Catalyst, Claim, MemoDraft, SpecialistBrief
 from agents.memo.textrefs import Segment, removed_count, segments
-from memos.models import AgentStep, FactRecord, LLMCall, Run, SourceDocument, StageClaim
+from memos.models import (
+    AgentStep,
+    ArtefactVersion,
+    AuditEvent,
+    FactRecord,
+    LLMCall,
+    Motion,
+    Notice,
+    Run,
+    SourceDocument,
+    StageClaim,
+    Vote,
+)
 from memos.pipeline import driver
 from memos.pipeline.memo.evidence import select_evidence
 from memos.services.runs import create_brief, start_run
@@ -68,6 +80,8 @@ from tests.memos.pipeline_support import analyst, evidence_of, fake_llm, load_de
 QUICK = DEFAULT_PROFILES["quick"]
 QUESTION = "Should the committee add to the position ahead of the next product cycle?"
 ENGINE_ENDINGS = {Run.Status.DONE, Run.Status.NEEDS_REVIEW, Run.Status.FAILED}
+# What a run's ending records about its brief's versions, with no person acting.
+DESK_ACTIONS = {"frozen", "motion_opened", "motion_closed", "superseded"}
 # What a run may change about itself; everything else on its row is what it was started with.
 ENGINE_FIELDS = {
     "status",
@@ -405,6 +419,10 @@ def rows_outside(run: Run) -> dict[str, dict[Any, dict[str, Any]]]:
             rows = rows.exclude(pk=run.pk)
         elif model in (AgentStep, StageClaim, LLMCall):
             rows = rows.exclude(run=run)
+        elif model is ArtefactVersion:  # the brief's versions: freezing adds one and supersedes older ones
+            rows = rows.exclude(brief_id=run.brief_id)
+        elif model in (AuditEvent, Motion, Notice):  # what freezing records, checked in _the_desk_alone_froze
+            rows = rows.exclude(version__brief_id=run.brief_id)
         key = model._meta.pk.attname if model._meta.pk is not None else "id"
         snapshot[model._meta.label] = {row[key]: row for row in rows.values()}
     return snapshot
@@ -533,6 +551,17 @@ def check_run(
     _pages_show_no_payload(run, steps, memo, client, label)
 
 
+def _the_desk_alone_froze(run: Run, label: str) -> None:
+    """Whatever the answers said, the run's ending only froze a version: no vote, no approval, no
+    publication, and its notices went to the committee and reviewers it always tells."""
+    assert not Vote.objects.exists(), label
+    events = AuditEvent.objects.filter(version__brief_id=run.brief_id)
+    assert all(event.actor_id is None for event in events), label
+    assert set(events.values_list("action", flat=True)) <= DESK_ACTIONS, label
+    assert not ArtefactVersion.objects.filter(published_at__isnull=False).exists(), label
+    assert not ArtefactVersion.objects.filter(status=ArtefactVersion.Status.APPROVED).exists(), label
+
+
 def _every_answer_was_served(plan: Hostile, served: list[dict[str, Any]], label: str) -> None:
     """Each scripted answer and fault went out, and nothing else (no request got a generated answer)."""
     for prompt, answers in plan.script.items():
@@ -555,6 +584,7 @@ def _nothing_changed_but_the_run(
     changed = changed_rows(before, rows_outside(run))
     tally.side_effects += len(changed)
     assert changed == [], f"{label}: {changed[:10]}"
+    _the_desk_alone_froze(run, label)
     assert _run_row(run) == started_with, label
     assert run.status in ENGINE_ENDINGS and run.status == plan.status and run.status_message, label
     refused = LLMCall.objects.filter(run=run, outcome=LLMCall.Outcome.INVALID)

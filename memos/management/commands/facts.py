@@ -67,9 +67,11 @@ class Command(BaseCommand):
             raise SystemExit(2) from exc
 
         if options["save"]:
-            from memos.services.facts import save_company_facts  # imported here: no database unless saving
+            from memos.services import falsifier_hits  # imported here: no database unless saving
+            from memos.services.facts import save_company_facts
 
             saved = save_company_facts(fact_set)
+            falsifier_hits.check_ticker_after_commit(fact_set.ticker)
             (self.stderr if options["json"] else self.stdout).write(
                 f"saved {saved} facts for {fact_set.ticker}"
             )

@@ -1,4 +1,5 @@
-"""``manage.py watchdog [--every S]``: re-enqueue runs whose worker died (stale heartbeat).
+"""``manage.py watchdog [--every S]``: re-enqueue runs whose worker died (stale heartbeat), and send the
+notice e-mails that no process sent (a mail server that was down, a sender that died mid-way).
 
 RQ alone notices a dead work-horse only late and never re-runs the job; ``scripts/run.sh`` starts this loop
 beside the worker. ``--once`` checks one time and exits.
@@ -15,6 +16,7 @@ from django.db import DatabaseError, close_old_connections
 from redis.exceptions import RedisError
 
 from memos.pipeline.watchdog import resume_stale_runs
+from memos.services.notifications import deliver_pending
 
 
 class Command(BaseCommand):
@@ -30,6 +32,8 @@ class Command(BaseCommand):
             try:
                 for run_id in resume_stale_runs(stale_after_s=options["stale_after"]):
                     self.stdout.write(f"resumed run {run_id}")
+                if sent := deliver_pending():
+                    self.stdout.write(f"sent {sent} notice e-mail(s) left pending")
             except (RedisError, DatabaseError) as exc:
                 # Redis or PostgreSQL restarting: the stale runs are still stale on the next pass.
                 self.stderr.write(f"watchdog: this pass failed ({exc}); retrying in {options['every']:.0f} s")

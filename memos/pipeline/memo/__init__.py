@@ -18,6 +18,7 @@ from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.memo import plan as memo_plan
+from memos.pipeline.memo.artefact import memo_artefact
 from memos.pipeline.memo.data import run_data
 from memos.pipeline.memo.evaluation import run_evaluation
 from memos.pipeline.memo.memo import run_memo
@@ -145,4 +146,5 @@ WORKFLOW = Workflow(
     plan=memo_plan.plan,
     ending=ending,
     notices=notices,
+    artefact=memo_artefact,
 )

@@ -1,5 +1,7 @@
 """Stage 5, memo: code applies the LOW-tier firewall to the final iteration, keeps the catalysts dated inside
-the window, and lists the sentences it withholds for stating figures no fact backs.
+the window, keeps the falsifier bindings the register can watch (agents.memo.falsifiers.check: the metric
+has a fact for the company, the index names a falsifier), and lists the sentences it withholds for stating
+figures no fact backs.
 
 When the evaluation failed, the memo is still delivered, marked not evaluated (``MemoOutput.evaluated`` is
 False and ``not_evaluated`` says why): a later evaluation of the same run replaces it.
@@ -8,6 +10,7 @@ False and ``not_evaluated`` says why): a later evaluation of the same run replac
 from __future__ import annotations
 
 from agents.memo import catalysts
+from agents.memo import falsifiers as bindings
 from agents.memo.audit import firewall
 from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput, Withheld
 from agents.memo.schemas import Analysis, MemoDraft
@@ -23,6 +26,7 @@ from memos.pipeline.memo.reads import (
     evidence,
     kept_numbers,
 )
+from memos.services.falsifiers import latest_readings
 
 
 def run_memo(ctx: StageContext) -> None:
@@ -44,6 +48,9 @@ def run_memo(ctx: StageContext) -> None:
     shown = catalysts.kept(memo, window)
     sections = _sections(memo, analysis, [c.event for c in shown])
     escape = done[-1].escape
+    company = ctx.run.brief.company
+    bound = latest_readings(company, (binding.metric for binding in memo.falsifier_bindings))
+    kept_bindings, dropped_bindings = bindings.check(memo, bound)
     ctx.finish(
         step,
         MemoOutput(
@@ -62,6 +69,8 @@ def run_memo(ctx: StageContext) -> None:
             withheld=_withheld(sections, fact_ids, keep),
             iterations=len(done),
             stopped_early=escape.reason if escape is not None and escape.stop else "",
+            falsifier_bindings=kept_bindings,
+            dropped_bindings=dropped_bindings,
         ),
     )
 

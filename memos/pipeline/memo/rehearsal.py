@@ -162,6 +162,10 @@ def iteration_answer(
             "sizing": "starter",
             "sizing_rationale": "A starter position until the catalyst confirms the mechanism.",
             "load_bearing": load_bearing,
+            # The second falsifier is about one tracked metric: the register watches it once frozen.
+            "falsifier_bindings": [
+                {"falsifier": 2, "metric": "revenue_growth_yoy", "condition": "turns_negative"}
+            ],
         },
         "what_i_missed": list(GAPS),
         "self_jplus": plus,

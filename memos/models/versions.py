@@ -1,0 +1,235 @@
+"""Frozen versions of a brief's artefact, and the review around them: motions, votes, notices, audit.
+
+Every run that completes freezes its artefact (a memo now; a deck, debated moves or a sector screen later:
+``kind``) as the next version of its brief. A version's content never changes: a database trigger (migration
+0008) refuses an UPDATE of anything but its review status and publication time, and any DELETE, on every
+write path (the ORM, the admin, bulk updates, raw SQL). The audit trail is append-only the same way. The
+rules of who may do what, and when, live in ``memos.services.review``, freezing in
+``memos.services.versions``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from memos.models.runs import Brief, Run
+
+
+class ArtefactVersion(models.Model):
+    class Status(models.TextChoices):
+        READY_FOR_REVIEW = "ready_for_review", "Ready for review"
+        CHANGES_REQUESTED = "changes_requested", "Changes requested"
+        APPROVED = "approved", "Approved"
+        PUBLISHED = "published", "Published"
+        SUPERSEDED = "superseded", "Superseded"
+
+    OPEN_STATUSES: ClassVar = (Status.READY_FOR_REVIEW, Status.CHANGES_REQUESTED, Status.APPROVED)
+
+    brief = models.ForeignKey(Brief, on_delete=models.PROTECT, related_name="versions")
+    run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField(help_text="v1, v2, ... per brief")
+    kind = models.CharField(max_length=20, help_text="the artefact: memo, deck, moves, screen")
+    title = models.CharField(max_length=300)
+    content = models.JSONField(help_text="the artefact's typed output, exactly as the run finished it")
+    rendered_text = models.TextField(help_text="the artefact as plain text, section by section")
+    content_hash = models.CharField(max_length=64, help_text="sha256 of kind, content and text")
+    evaluated = models.BooleanField(help_text="an evaluator's verdict stands behind it: it may be voted on")
+    score = models.FloatField(null=True, blank=True, help_text="the headline score (memo: calibrated J+)")
+    score_label = models.CharField(max_length=60, blank=True)
+    score_delta = models.FloatField(null=True, blank=True, help_text="against the previous version")
+    scores = models.JSONField(default=dict, blank=True)
+    sections = models.JSONField(default=dict, help_text="section name -> plain text, for the diff")
+    sources = models.JSONField(default=list, help_text="the facts and documents it cites, as they stood")
+    prompt_versions = models.JSONField(default=dict, blank=True)
+    rubric_versions = models.JSONField(default=dict, blank=True)
+    model_versions = models.JSONField(default=dict, blank=True, help_text="role -> model, from the ledger")
+    data_version = models.CharField(max_length=64, blank=True)
+    changelog = models.TextField(help_text="what changed against the previous version, by code")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.READY_FOR_REVIEW)
+    published_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering: ClassVar = ["brief", "-number"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["brief", "number"], name="one_version_number_per_brief"),
+            # A run that finishes twice with the same artefact (a retried finish) freezes it once.
+            models.UniqueConstraint(fields=["run", "content_hash"], name="one_version_per_run_content"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.brief} v{self.number}"
+
+    @property
+    def label(self) -> str:
+        return f"v{self.number}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in self.OPEN_STATUSES
+
+    @property
+    def ordered_sections(self) -> list[tuple[str, str]]:
+        """(name, text) in reading order. ``sections`` is jsonb, which keeps no key order; the frozen text
+        (``rendered_text``, one ``## name`` heading per section) does."""
+        order = [line[3:] for line in self.rendered_text.splitlines() if line.startswith("## ")]
+        names = [name for name in order if name in self.sections]
+        names += [name for name in self.sections if name not in names]
+        return [(name, str(self.sections[name])) for name in names]
+
+
+def below_one(value: float) -> None:
+    if value >= 1:
+        raise ValidationError("the approval share must be less than 1: more than every member cannot approve")
+
+
+class ReviewPolicy(models.Model):
+    """The quorum and threshold a reviewer's approval needs, set in the admin (one row, pk 1)."""
+
+    min_votes = models.PositiveSmallIntegerField(
+        default=3, validators=[MinValueValidator(1)], help_text="non-recused votes cast, at least"
+    )
+    approval_share = models.FloatField(
+        default=0.5,
+        validators=[MinValueValidator(0.0), below_one],
+        help_text="approvals must be more than this share of the non-recused committee members",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "review policy"
+
+    def __str__(self) -> str:
+        share = f"{self.approval_share:.0%}"
+        return f"at least {self.min_votes} votes, approvals over {share} of non-recused members"
+
+
+class Vote(models.Model):
+    class Choice(models.TextChoices):
+        APPROVE = "approve", "Approve"
+        REJECT = "reject", "Reject"
+        ABSTAIN = "abstain", "Abstain"
+        RECUSED = "recused", "Recused (conflict declared)"
+
+    NEEDS_RATIONALE: ClassVar = (Choice.REJECT, Choice.ABSTAIN, Choice.RECUSED)
+
+    version = models.ForeignKey(ArtefactVersion, on_delete=models.PROTECT, related_name="votes")
+    member = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="votes")
+    choice = models.CharField(max_length=10, choices=Choice.choices)
+    rationale = models.TextField(blank=True)
+    cast_at = models.DateTimeField(auto_now_add=True)
+    changed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["version", "member"], name="one_vote_per_member_per_version"),
+            models.CheckConstraint(
+                condition=Q(choice="approve") | ~Q(rationale=""), name="a_vote_other_than_approve_says_why"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.member} {self.choice} {self.version}"
+
+
+class Motion(models.Model):
+    """The committee's open question on one version: opened when an evaluated version is frozen, closed by a
+    newer version, a request for changes or the approval."""
+
+    version = models.OneToOneField(ArtefactVersion, on_delete=models.PROTECT, related_name="motion")
+    opened_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_because = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        constraints: ClassVar = [
+            # One open motion per brief at a time is kept by the services; this keeps one per version.
+            models.CheckConstraint(
+                condition=Q(closed_at__isnull=True) | ~Q(closed_because=""), name="a_closed_motion_says_why"
+            ),
+        ]
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class AuditEvent(models.Model):
+    """One transition of a version, bound to its content hash; append-only in the database (0008)."""
+
+    class Action(models.TextChoices):
+        FROZEN = "frozen", "Frozen"
+        MOTION_OPENED = "motion_opened", "Vote opened"
+        MOTION_CLOSED = "motion_closed", "Vote closed"
+        VOTED = "voted", "Voted"
+        VOTE_CHANGED = "vote_changed", "Changed a vote"
+        RECUSED = "recused", "Recused"
+        CHANGES_REQUESTED = "changes_requested", "Requested changes"
+        APPROVAL_REFUSED = "approval_refused", "Approval refused"
+        APPROVED = "approved", "Approved"
+        PUBLISHED = "published", "Published"
+        SUPERSEDED = "superseded", "Superseded"
+        FALSIFIER_HIT = "falsifier_hit", "Falsifier hit: position re-opened"
+
+    version = models.ForeignKey(ArtefactVersion, on_delete=models.PROTECT, related_name="audit")
+    content_hash = models.CharField(max_length=64, help_text="the version's content hash when it happened")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="empty: the desk itself (a run finishing, a newer version)",
+    )
+    action = models.CharField(max_length=20, choices=Action.choices)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering: ClassVar = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.action}"
+
+
+class Notice(models.Model):
+    """What a person is told about a version, in the app and by e-mail: one per person, version and event
+    (a database constraint), so nobody hears of the same thing twice."""
+
+    class Event(models.TextChoices):
+        FROZEN = "frozen", "New version ready"
+        VOTE_NEEDED = "vote_needed", "Your vote is needed"
+        QUORUM_REACHED = "quorum_reached", "Ready for approval"
+        CHANGES_REQUESTED = "changes_requested", "Changes requested"
+        APPROVED = "approved", "Approved"
+        PUBLISHED = "published", "Published"
+        FALSIFIER_HIT = "falsifier_hit", "A falsifier was hit"
+
+    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
+    version = models.ForeignKey(ArtefactVersion, on_delete=models.PROTECT, related_name="notices")
+    event = models.CharField(max_length=20, choices=Event.choices)
+    subject = models.CharField(max_length=200)
+    body = models.TextField()
+    link = models.CharField(max_length=500, help_text="absolute URL of the version")
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    sending_since = models.DateTimeField(null=True, blank=True, help_text="a sender has claimed the e-mail")
+    emailed_at = models.DateTimeField(null=True, blank=True)
+    email_error = models.TextField(blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["-created_at", "-id"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(
+                fields=["recipient", "version", "event"], name="one_notice_per_person_version_event"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.recipient} · {self.subject}"

@@ -1,0 +1,92 @@
+"""The memo as a frozen version's artefact: its output as JSON, its sections as plain text, its scores.
+
+Code only: each section is the memo's text as a reader is shown it (agents.memo.textrefs.reader_segments): a
+sentence in which the model typed a figure is withheld whole with code's note in its place, a reference the
+run was given stays ``[[fact id]]`` (the version page shows the fact's value beside it). The score is the
+evaluator's calibrated J+ as code recalibrated it; what it cites is the memo's own load-bearing ids plus every
+reference in its text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agents.memo.outputs import MemoOutput
+from agents.memo.schemas import JMINUS_DIMENSIONS
+from agents.memo.textrefs import fact_ids_in, reader_segments
+from memos.pipeline.context import StageContext
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.memo.plan import MEMO
+from memos.pipeline.memo.reads import catalog_of, evidence, kept_numbers
+from memos.pipeline.workflows import Artefact
+
+KIND = "memo"
+
+
+def memo_artefact(ctx: StageContext) -> Artefact:
+    output = ctx.output(MEMO, MEMO, MemoOutput)
+    if output is None:
+        raise StageFailed("the memo step did not finish, so there is nothing to freeze")
+    company = ctx.run.brief.company
+    catalog = catalog_of(evidence(ctx))
+    fact_ids = frozenset(i for i, item in catalog.items.items() if item.kind == "fact")
+    keep = kept_numbers(ctx)
+    sections = memo_sections(output, lambda text: reader_text(text, fact_ids, keep))
+    verdict = output.verdict
+    scores: dict[str, object] = {"evaluated": output.evaluated}
+    if verdict is not None:
+        scores |= {
+            "decision": verdict.decision,
+            "calibrated_jplus": verdict.calibrated_jplus,
+            "calibrated_jminus": verdict.calibrated_jminus,
+            "jminus_dimensions": list(JMINUS_DIMENSIONS),
+            "inflation": verdict.inflation,
+        }
+    cited = dict.fromkeys(
+        [*output.memo.load_bearing, *(i for text in sections.values() for i in fact_ids_in(text))]
+    )
+    return Artefact(
+        kind=KIND,
+        title=f"{company.ticker} memo: {ctx.run.brief.question}"[:300],
+        content=output.model_dump(mode="json"),
+        sections=sections,
+        evaluated=output.evaluated,
+        score=float(verdict.calibrated_jplus) if verdict is not None else None,
+        score_label="calibrated J+" if verdict is not None else "",
+        scores=scores,
+        cited=tuple(cited),
+    )
+
+
+def reader_text(text: str, fact_ids: frozenset[str], keep: frozenset[str]) -> str:
+    """``text`` as the memo page shows it, in plain text."""
+    parts = []
+    for segment in reader_segments(text, fact_ids, keep):
+        if segment.kind == "fact":
+            parts.append(f"[[{segment.fact_id}]]")
+        elif segment.kind == "text":
+            parts.append(segment.text)
+        else:
+            parts.append(f"[{segment.text if segment.kind == 'withheld' else 'figure removed'}]")
+    return "".join(parts)
+
+
+def memo_sections(output: MemoOutput, said: Callable[[str], str]) -> dict[str, str]:
+    """The memo in reading order; ``said`` turns what the model wrote into what a reader is shown (code's own
+    words, ids and dates go in as they are)."""
+    memo, firewall = output.memo, output.firewall
+    moved = f"{firewall.stated} -> " if firewall.final != firewall.stated else ""
+    return {
+        "Recommendation": f"{moved}{firewall.final} ({firewall.reason}); sizing {memo.sizing}: "
+        f"{said(memo.sizing_rationale)}",
+        "Headline thesis": said(memo.headline_thesis),
+        "Risk budget": said(memo.risk_budget),
+        "Catalysts": "\n".join(
+            f"{c.date} ({c.expected_sign}) {said(c.event)}" for c in output.shown_catalysts
+        ),
+        "Falsifiers": "\n".join(said(line) for line in memo.falsifiers),
+        "Macro": said(str(output.analysis.macro)),
+        "Meso": said(str(output.analysis.meso)),
+        "Micro": said(str(output.analysis.micro)),
+        "Load-bearing evidence": "\n".join(memo.load_bearing),
+    }

@@ -1,0 +1,186 @@
+"""Notices about versions: one row per person, version and event (a database constraint: nobody hears of the
+same thing twice), shown in the app and sent by e-mail.
+
+Rows are written in the transaction of the change they announce; the e-mails go after it commits, from one
+background sender thread per process (a slow mail server never holds up a run or a page). A sender claims a
+notice before sending it (``sending_since``) and marks it sent after, so two processes never send the same
+notice; a claim older than ``STALE_CLAIM`` (its sender died mid-way) is taken over by the next sweep
+(``deliver_pending``, also run by the watchdog). The mail server decides the rest: SMTP when ``EMAIL_HOST`` is
+set, the console otherwise (settings).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.mail import send_mail
+from django.db import close_old_connections, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from memos.models import ArtefactVersion, Notice
+
+log = logging.getLogger(__name__)
+
+STALE_CLAIM = timedelta(minutes=5)
+Event = Notice.Event
+
+_WHAT: dict[str, str] = {
+    Event.FROZEN: "is ready for review",
+    Event.VOTE_NEEDED: "is ready: your vote is needed",
+    Event.QUORUM_REACHED: "has its quorum: it is ready for your approval",
+    Event.CHANGES_REQUESTED: "came back with changes requested",
+    Event.APPROVED: "was approved for publication",
+    Event.PUBLISHED: "was published",
+    Event.FALSIFIER_HIT: "had a falsifier hit: the position is re-opened",
+}
+
+
+def members(group: str) -> list[User]:
+    """Active users of a role's group, in a stable order."""
+    return list(User.objects.filter(groups__name=group, is_active=True).order_by("username").distinct())
+
+
+def version_url(version: ArtefactVersion) -> str:
+    """The version's absolute address (SITE_URL): the login page sends a signed-out reader back to it."""
+    return settings.SITE_URL.rstrip("/") + reverse("version", args=[version.pk])
+
+
+def notify(
+    version: ArtefactVersion, event: str, recipients: Iterable[User], *, note: str = ""
+) -> list[Notice]:
+    """A notice for each recipient who has not had this one for this version; e-mails after commit."""
+    people = {user.pk: user for user in recipients if user.is_active}
+    if not people:
+        return []
+    subject, body = _message(version, event, note)
+    link = version_url(version)
+    rows = [
+        Notice(recipient=user, version=version, event=event, subject=subject, body=body, link=link)
+        for user in people.values()
+    ]
+    # The constraint decides who has had it already, under concurrency too: no read-then-write race.
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    transaction.on_commit(_sender.wake)
+    return rows
+
+
+def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]:
+    brief = version.brief
+    what = _WHAT.get(event, event)
+    subject = f"[Analyst Desk] {brief.company.ticker} {version.label} {what}"[:200]
+    if version.score is None:
+        score = "Score: not evaluated (it cannot be voted on until an evaluation succeeds)"
+    else:
+        moved = (
+            "" if version.score_delta is None else f" ({version.score_delta:+g} against the previous version)"
+        )
+        score = f"Score: {version.score_label} {version.score:g}{moved}"
+    lines = [
+        f"{brief.company.ticker} · {brief.question}",
+        f"Version {version.label}, {version.get_status_display().lower()}.",
+        score,
+        f"Changes: {version.changelog}",
+    ]
+    if note:
+        lines.append(f"Note: {note}")
+    lines += ["", f"Open it: {version_url(version)}", "(you will be asked to sign in first)"]
+    return subject, "\n".join(lines)
+
+
+def deliver_pending(limit: int = 200) -> int:
+    """Send every notice whose e-mail has not gone out and that nobody is sending now; how many were sent."""
+    now = timezone.now()
+    with transaction.atomic():
+        claimable = (
+            Notice.objects.select_for_update(skip_locked=True)
+            .filter(emailed_at__isnull=True)
+            .exclude(recipient__email="")  # in the app only: nowhere to send it
+            .filter(Q(sending_since__isnull=True) | Q(sending_since__lt=now - STALE_CLAIM))
+            .order_by("id")
+            .values_list("pk", flat=True)[:limit]
+        )
+        ids = list(claimable)
+        Notice.objects.filter(pk__in=ids).update(sending_since=now)
+    sent = 0
+    for notice in Notice.objects.filter(pk__in=ids).select_related("recipient").order_by("id"):
+        sent += _send(notice)
+    return sent
+
+
+def _send(notice: Notice) -> int:
+    address = notice.recipient.email
+    try:
+        send_mail(notice.subject, notice.body, settings.DEFAULT_FROM_EMAIL, [address])
+    except Exception as exc:  # noqa: BLE001 - any mail failure: keep the notice for the next sweep, say why
+        log.warning("could not e-mail notice %s to %s: %s", notice.pk, address, exc)
+        Notice.objects.filter(pk=notice.pk).update(email_error=str(exc)[:1000], sending_since=None)
+        return 0
+    Notice.objects.filter(pk=notice.pk).update(emailed_at=timezone.now(), email_error="")
+    return 1
+
+
+class _Sender:
+    """One daemon thread per process that sends pending notices when woken (after a commit)."""
+
+    def __init__(self) -> None:
+        self._wakes: queue.Queue[None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._idle = threading.Event()
+        self._idle.set()
+
+    def wake(self) -> None:
+        if settings.NOTICES_SEND_INLINE:
+            deliver_pending()
+            return
+        self._ensure_thread()
+        self._idle.clear()
+        self._wakes.put(None)
+
+    def wait_idle(self, timeout_s: float = 10.0) -> bool:
+        """For tests and a worker about to exit: wait until every wake so far has been handled."""
+        return self._idle.wait(timeout_s)
+
+    def _ensure_thread(self) -> None:
+        with self._lock:
+            # A forked child (an RQ work-horse) inherits the object but not the thread: start its own.
+            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._run, name="notice-mail", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            self._wakes.get()
+            while not self._wakes.empty():  # many commits at once: one sweep sends them all
+                self._wakes.get_nowait()
+            try:
+                deliver_pending()
+            except Exception:
+                log.exception("sending notices failed; the next sweep tries again")
+            finally:
+                close_old_connections()
+                if self._wakes.empty():
+                    self._idle.set()
+
+
+_sender = _Sender()
+
+
+def wait_for_mail(timeout_s: float = 10.0) -> bool:
+    return _sender.wait_idle(timeout_s)
+
+
+def unread_count(user: Any) -> int:
+    return Notice.objects.filter(recipient=user, read_at__isnull=True).count() if user.is_authenticated else 0

@@ -1,0 +1,253 @@
+"""Freezing a finished run's artefact as the next version of its brief, and what a version is compared with.
+
+``freeze`` runs inside the transaction that finishes the run (memos.pipeline.claims.finish), so a run is
+never done without its version, nor frozen twice: the same run finishing again with the same artefact (a
+retried finish) finds its version; with a different one (its evaluation re-run) it freezes the next.
+Freezing supersedes the brief's open versions, closes their motions, opens a motion on the new version when
+an evaluation stands behind it, writes the audit trail and queues the notices (memos.services.notifications).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from agents.data.formatting import format_value
+from memos.events import send_version_changed
+from memos.models import (
+    ArtefactVersion,
+    AuditEvent,
+    Brief,
+    FactRecord,
+    LLMCall,
+    Motion,
+    Notice,
+    Run,
+    SourceDocument,
+)
+from memos.pipeline.workflows import Artefact
+from memos.services import falsifiers, notifications
+from memos.services.accounts import Roles
+
+Status = ArtefactVersion.Status
+Action = AuditEvent.Action
+
+
+def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
+    """The run's artefact as the brief's next version (or the version it already froze). Call inside a
+    transaction; the brief row is locked so two runs of one brief cannot take the same number."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("freeze() must run inside the transaction that finishes the run")
+    text = rendered_text(artefact.sections)
+    digest = content_hash(artefact.kind, artefact.content, text)
+    existing = ArtefactVersion.objects.filter(run=run, content_hash=digest).first()
+    if existing is not None:
+        return existing
+    brief = Brief.objects.select_for_update().get(pk=run.brief_id)
+    previous = ArtefactVersion.objects.filter(brief=brief).order_by("-number").first()
+    delta = _delta(previous, artefact.score)
+    version = ArtefactVersion.objects.create(
+        brief=brief,
+        run=run,
+        number=(previous.number if previous else 0) + 1,
+        kind=artefact.kind,
+        title=artefact.title,
+        content=artefact.content,
+        rendered_text=text,
+        content_hash=digest,
+        evaluated=artefact.evaluated,
+        score=artefact.score,
+        score_label=artefact.score_label,
+        score_delta=delta,
+        scores=artefact.scores,
+        sections=artefact.sections,
+        sources=_sources(artefact.cited),
+        prompt_versions=_prompts_used(run),
+        rubric_versions=_rubrics_of(run, artefact.kind),
+        model_versions=_models(run),
+        data_version=run.data_version,
+        changelog=changelog(previous, artefact, delta),
+    )
+    record(version, Action.FROZEN, detail={"run": str(run.pk), "evaluated": version.evaluated})
+    _supersede_open(brief, version)
+    if version.evaluated:
+        Motion.objects.create(version=version)
+        record(version, Action.MOTION_OPENED)
+    falsifiers.open_watches(version)
+    _announce(version)
+    return version
+
+
+def record(
+    version: ArtefactVersion, action: str, *, actor: Any = None, detail: dict[str, Any] | None = None
+) -> None:
+    """One row of the audit trail, bound to the version's content hash."""
+    AuditEvent.objects.create(
+        version=version, content_hash=version.content_hash, actor=actor, action=action, detail=detail or {}
+    )
+
+
+def content_hash(kind: str, content: dict[str, Any], text: str) -> str:
+    canonical = json.dumps(
+        {"kind": kind, "content": content, "text": text}, sort_keys=True, ensure_ascii=False
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def rendered_text(sections: dict[str, str]) -> str:
+    return "\n\n".join(f"## {name}\n{text}" for name, text in sections.items())
+
+
+@dataclass(frozen=True)
+class SectionDiff:
+    name: str
+    lines: list[tuple[str, str]]  # (" ", "-" or "+", the line)
+
+    @property
+    def changed(self) -> bool:
+        return any(sign != " " for sign, _ in self.lines)
+
+
+def diff(previous: ArtefactVersion | None, version: ArtefactVersion) -> list[SectionDiff]:
+    """Section by section, line by line: what ``version`` changed against ``previous`` (all added if None)."""
+    before = dict(previous.ordered_sections) if previous is not None else {}
+    after = dict(version.ordered_sections)
+    names = list(dict.fromkeys([*after, *before]))
+    out = []
+    for name in names:
+        old = before.get(name, "").splitlines()
+        new = after.get(name, "").splitlines()
+        lines = [(line[0], line[2:]) for line in difflib.ndiff(old, new) if line[:1] in (" ", "-", "+")]
+        out.append(SectionDiff(name, lines))
+    return out
+
+
+def previous_of(version: ArtefactVersion) -> ArtefactVersion | None:
+    return (
+        ArtefactVersion.objects.filter(brief_id=version.brief_id, number__lt=version.number)
+        .order_by("-number")
+        .first()
+    )
+
+
+def changelog(previous: ArtefactVersion | None, artefact: Artefact, delta: float | None) -> str:
+    """One line a reader can scan in the history: what is new in this version, said by code."""
+    if previous is None:
+        head = f"first version of this brief ({artefact.kind})"
+    else:
+        changed = [
+            name for name, text in artefact.sections.items() if previous.sections.get(name, "") != text
+        ]
+        head = f"against v{previous.number}: " + (
+            f"{len(changed)} section{'s' if len(changed) != 1 else ''} changed ({', '.join(changed)})"
+            if changed
+            else "no section changed"
+        )
+    if artefact.score is None:
+        score = "not evaluated"
+    else:
+        moved = f", {delta:+g}" if delta is not None else ""
+        score = f"{artefact.score_label} {artefact.score:g}{moved}"
+    return f"{head}; {score}"
+
+
+def _delta(previous: ArtefactVersion | None, score: float | None) -> float | None:
+    if previous is None or previous.score is None or score is None:
+        return None
+    return round(score - previous.score, 3)
+
+
+def _supersede_open(brief: Brief, newest: ArtefactVersion) -> None:
+    """Older versions still in review give way to the new one; its motion closes. Published ones stay
+    published until a newer version is published (memos.services.review.publish)."""
+    older = ArtefactVersion.objects.filter(brief=brief, status__in=ArtefactVersion.OPEN_STATUSES).exclude(
+        pk=newest.pk
+    )
+    for version in older:
+        ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.SUPERSEDED)
+        record(version, Action.SUPERSEDED, detail={"by": newest.label})
+        close_motion(version, f"superseded by {newest.label}")
+        send_version_changed(version.pk)  # its open pages show it superseded, their vote closed
+
+
+def close_motion(version: ArtefactVersion, because: str, *, actor: Any = None) -> None:
+    closed = Motion.objects.filter(version=version, closed_at__isnull=True).update(
+        closed_at=timezone.now(), closed_because=because[:200]
+    )
+    if closed:
+        record(version, Action.MOTION_CLOSED, actor=actor, detail={"because": because})
+
+
+def _announce(version: ArtefactVersion) -> None:
+    """The committee hears that its vote is needed (or that the version waits for an evaluation), the
+    reviewers that a version is ready for review: one notice each."""
+    committee = notifications.members(Roles.COMMITTEE)
+    reviewers = [user for user in notifications.members(Roles.REVIEWER) if user not in committee]
+    if version.evaluated:
+        notifications.notify(version, Notice.Event.VOTE_NEEDED, committee)
+    else:
+        notifications.notify(version, Notice.Event.FROZEN, committee)
+    notifications.notify(version, Notice.Event.FROZEN, reviewers)
+
+
+def _prompts_used(run: Run) -> dict[str, Any]:
+    """The run's pinned prompts that it asked a model with (it pins every active prompt when it starts)."""
+    asked = set(LLMCall.objects.filter(run=run).values_list("prompt_name", flat=True))
+    return {name: pin for name, pin in sorted(run.prompt_versions.items()) if name in asked}
+
+
+def _rubrics_of(run: Run, kind: str) -> dict[str, Any]:
+    """The run's pinned rubrics of its own workflow (named for it: memo_j, deck_r1, ...)."""
+    return {name: pin for name, pin in sorted(run.rubric_versions.items()) if name.startswith(f"{kind}_")}
+
+
+def _models(run: Run) -> dict[str, str]:
+    calls = LLMCall.objects.filter(run=run, outcome__in=[LLMCall.Outcome.OK, LLMCall.Outcome.CACHED])
+    return dict(sorted(set(calls.values_list("role", "model"))))
+
+
+def _sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The cited facts and documents as they stand now, frozen with the version: a later load that corrects
+    a figure does not change what this version was built on."""
+    ids = list(cited)
+    facts = {fact.fact_id: fact for fact in FactRecord.objects.filter(fact_id__in=ids)}
+    documents = {doc.doc_id: doc for doc in SourceDocument.objects.filter(doc_id__in=ids)}
+    out: list[dict[str, Any]] = []
+    for evidence_id in ids:
+        if (fact := facts.get(evidence_id)) is not None:
+            out.append(
+                {
+                    "id": evidence_id,
+                    "kind": "fact",
+                    "label": fact.label or fact.metric,
+                    "value": format_value(fact.value, fact.unit),
+                    "period": f"{fact.fiscal_period} {fact.fiscal_year or ''}".strip(),
+                    "period_end": fact.period_end.isoformat(),
+                    "form": fact.form,
+                    "filed": fact.filed.isoformat() if fact.filed else "",
+                    "accession": fact.accession,
+                    "source": fact.source,
+                    "derivation": fact.derivation,
+                    "url": fact.url,
+                }
+            )
+        elif (document := documents.get(evidence_id)) is not None:
+            out.append(
+                {
+                    "id": evidence_id,
+                    "kind": "document",
+                    "label": document.title,
+                    "source": document.source,
+                    "published": document.published.isoformat() if document.published else "",
+                    "url": document.url,
+                }
+            )
+        else:
+            out.append({"id": evidence_id, "kind": "unresolved", "label": "no such fact or document"})
+    return out

@@ -1,0 +1,230 @@
+"""Frozen versions and their review, end to end on real runs: the real openai client, the fake
+OpenAI-compatible server, PostgreSQL and a real SMTP server on loopback that receives the notices."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.test import Client
+
+from memos.models import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Run, Vote
+from memos.pipeline import driver
+from memos.services import review
+from memos.services.accounts import Roles, ensure_groups
+from memos.services.review import ReviewRefused
+from memos.services.runs import create_brief, start_run
+from tests.mail_server import smtp_inbox
+from tests.memos.pipeline_support import fake_llm, load_desk_data, script_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUESTION = "Should the committee add to the position ahead of the next product cycle?"
+Status = ArtefactVersion.Status
+Action = AuditEvent.Action
+
+
+def person(username: str, *roles: str) -> User:
+    groups = ensure_groups()
+    user = User.objects.create_user(username, f"{username}@desk.example", password=f"{username}-secret-pass")
+    for role in roles:
+        user.groups.add(groups[role])
+    return user
+
+
+@pytest.fixture
+def desk() -> dict[str, User]:
+    load_desk_data("AAPL")
+    people = {
+        "ana": person("ana", Roles.ANALYST),
+        "cm1": person("cm1", Roles.COMMITTEE),
+        "cm2": person("cm2", Roles.COMMITTEE),
+        "cm3": person("cm3", Roles.COMMITTEE),
+        "rev": person("rev", Roles.REVIEWER),
+        "rev2": person("rev2", Roles.REVIEWER),
+        "boss": person("boss", Roles.EXECUTIVE),
+    }
+    ReviewPolicy.objects.update_or_create(pk=1, defaults={"min_votes": 2, "approval_share": 0.5})
+    return people
+
+
+def finished_run(analyst: User, question: str = QUESTION, brief_of: Run | None = None) -> Run:
+    brief = (
+        brief_of.brief
+        if brief_of is not None
+        else create_brief(owner=analyst, ticker="AAPL", question=question)
+    )
+    run = start_run(brief, user=analyst, profile="quick", enqueue=False)
+    with fake_llm(script_for(run)):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW), run.status_message
+    return run
+
+
+def browser(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_a_finished_run_freezes_v1_and_its_committee_and_reviewers_each_get_one_email(
+    desk: dict[str, User],
+) -> None:
+    with smtp_inbox() as inbox:
+        run = finished_run(desk["ana"])
+    version = ArtefactVersion.objects.get(run=run)
+    assert (version.number, version.kind, version.status) == (1, "memo", Status.READY_FOR_REVIEW)
+    assert version.evaluated and version.score is not None and version.score_label == "calibrated J+"
+    assert len(version.content_hash) == 64 and version.data_version == run.data_version
+    assert version.sections["Headline thesis"] and version.sources
+    assert all(source["kind"] in ("fact", "document") for source in version.sources)
+    assert set(version.model_versions) >= {"evaluator", "synthesizer"}
+    assert version.changelog.startswith("first version of this brief")
+    assert Motion.objects.get(version=version).is_open
+    assert [e.action for e in version.audit.all()] == [Action.FROZEN, Action.MOTION_OPENED]
+
+    for name in ("cm1", "cm2", "cm3"):
+        (mail,) = inbox.to(f"{name}@desk.example")
+        assert "your vote is needed" in str(mail["Subject"])
+    for name in ("rev", "rev2"):
+        (mail,) = inbox.to(f"{name}@desk.example")
+        body = mail.get_payload()
+        assert "ready for review" in str(mail["Subject"])
+        assert f"{settings.SITE_URL.rstrip('/')}/versions/{version.pk}/" in body
+        assert f"calibrated J+ {version.score:g}" in body
+    assert not inbox.to("ana@desk.example") and not inbox.to("boss@desk.example")
+    assert Notice.objects.filter(emailed_at__isnull=False).count() == 5
+
+    # The link opens the version after login.
+    signed_out = Client().get(f"/versions/{version.pk}/")
+    assert signed_out.status_code == 302 and "/accounts/login/" in signed_out["Location"]
+    page = browser(desk["cm1"]).get(f"/versions/{version.pk}/")
+    assert page.status_code == 200 and b"Your vote" in page.content
+
+
+def test_votes_quorum_approval_and_publication_follow_the_rules_and_the_audit_trail_shows_each_step(
+    desk: dict[str, User],
+) -> None:
+    with smtp_inbox() as inbox:
+        version = ArtefactVersion.objects.get(run=finished_run(desk["ana"]))
+        boss = browser(desk["boss"])
+        assert boss.get(f"/versions/{version.pk}/").status_code == 404  # executives read published only
+
+        with pytest.raises(ReviewRefused, match="says why"):
+            review.cast_vote(desk["cm1"], version, "reject")
+        with pytest.raises(ReviewRefused, match="only committee members"):
+            review.cast_vote(desk["rev"], version, "approve")
+        review.cast_vote(desk["cm1"], version, "reject", "the thesis leans on one quarter")
+        review.cast_vote(desk["cm1"], version, "approve")  # changed: replaces the first, recorded
+        review.cast_vote(desk["cm2"], version, "recused", "I hold the stock personally")
+        assert Vote.objects.filter(version=version).count() == 2
+
+        # cm3 has not voted: the others' votes are hidden from them; cm1 sees the tally.
+        assert b"shown once you have voted" in browser(desk["cm3"]).get(f"/versions/{version.pk}/").content
+        assert b"1</strong> approve" in browser(desk["cm1"]).get(f"/versions/{version.pk}/").content
+
+        with pytest.raises(ReviewRefused, match="quorum is not met: 1 of the 2"):
+            review.approve(desk["rev"], version)
+        review.cast_vote(desk["cm3"], version, "approve")
+        assert len(inbox.to("rev@desk.example")) == 2  # ready for review, then quorum reached
+        review.approve(desk["rev"], version)
+        review.publish(desk["rev2"], version)
+
+    version.refresh_from_db()
+    assert version.status == Status.PUBLISHED and version.published_at is not None
+    assert not Motion.objects.get(version=version).is_open
+    actions = [(e.action, e.actor.username if e.actor else None) for e in version.audit.all()]
+    assert actions == [
+        (Action.FROZEN, None),
+        (Action.MOTION_OPENED, None),
+        (Action.VOTED, "cm1"),
+        (Action.VOTE_CHANGED, "cm1"),
+        (Action.RECUSED, "cm2"),
+        (Action.APPROVAL_REFUSED, "rev"),
+        (Action.VOTED, "cm3"),
+        (Action.APPROVED, "rev"),
+        (Action.MOTION_CLOSED, "rev"),
+        (Action.PUBLISHED, "rev2"),
+    ]
+    assert {e.content_hash for e in version.audit.all()} == {version.content_hash}
+    assert [str(m["Subject"]) for m in inbox.to("boss@desk.example")] == [
+        "[Analyst Desk] AAPL v1 was published"
+    ]
+    assert "approved for publication" in str(inbox.to("ana@desk.example")[0]["Subject"])
+    assert boss.get(f"/versions/{version.pk}/").status_code == 200
+    with pytest.raises(ReviewRefused, match="closed"):
+        review.cast_vote(desk["cm2"], version, "approve")
+
+
+def test_a_reviewer_cannot_approve_a_brief_they_started_and_changes_need_a_comment(
+    desk: dict[str, User],
+) -> None:
+    both = person("both", Roles.ANALYST, Roles.REVIEWER)
+    version = ArtefactVersion.objects.get(run=finished_run(both))
+    for name in ("cm1", "cm3"):
+        review.cast_vote(desk[name], version, "approve")
+    with pytest.raises(ReviewRefused, match="you started this brief"):
+        review.approve(both, version)
+    with pytest.raises(ReviewRefused, match="needs a comment"):
+        review.request_changes(desk["rev"], version, "   ")
+    with smtp_inbox() as inbox:
+        review.request_changes(desk["rev"], version, "Tie the sizing to the risk budget.")
+    (mail,) = inbox.to("both@desk.example")
+    assert "changes requested" in str(mail["Subject"]) and "Tie the sizing" in mail.get_payload()
+    version.refresh_from_db()
+    assert version.status == Status.CHANGES_REQUESTED and not Motion.objects.get(version=version).is_open
+
+
+def test_a_second_run_freezes_v2_closes_the_motion_on_v1_and_the_page_shows_the_diff(
+    desk: dict[str, User],
+) -> None:
+    first = finished_run(desk["ana"])
+    v1 = ArtefactVersion.objects.get(run=first)
+    review.cast_vote(desk["cm1"], v1, "approve")
+    second = finished_run(desk["ana"], brief_of=first)
+    v2 = ArtefactVersion.objects.get(run=second)
+    v1.refresh_from_db()
+    assert v2.number == 2 and v1.status == Status.SUPERSEDED
+    assert Motion.objects.get(version=v1).closed_because == "superseded by v2"
+    assert Motion.objects.get(version=v2).is_open
+    assert v2.changelog.startswith("against v1:")
+    with pytest.raises(ReviewRefused, match="superseded by v2"):
+        review.cast_vote(desk["cm2"], v1, "approve")
+    page = browser(desk["cm1"]).get(f"/versions/{v2.pk}/").content.decode()
+    assert "Against v1" in page and f'href="/versions/{v1.pk}/"' in page
+
+
+def test_the_review_pages_refuse_with_a_reason_and_a_version_you_may_not_see_is_a_404(
+    desk: dict[str, User],
+) -> None:
+    version = ArtefactVersion.objects.get(run=finished_run(desk["ana"]))
+    member = browser(desk["cm1"])
+    refused = member.post(f"/versions/{version.pk}/vote/", {"choice": "abstain", "rationale": ""})
+    assert refused.status_code == 409 and b"the rationale is required" in refused.content
+    assert not Vote.objects.exists()
+    assert member.post(f"/versions/{version.pk}/vote/", {"choice": "approve"}).status_code == 302
+    outsider = person("other", Roles.ANALYST)
+    assert browser(outsider).post(f"/versions/{version.pk}/vote/", {"choice": "approve"}).status_code == 404
+    assert browser(desk["boss"]).post(f"/versions/{version.pk}/approve/").status_code == 404
+    approve = browser(desk["rev"]).post(f"/versions/{version.pk}/approve/")
+    assert approve.status_code == 409 and b"quorum is not met" in approve.content
+    assert re.search(rb"approval refused", browser(desk["rev"]).get(f"/versions/{version.pk}/").content)
+
+
+def test_a_memo_delivered_not_evaluated_is_frozen_but_cannot_be_voted_on(desk: dict[str, User]) -> None:
+    brief = create_brief(owner=desk["ana"], ticker="AAPL", question=QUESTION)
+    run = start_run(brief, user=desk["ana"], profile="quick", enqueue=False)
+    with fake_llm(script_for(run)) as server:
+        server.inject("length", "length", "length", prompt="evaluator")
+        driver.run_inline(str(run.pk))
+    version = ArtefactVersion.objects.get(run=run)
+    assert not version.evaluated and version.score is None
+    assert not Motion.objects.filter(version=version).exists()
+    with pytest.raises(ReviewRefused, match="no evaluator's verdict"):
+        review.cast_vote(desk["cm1"], version, "approve")
+    with pytest.raises(ReviewRefused, match="no evaluator's verdict"):
+        review.approve(desk["rev"], version)
+    assert b"Your vote" not in browser(desk["cm1"]).get(f"/versions/{version.pk}/").content
