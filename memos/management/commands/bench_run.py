@@ -11,7 +11,9 @@ evaluation), their ratio, and the orchestration overhead per LLM call ((wall - b
 pipeline adds to the latency it cannot avoid. ``--runs N`` repeats the run and reports the median and the
 spread (min, max); ``--sequential`` also runs the same plan one call at a time, so the parallel speed-up is
 printed beside it. Needs the snapshot loaded (``bootstrap_demo``) and Redis (the concurrency bound is
-shared there).
+shared there). Each run freezes a version of its benchmark brief like any completed run, and frozen versions
+are never deleted, so the briefs stay (owned by the inactive user ``bench``): run it against a scratch
+database (scripts/with-services.sh), not the desk people use.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from agents.memo.outputs import IterationOutput, SpecialistOutput
-from memos.models import AgentStep, Brief, LLMCall, Run
+from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.memo.rehearsal import script_for_run
@@ -64,7 +66,6 @@ class Command(BaseCommand):
             action="store_true",
             help="serve the fake LLM from a thread of this process (its work then counts as overhead)",
         )
-        parser.add_argument("--keep", action="store_true", help="keep the benchmark's briefs and runs")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["runs"] < 1:
@@ -145,14 +146,7 @@ class _Bench:
             driver.run_inline(str(run.pk))
             wall = time.perf_counter() - started
         report = _report(Run.objects.get(pk=run.pk), wall, latency_ms, in_flight)
-        if not options["keep"]:
-            _delete(run, brief)
         return report
-
-
-def _delete(run: Run, brief: Brief) -> None:
-    run.delete()
-    brief.delete()
 
 
 def _summary(reports: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,28 @@
+"""``bench_run`` end to end on a quick profile: it measures whole runs against the fake server in its own
+process and reports them (a benchmark's numbers are printed, never asserted)."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from memos.models import ArtefactVersion, Run
+from tests.memos.pipeline_support import load_desk_data
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_bench_run_reports_each_run_and_keeps_what_the_runs_froze() -> None:
+    load_desk_data("AAPL")
+    out = StringIO()
+    call_command("bench_run", "--latency-ms", "0", "--profile", "quick", "--runs", "2", "--json", stdout=out)
+    report = json.loads(out.getvalue())
+    runs = report["parallel"]["each"]
+    assert report["fake_server"] == "own process" and len(runs) == 2
+    assert all(
+        run["status"] in (Run.Status.DONE, Run.Status.NEEDS_REVIEW) and run["llm_calls"] for run in runs
+    )
+    assert ArtefactVersion.objects.count() == 2  # frozen like any completed run, and kept
