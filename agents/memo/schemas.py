@@ -142,7 +142,7 @@ class Analysis(_Strict):
 # are closed lists: a binding has no number in it, so a model cannot set a threshold; the reference value is
 # read by code from the fact store. Fundamentals are filed figures and ratios derived from them; the market
 # figures move every session, so only a change of their sign is watched (agents.memo.falsifiers).
-WatchedMetric = Literal[
+FundamentalMetric = Literal[  # also what the fundamentals specialist is shown (memos.pipeline.memo.evidence)
     "revenue",
     "gross_profit",
     "operating_income",
@@ -159,11 +159,8 @@ WatchedMetric = Literal[
     "operating_margin",
     "net_margin",
     "fcf",
-    "return_3m",
-    "return_ytd",
-    "alpha_1w",
-    "sma200_distance_pct",
 ]
+WatchedMetric = Literal[FundamentalMetric, "return_3m", "return_ytd", "alpha_1w", "sma200_distance_pct"]
 Condition = Literal["falls_below_current", "rises_above_current", "turns_negative", "turns_positive"]
 MAX_FALSIFIERS = 3
 

@@ -4,76 +4,77 @@ changes nothing but the audit row a refused approval leaves."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from memos.models import Vote
+from memos.models import ArtefactVersion, Vote
 from memos.services import review
 from memos.services.review import ReviewRefused
 from memos.views.users import user_of
 from memos.views.versions import refused, version_for
 
+Action = Callable[[User, ArtefactVersion, HttpRequest], object]
+
+
+def _act(request: HttpRequest, version_id: int, action: Action) -> HttpResponse:
+    """Run ``action`` as the signed-in user on a version they may see (else 404); back to its page, or the
+    page again with the reason when the rules refuse."""
+    user = user_of(request)
+    version = version_for(user, version_id)
+    try:
+        action(user, version, request)
+    except ReviewRefused as exc:
+        return refused(request, version, str(exc))
+    return redirect("version", version_id=version.pk)
+
+
+def _vote(user: User, version: ArtefactVersion, request: HttpRequest) -> object:
+    choice = request.POST.get("choice", "")
+    if choice == Vote.Choice.RECUSED:
+        raise ReviewRefused("to recuse, declare the conflict with the recusal form")
+    return review.cast_vote(user, version, choice, request.POST.get("rationale", ""))
+
 
 @require_POST
 @login_required
 def vote(request: HttpRequest, version_id: int) -> HttpResponse:
-    user = user_of(request)
-    version = version_for(user, version_id)
-    choice = request.POST.get("choice", "")
-    if choice == Vote.Choice.RECUSED:
-        return refused(request, version, "to recuse, declare the conflict with the recusal form")
-    try:
-        review.cast_vote(user, version, choice, request.POST.get("rationale", ""))
-    except ReviewRefused as exc:
-        return refused(request, version, str(exc))
-    return redirect("version", version_id=version.pk)
+    return _act(request, version_id, _vote)
 
 
 @require_POST
 @login_required
 def recuse(request: HttpRequest, version_id: int) -> HttpResponse:
-    user = user_of(request)
-    version = version_for(user, version_id)
-    try:
-        review.cast_vote(user, version, Vote.Choice.RECUSED, request.POST.get("conflict", ""))
-    except ReviewRefused as exc:
-        return refused(request, version, str(exc))
-    return redirect("version", version_id=version.pk)
+    return _act(
+        request,
+        version_id,
+        lambda user, version, r: review.cast_vote(
+            user, version, Vote.Choice.RECUSED, r.POST.get("conflict", "")
+        ),
+    )
 
 
 @require_POST
 @login_required
 def approve(request: HttpRequest, version_id: int) -> HttpResponse:
-    user = user_of(request)
-    version = version_for(user, version_id)
-    try:
-        review.approve(user, version)
-    except ReviewRefused as exc:
-        return refused(request, version, str(exc))
-    return redirect("version", version_id=version.pk)
+    return _act(request, version_id, lambda user, version, _: review.approve(user, version))
 
 
 @require_POST
 @login_required
 def request_changes(request: HttpRequest, version_id: int) -> HttpResponse:
-    user = user_of(request)
-    version = version_for(user, version_id)
-    try:
-        review.request_changes(user, version, request.POST.get("comment", ""))
-    except ReviewRefused as exc:
-        return refused(request, version, str(exc))
-    return redirect("version", version_id=version.pk)
+    return _act(
+        request,
+        version_id,
+        lambda user, version, r: review.request_changes(user, version, r.POST.get("comment", "")),
+    )
 
 
 @require_POST
 @login_required
 def publish(request: HttpRequest, version_id: int) -> HttpResponse:
-    user = user_of(request)
-    version = version_for(user, version_id)
-    try:
-        review.publish(user, version)
-    except ReviewRefused as exc:
-        return refused(request, version, str(exc))
-    return redirect("version", version_id=version.pk)
+    return _act(request, version_id, lambda user, version, _: review.publish(user, version))

@@ -8,32 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import get_args
 
 from django.db.models import Max
 
 from agents.data.formatting import format_value
 from agents.memo.evidence import EvidenceItem, document_tier, fact_tier
 from agents.memo.readable import fit
+from agents.memo.schemas import FundamentalMetric
 from memos.models import Company, FactRecord, SourceDocument
 
-FUNDAMENTAL_METRICS = (
-    "revenue",
-    "gross_profit",
-    "operating_income",
-    "net_income",
-    "rnd_expense",
-    "operating_cash_flow",
-    "capex",
-    "cash",
-    "total_liabilities",
-    "stockholders_equity",
-    "eps_diluted",
-    "revenue_growth_yoy",
-    "gross_margin",
-    "operating_margin",
-    "net_margin",
-    "fcf",
-)
+FUNDAMENTAL_METRICS: tuple[str, ...] = get_args(FundamentalMetric)
 PEER_METRICS = ("revenue", "revenue_growth_yoy", "gross_margin", "operating_margin", "rnd_expense")
 QUANT_MACRO_METRICS = ("beta", "beta_sector", "volatility_annualised", "return_ytd", "alpha_1w")
 REGULATORY_WORDS = re.compile(
