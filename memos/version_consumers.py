@@ -21,10 +21,8 @@ from django.http import HttpRequest
 from django.template.loader import render_to_string
 
 from memos.events import VersionEvent, session_tag, user_group, version_group
-from memos.models import ArtefactVersion, Vote
-from memos.services import review
 from memos.services.access import visible_versions
-from memos.services.accounts import Roles
+from memos.views.versions import review_context
 
 __all__ = [
     "CLOSED_NOT_VISIBLE",
@@ -42,34 +40,6 @@ CLOSED_SIGNED_OUT = 4401  # the session that opened the socket logged out or end
 # A socket has no request to mint a CSRF token for: its forms carry this in the token's place, and the page
 # puts in its own token before it shows them (version.js).
 FILLED_IN_BY_THE_PAGE = "filled-in-by-the-page"
-
-
-def review_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
-    """What the status badge, the review panel and the history need: the review part of the page's context
-    (memos.views.versions.page_context, which has the same rules; a test holds the two together), without
-    the artefact, its diff and the falsifier register, which no vote changes. Every socket on the page
-    renders this after each change, one after another in its process: it must stay cheap."""
-    counted = review.tally(version)
-    own_vote = Vote.objects.filter(version=version, member=user).first()
-    is_member = review.has_role(user, Roles.COMMITTEE)
-    is_reviewer = review.has_role(user, Roles.REVIEWER)
-    sees_votes = (own_vote is not None) or is_reviewer or user.is_superuser
-    motion = review.open_motion(version)
-    started_it = user.pk in (version.brief.owner_id, version.run.created_by_id)
-    return {
-        "version": version,
-        "history": version.audit.select_related("actor").order_by("created_at", "id"),
-        "tally": counted,
-        "votes": version.votes.select_related("member").order_by("cast_at") if sees_votes else [],
-        "sees_votes": sees_votes,
-        "own_vote": own_vote,
-        "motion": motion,
-        "may_vote": is_member and motion is not None and version.evaluated,
-        "may_review": is_reviewer and not started_it,
-        "started_it": started_it,
-        "printing": False,
-        "choices": [c for c in Vote.Choice.choices if c[0] != Vote.Choice.RECUSED],
-    }
 
 
 def render_event(user: User, version_id: int | str) -> VersionEvent | None:

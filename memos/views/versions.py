@@ -60,39 +60,47 @@ def version_for(user: User, version_id: int) -> ArtefactVersion:
     return found
 
 
-def page_context(user: User, version: ArtefactVersion, *, printing: bool = False) -> dict[str, Any]:
-    by_id = {str(source["id"]): source for source in version.sources}
-    previous = previous_of(version)
-    if previous is not None and not visible_versions(user).filter(pk=previous.pk).exists():
-        previous = None  # an executive compares only with what they may read
+def review_context(user: User, version: ArtefactVersion, *, printing: bool = False) -> dict[str, Any]:
+    """What the status badge, the review panel and the history need, as ``user`` may see them: the part of
+    the page that a vote changes. The version's sockets render it after every change
+    (memos.version_consumers), one after another in their process, so it stays cheap: no artefact, no diff,
+    no register."""
     counted = review.tally(version)
     own_vote = Vote.objects.filter(version=version, member=user).first()
     is_member = review.has_role(user, Roles.COMMITTEE)
     is_reviewer = review.has_role(user, Roles.REVIEWER)
     sees_votes = (own_vote is not None) or is_reviewer or user.is_superuser
     motion = review.open_motion(version)
+    started_it = user.pk in (version.brief.owner_id, version.run.created_by_id)
     return {
         "version": version,
-        "brief": version.brief,
-        "sections": [(name, segments(str(text), by_id)) for name, text in version.ordered_sections],
-        "sources": version.sources,
-        "falsifier_watches": register_rows(version),
-        "previous": previous,
-        "diff": diff(previous, version) if previous is not None else [],
         "history": version.audit.select_related("actor").order_by("created_at", "id"),
-        "siblings": visible_versions(user).filter(brief_id=version.brief_id).order_by("-number"),
         "tally": counted,
         "votes": version.votes.select_related("member").order_by("cast_at") if sees_votes else [],
         "sees_votes": sees_votes,
         "own_vote": own_vote,
         "motion": motion,
         "may_vote": is_member and motion is not None and version.evaluated and not printing,
-        "may_review": is_reviewer
-        and user.pk not in (version.brief.owner_id, version.run.created_by_id)
-        and not printing,
-        "started_it": user.pk in (version.brief.owner_id, version.run.created_by_id),
+        "may_review": is_reviewer and not started_it and not printing,
+        "started_it": started_it,
         "printing": printing,
         "choices": [c for c in Vote.Choice.choices if c[0] != Vote.Choice.RECUSED],
+    }
+
+
+def page_context(user: User, version: ArtefactVersion, *, printing: bool = False) -> dict[str, Any]:
+    by_id = {str(source["id"]): source for source in version.sources}
+    previous = previous_of(version)
+    if previous is not None and not visible_versions(user).filter(pk=previous.pk).exists():
+        previous = None  # an executive compares only with what they may read
+    return review_context(user, version, printing=printing) | {
+        "brief": version.brief,
+        "sections": [(name, segments(str(text), by_id)) for name, text in version.ordered_sections],
+        "sources": version.sources,
+        "falsifier_watches": register_rows(version),
+        "previous": previous,
+        "diff": diff(previous, version) if previous is not None else [],
+        "siblings": visible_versions(user).filter(brief_id=version.brief_id).order_by("-number"),
     }
 
 
