@@ -55,13 +55,11 @@ def version_url(version: ArtefactVersion) -> str:
     return settings.SITE_URL.rstrip("/") + reverse("version", args=[version.pk])
 
 
-def notify(
-    version: ArtefactVersion, event: str, recipients: Iterable[User], *, note: str = ""
-) -> list[Notice]:
+def notify(version: ArtefactVersion, event: str, recipients: Iterable[User], *, note: str = "") -> None:
     """A notice for each recipient who has not had this one for this version; e-mails after commit."""
     people = {user.pk: user for user in recipients if user.is_active}
     if not people:
-        return []
+        return
     subject, body = _message(version, event, note)
     link = version_url(version)
     rows = [
@@ -71,7 +69,6 @@ def notify(
     # The constraint decides who has had it already, under concurrency too: no read-then-write race.
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     transaction.on_commit(_sender.wake)
-    return rows
 
 
 def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]:

@@ -22,9 +22,11 @@ from agents.memo.outputs import EvidenceOutput
 from agents.memo.roster import MemoConfig
 from agents.quant import compute_profile, quant_facts
 from memos.models import AgentStep, Company, Run
+from memos.pipeline import driver
 from memos.pipeline.memo.evidence import select_evidence
 from memos.pipeline.memo.rehearsal import script_for_run
 from memos.services.facts import save_company_facts, save_documents, save_facts
+from memos.services.runs import create_brief, start_run
 from tests.agents.data import SNAPSHOT
 
 
@@ -78,9 +80,35 @@ def evidence_of(run: Run) -> dict[str, list[EvidenceItem]]:
     return select_evidence(run.brief.company, MemoConfig.model_validate(run.config).roster)
 
 
-def analyst(username: str = "ana") -> User:
+def person(username: str, *roles: str) -> User:
+    """A desk user in these roles' groups, with an e-mail address at desk.example (notices reach it)."""
     from memos.services.accounts import ensure_groups
 
-    user = User.objects.create_user(username=username, password=f"{username}-secret-pass")
-    user.groups.add(ensure_groups()["analyst"])
+    groups = ensure_groups()
+    user = User.objects.create_user(username, f"{username}@desk.example", password=f"{username}-secret-pass")
+    for role in roles:
+        user.groups.add(groups[role])
     return user
+
+
+def analyst(username: str = "ana") -> User:
+    return person(username, "analyst")
+
+
+def finished_run(
+    analyst: User,
+    question: str = "Should the committee add to the position ahead of the next product cycle?",
+    brief_of: Run | None = None,
+) -> Run:
+    """A quick AAPL run (a new brief, or another run of ``brief_of``'s) finished on the fake LLM."""
+    brief = (
+        brief_of.brief
+        if brief_of is not None
+        else create_brief(owner=analyst, ticker="AAPL", question=question)
+    )
+    run = start_run(brief, user=analyst, profile="quick", enqueue=False)
+    with fake_llm(script_for(run)):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW), run.status_message
+    return run

@@ -16,8 +16,7 @@ from memos.models import ArtefactVersion, Brief
 from memos.services import review
 from memos.services.accounts import Roles
 from memos.services.versions import content_hash
-from tests.memos.pipeline_support import load_desk_data
-from tests.memos.test_versions import finished_run, person
+from tests.memos.pipeline_support import finished_run, load_desk_data, person
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

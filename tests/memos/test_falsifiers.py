@@ -19,12 +19,12 @@ from agents.memo.outputs import MemoOutput
 from memos.models import AgentStep, ArtefactVersion, AuditEvent, FactRecord, FalsifierWatch, Notice, Run
 from memos.pipeline import driver
 from memos.pipeline.jobs import refresh_company_facts
-from memos.services.accounts import Roles, ensure_groups
+from memos.services.accounts import Roles
 from memos.services.runs import create_brief, start_run
 from memos.services.snapshot import load_snapshot
 from tests.agents.data import SNAPSHOT
 from tests.mail_server import smtp_inbox
-from tests.memos.pipeline_support import fake_llm, load_desk_data, script_for
+from tests.memos.pipeline_support import fake_llm, load_desk_data, person, script_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,14 +35,6 @@ FY2025_REVENUE = 416_161_000_000  # AAPL's filed revenue for fiscal 2025, in the
 GROWTH = "revenue_growth_yoy"
 Status = FalsifierWatch.Status
 PEOPLE = {"ana", "cm1", "cm2", "cm3", "rev", "rev2"}  # the analyst, the committee and the reviewers
-
-
-def person(username: str, *roles: str) -> User:
-    groups = ensure_groups()
-    user = User.objects.create_user(username, f"{username}@desk.example", password=f"{username}-secret-pass")
-    for role in roles:
-        user.groups.add(groups[role])
-    return user
 
 
 @pytest.fixture

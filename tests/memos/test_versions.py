@@ -10,28 +10,20 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from memos.models import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Run, Vote
+from memos.models import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Vote
 from memos.pipeline import driver
 from memos.services import review
-from memos.services.accounts import Roles, ensure_groups
+from memos.services.accounts import Roles
 from memos.services.review import ReviewRefused
 from memos.services.runs import create_brief, start_run
 from tests.mail_server import smtp_inbox
-from tests.memos.pipeline_support import fake_llm, load_desk_data, script_for
+from tests.memos.pipeline_support import fake_llm, finished_run, load_desk_data, person, script_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 QUESTION = "Should the committee add to the position ahead of the next product cycle?"
 Status = ArtefactVersion.Status
 Action = AuditEvent.Action
-
-
-def person(username: str, *roles: str) -> User:
-    groups = ensure_groups()
-    user = User.objects.create_user(username, f"{username}@desk.example", password=f"{username}-secret-pass")
-    for role in roles:
-        user.groups.add(groups[role])
-    return user
 
 
 @pytest.fixture
@@ -48,20 +40,6 @@ def desk() -> dict[str, User]:
     }
     ReviewPolicy.objects.update_or_create(pk=1, defaults={"min_votes": 2, "approval_share": 0.5})
     return people
-
-
-def finished_run(analyst: User, question: str = QUESTION, brief_of: Run | None = None) -> Run:
-    brief = (
-        brief_of.brief
-        if brief_of is not None
-        else create_brief(owner=analyst, ticker="AAPL", question=question)
-    )
-    run = start_run(brief, user=analyst, profile="quick", enqueue=False)
-    with fake_llm(script_for(run)):
-        driver.run_inline(str(run.pk))
-    run.refresh_from_db()
-    assert run.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW), run.status_message
-    return run
 
 
 def browser(user: User) -> Client:
