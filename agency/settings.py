@@ -351,3 +351,5 @@ if not 1 <= RUN_MAX_STAGE_ATTEMPTS <= 20:
 RUN_DB_OUTAGE_S = env_int("RUN_DB_OUTAGE_S", 120)
 # Runs one person may have queued or running at once: one analyst cannot occupy every worker.
 RUN_MAX_ACTIVE_PER_USER = env_int("RUN_MAX_ACTIVE_PER_USER", 3)
+# The deck's refinement loop stops cleanly before a lap once a run has spent this many tokens (0: no bound).
+DECK_CYCLE_BUDGET_TOKENS = env_int("DECK_CYCLE_BUDGET_TOKENS", 0) or None

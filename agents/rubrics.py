@@ -145,7 +145,7 @@ CONTRACTS: dict[str, Contract] = {
                 "actionability",
             )
         },
-        thresholds=frozenset({"entry_bar"}),
+        thresholds=frozenset({"entry_bar", "max_rebuilds"}),
         gates=frozenset({"source_of_truth", "scope_coverage", "structural_validity"}),
     ),
     # Seed 001 sections 4 and 5: the loop's protected invariants, improvement targets and accept/stop math.
@@ -159,7 +159,17 @@ CONTRACTS: dict[str, Contract] = {
                 "metric_traceability",
             )
         },
-        thresholds=frozenset({"ship_bar", "min_improvement", "protected_regression_tau"}),
+        thresholds=frozenset(
+            {
+                "ship_bar",
+                "min_improvement",
+                "protected_regression_tau",
+                "plateau_laps",
+                "max_iterations",
+                "drift_tolerance",
+                "story_floor",
+            }
+        ),
         gates=frozenset({"truth", "scope_adherence", "story_integrity", "visual_integrity"}),
     ),
 }

@@ -38,3 +38,13 @@ class BriefForm(forms.Form):
     audience = forms.CharField(max_length=200, required=False, initial="Investment committee")
     notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     profile = forms.ChoiceField(choices=_profile_choices, initial="quick", widget=forms.RadioSelect)
+    # What the run produces: the memo (seed 000) or the C-suite deck (seed 001); the profile applies to both.
+    workflow = forms.ChoiceField(
+        choices=[
+            ("memo", "Investment memo"),
+            ("deck", "Deck: a C-suite slide deck, refined by a scored loop"),
+        ],
+        initial="memo",
+        required=False,
+        widget=forms.RadioSelect,
+    )

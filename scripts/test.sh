@@ -9,7 +9,7 @@ trap 'stop_started; rm -rf "$STATE"' EXIT
 trap 'exit 130' INT TERM
 
 # Chromium (Debian's, no download) and fonts for the browser tests.
-ensure_apt_packages chromium fonts-liberation
+ensure_apt_packages chromium fonts-liberation libreoffice-impress-nogui
 ensure_venv requirements-dev.txt
 ensure_llama_server
 MODEL_PATH="$(ensure_model 0.5b)" || die "the 0.5B test model could not be prepared"

@@ -14,6 +14,13 @@ class Role(StrEnum):
     NEWS = "news"
     SYNTHESIZER = "synthesizer"
     EVALUATOR = "evaluator"
+    # The deck (seed 001 section 6b): the scorer is the judge, configured apart from the drafter and reviser.
+    SCOPE_BUILDER = "scope_builder"
+    RUBRIC_BUILDER = "rubric_builder"
+    DRAFTER = "drafter"
+    SCORER = "scorer"
+    PLANNER = "planner"
+    REVISER = "reviser"
 
 
 ALL_ROLES: tuple[Role, ...] = tuple(Role)

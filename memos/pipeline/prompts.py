@@ -82,7 +82,12 @@ def template(name: str, run: Run | None = None) -> PromptTemplate:
 
 def rubric(name: str, run: Run | None = None) -> Rubric:
     """Rubric ``name`` as ``run`` pinned it; the file's for a run that pinned nothing (or no run)."""
-    pin = _pin(run.rubric_versions if run is not None else None, name)
+    return pinned_rubric(name, run.rubric_versions if run is not None else None)
+
+
+def pinned_rubric(name: str, pins: Any) -> Rubric:
+    """Rubric ``name`` as the pins (``Run.rubric_versions``) name it: a run being started reads it here."""
+    pin = _pin(pins, name)
     if pin is None:
         return rubric_files()[name][1]
     found = _rubrics_by_hash.get(pin["hash"])

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from memos.pipeline.deck import WORKFLOW as DECK
 from memos.pipeline.memo import WORKFLOW as MEMO
 from memos.pipeline.workflows import Workflow
 
-WORKFLOWS: dict[str, Workflow] = {MEMO.name: MEMO}
+WORKFLOWS: dict[str, Workflow] = {MEMO.name: MEMO, DECK.name: DECK}
 
 
 class UnknownWorkflow(KeyError):

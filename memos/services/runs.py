@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agents.data.errors import DataError
+from agents.deck.profile import deck_config
 from agents.llm.hashing import canonical_json
 from agents.memo.roster import Profile
+from agents.rubrics import DECK_R1, DECK_R2
 from agents.untrusted import normalise_text
 from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
 from memos.pipeline import driver
+from memos.pipeline.prompts import pinned_rubric
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
 from memos.services import governance
@@ -132,7 +136,6 @@ def start_run(
     than ``RUN_MAX_ACTIVE_PER_USER`` active runs for one person (checked with the person's row locked, so
     two requests at once cannot both slip under the bound).
     """
-    chosen = profile_named(profile)
     try:
         engine = workflow_for(workflow)
     except UnknownWorkflow as exc:
@@ -146,9 +149,9 @@ def start_run(
                 brief=brief,
                 workflow=engine.name,
                 created_by=user,
-                profile=chosen.name,
+                profile=profile,
                 nonce=brief_nonce(brief),
-                config=chosen.config().model_dump(),
+                config=run_config(engine.name, profile, pins.rubrics),
                 budget_tokens=settings.LLM_SETTINGS.run_budget_tokens,
                 status_message="queued",
                 prompt_versions=pins.prompts,
@@ -165,8 +168,33 @@ def start_run(
     return run
 
 
+def run_config(workflow: str, profile: str, rubrics: dict[str, Any]) -> dict[str, Any]:
+    """What a run of ``workflow`` starts with under ``profile``; a deck's rebuild and lap bounds come from the
+    rubric versions the run pins, so its plan and its loop agree for the life of the run."""
+    if workflow != Run.Workflow.DECK:
+        return profile_named(profile).config().model_dump()
+    r1, r2 = pinned_rubric(DECK_R1, rubrics), pinned_rubric(DECK_R2, rubrics)
+    try:
+        config = deck_config(
+            profile,
+            max_rebuilds=r1.thresholds["max_rebuilds"],
+            max_iterations=r2.thresholds["max_iterations"],
+            budget=settings.DECK_CYCLE_BUDGET_TOKENS,
+        )
+    except ValueError as exc:
+        raise ServiceError(str(exc)) from exc
+    return config.model_dump()
+
+
 def ask(
-    *, owner: User, ticker: str, question: str, audience: str = "", notes: str = "", profile: str = "quick"
+    *,
+    owner: User,
+    ticker: str,
+    question: str,
+    audience: str = "",
+    notes: str = "",
+    profile: str = "quick",
+    workflow: str = Run.Workflow.MEMO,
 ) -> Run:
     """The brief form's whole action: find the company (outside any transaction: it may ask SEC), then in
     one transaction reuse the owner's identical brief or write a new one and start its run. A refused run
@@ -178,4 +206,4 @@ def ask(
         brief = Brief.objects.filter(owner=owner, company=company, **fields).order_by(
             "-created_at"
         ).first() or Brief.objects.create(owner=owner, company=company, **fields)
-        return start_run(brief, user=owner, profile=profile)
+        return start_run(brief, user=owner, profile=profile, workflow=workflow)

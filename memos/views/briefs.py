@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from memos.forms import BriefForm
+from memos.models import Run
 from memos.services.access import can_start_runs
 from memos.services.errors import ServiceError
 from memos.services.runs import ask
@@ -33,6 +34,7 @@ def new_brief(request: HttpRequest) -> HttpResponse:
                 audience=data["audience"],
                 notes=data["notes"],
                 profile=data["profile"],
+                workflow=data["workflow"] or Run.Workflow.MEMO,
             )
         except ServiceError as exc:
             error = str(exc)

@@ -49,6 +49,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 
+from agents.llm.fakes.deck import DECK_ROLES, deck_answer
 from agents.llm.fakes.inprocess import approx_tokens
 from agents.llm.fakes.schema_example import UnsupportedSchema, example_for_schema
 from agents.llm.hashing import canonical_json, sha256_hex
@@ -358,6 +359,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, body: dict[str, Any], role: str, prompt: str) -> str:
         scripted = self.server.state.scripted(role, prompt)
+        if scripted is None and role in DECK_ROLES:
+            schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+            answer = deck_answer(role, schema, body.get("messages")) if isinstance(schema, dict) else None
+            if answer is not None:
+                return json.dumps(answer)
         if scripted is None:
             return self._generated(body, invalid=False)
         return scripted if isinstance(scripted, str) else json.dumps(scripted)

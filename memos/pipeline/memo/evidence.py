@@ -36,7 +36,7 @@ TITLE_CHARS = 160
 
 
 def fact_item(fact: FactRecord) -> EvidenceItem:
-    period = _period(fact)
+    period = period_label(fact)
     filing = f"{fact.form} filed {fact.filed}" if fact.form and fact.filed else fact.derivation or fact.source
     return EvidenceItem(
         evidence_id=fact.fact_id,
@@ -62,7 +62,7 @@ def fact_line(item: EvidenceItem) -> str:
     return f"- {item.evidence_id} [{item.tier}] {item.cue or item.summary}"
 
 
-def _period(fact: FactRecord) -> str:
+def period_label(fact: FactRecord) -> str:
     if fact.fiscal_period == "FY" and fact.fiscal_year:
         return f"FY{fact.fiscal_year}"
     if fact.fiscal_period.startswith("Q") and fact.fiscal_year:

@@ -1,0 +1,146 @@
+"""One candidate deck, made and measured by code: resolve, render (T6), fact-check (T5), lint (T7) and
+humanizer (T12).
+
+Both renders are fact-checked from their own text (the PPTX and the PDF), against the figures the data stage
+built from the fact store; the lint reads the PPTX (shapes, boxes and font metrics), the humanizer the words
+and the styling of both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+from agents.deck.gates import Measured
+from agents.deck.humanizer import humanize_findings
+from agents.deck.outputs import Candidate, Finding
+from agents.deck.resolve import DeckFrame, resolve
+from agents.deck.schemas import DeckDraft, Scope
+from agents.deck.spec import Deck, Figure
+from agents.factcheck.check import FactLookup, KnownFact, check
+from agents.render.deck_html import deck_html, render_pdf
+from agents.render.lint import lint_pptx
+from agents.render.pptx import render_pptx
+
+# Lint rules that make a slide broken (R1's structural validity, R2's structure): a reader would see it.
+BROKEN_RULES = frozenset(
+    {"overflow", "off_slide", "overlap", "empty_text", "placeholder_text", "chart_missing_figures"}
+)
+WALL_RULE = "wall_of_text"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    pptx: bytes
+    pdf: bytes
+    pages: int
+
+
+def render(deck: Deck) -> Rendered:
+    pdf = render_pdf(deck)
+    return Rendered(pptx=render_pptx(deck), pdf=pdf.pdf, pages=pdf.pages)
+
+
+def lookup_for(figures: Mapping[str, Figure]) -> FactLookup:
+    """The fact-check's authority: the figures the data stage built from the fact store for this run."""
+
+    def lookup(ids: Collection[str]) -> dict[str, KnownFact]:
+        return {
+            fact_id: KnownFact(
+                value=Decimal(figures[fact_id].value),
+                unit=figures[fact_id].unit,
+                period=figures[fact_id].period,
+            )
+            for fact_id in ids
+            if fact_id in figures
+        }
+
+    return lookup
+
+
+def build(
+    draft: DeckDraft,
+    figures: Mapping[str, Figure],
+    frame: DeckFrame,
+    scope: Scope,
+    *,
+    keep: frozenset[str] = frozenset(),
+) -> Candidate:
+    deck, notes = resolve(draft, figures, frame, keep=keep)
+    return measure(
+        deck, figures, scope, unresolved=notes.unresolved, withheld=notes.withheld, dropped=notes.dropped
+    )
+
+
+def measure(
+    deck: Deck,
+    figures: Mapping[str, Figure],
+    scope: Scope,
+    *,
+    unresolved: list[str] | None = None,
+    withheld: list[str] | None = None,
+    dropped: list[str] | None = None,
+) -> Candidate:
+    rendered = render(deck)
+    lookup = lookup_for(figures)
+    mismatches: list[str] = []
+    checked = 0
+    for name, data in (("pptx", rendered.pptx), ("pdf", rendered.pdf)):
+        report = check(data, lookup)
+        checked = max(checked, len(report.figures))
+        mismatches.extend(
+            f"{name} slide {figure.slide}: {figure.status} {figure.text or '(missing)'}"
+            + (f", expected {figure.expected}" if figure.expected else "")
+            for figure in report.figures
+            if figure.status != "ok"
+        )
+    lint = [
+        Finding(rule=f.rule, slide=f.slide, shape=f.shape, message=f.message)
+        for f in lint_pptx(rendered.pptx, deck)
+    ]
+    human = [
+        Finding(rule=f.rule, slide=f.slide, shape=f.where, message=f'{f.message}: "{f.quote}"')
+        for f in humanize_findings(deck, pptx=rendered.pptx, html=deck_html(deck))
+    ]
+    present = set(deck.sections())
+    missing = [
+        section.name
+        for section in scope.required_sections
+        if section.name not in present or not _section_has_words(deck, section.name)
+    ]
+    if rendered.pages != len(deck.slides):
+        lint.append(
+            Finding(
+                rule="render",
+                slide=0,
+                message=f"the PDF has {rendered.pages} pages for {len(deck.slides)} slides",
+            )
+        )
+    measured = Measured(
+        figures=len(deck.figures()),
+        mismatches=len(mismatches),
+        unresolved_ids=len(unresolved or []),
+        missing_sections=missing,
+        broken=[
+            f"slide {f.slide} {f.shape}: {f.message}" for f in lint if f.rule in BROKEN_RULES | {"render"}
+        ],
+        walls_of_text=sum(1 for f in lint if f.rule == WALL_RULE),
+        chart_figures=sum(len(slide.chart.points) for slide in deck.slides if slide.chart is not None),
+        humanizer=len(human),
+    )
+    return Candidate(
+        deck=deck,
+        measured=measured,
+        unresolved=unresolved or [],
+        withheld=withheld or [],
+        dropped=dropped or [],
+        mismatches=mismatches,
+        lint=lint,
+        humanizer=human,
+        pages=rendered.pages,
+    )
+
+
+def _section_has_words(deck: Deck, section: str) -> bool:
+    return any(slide.title and slide.takeaway for slide in deck.slides if slide.section == section)

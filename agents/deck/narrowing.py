@@ -1,0 +1,87 @@
+"""Deck schemas narrowed to a run: fact ids become an enum of the figures the run was given, sections an
+enum of the scope's required sections, and the slide count the profile's bound.
+
+A constrained decoder (llama.cpp's grammar, OpenAI structured outputs) then cannot invent an id or a
+section; code still resolves every id (agents.deck.resolve), because not every endpoint enforces the schema.
+The fake OpenAI server answers from these schemas too, so tests and benchmarks get decks grounded in the
+run's own figures without a model.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, cast
+
+from pydantic import Field, JsonValue, create_model
+
+from agents.deck.schemas import (
+    BulletDraft,
+    ChartDraft,
+    DeckDraft,
+    RevisedSlide,
+    Revision,
+    SlideDraft,
+    TableDraft,
+)
+
+
+def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
+    return Field(
+        min_length=min_length,
+        max_length=max_length,
+        json_schema_extra={"items": {"type": "string", "enum": list(ids)}},
+    )
+
+
+@lru_cache(maxsize=64)
+def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideDraft]:
+    bullet = create_model(
+        "CitedBullet", __base__=BulletDraft, figures=(list[str], _ids(ids, min_length=0, max_length=2))
+    )
+    table = create_model(
+        "CitedTable", __base__=TableDraft, rows=(list[str], _ids(ids, min_length=2, max_length=5))
+    )
+    chart = create_model(
+        "CitedChart", __base__=ChartDraft, points=(list[str], _ids(ids, min_length=2, max_length=5))
+    )
+    slide = create_model(
+        "CitedSlide",
+        __base__=SlideDraft,
+        section=(str, Field(min_length=1, max_length=40, json_schema_extra={"enum": list(sections)})),
+        bullets=(list[bullet], Field(max_length=3)),
+        table=(table | None, None),
+        chart=(chart | None, None),
+    )
+    return cast(type[SlideDraft], slide)
+
+
+@lru_cache(maxsize=64)
+def draft_schema(ids: tuple[str, ...], sections: tuple[str, ...], max_slides: int) -> type[DeckDraft]:
+    slide = slide_schema(ids, sections)
+    deck = create_model(
+        "CitedDeckDraft",
+        __base__=DeckDraft,
+        slides=(list[slide], Field(min_length=3, max_length=max_slides)),  # type: ignore[valid-type]
+    )
+    return cast(type[DeckDraft], deck)
+
+
+@lru_cache(maxsize=64)
+def revision_schema(
+    ids: tuple[str, ...], sections: tuple[str, ...], slides: tuple[int, ...]
+) -> type[Revision]:
+    """Replacements only for the work order's slides: the decoder cannot even name another one."""
+    numbered: dict[str, JsonValue] = {"type": "integer", "enum": list(slides)}
+    revised = create_model(
+        "OrderedSlide",
+        __base__=RevisedSlide,
+        number=(int, Field(ge=1, le=20, json_schema_extra=numbered)),
+        slide=(slide_schema(ids, sections), ...),
+    )
+    revision = create_model(
+        "OrderedRevision",
+        __base__=Revision,
+        slides=(list[revised], Field(min_length=1, max_length=len(slides))),
+        remove=(list[int], Field(max_length=2, json_schema_extra={"items": numbered})),
+    )
+    return cast(type[Revision], revision)

@@ -1,0 +1,83 @@
+"""A deck as the judge, the planner and the reviser read it: slide by slide, figures as code printed them.
+
+Also the judge's quotes checked against it: each score's evidence must be words of the deck, verbatim
+(whitespace and case aside); a quote that is not there is marked on the run page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from agents.deck.schemas import (
+    BulletDraft,
+    ChartDraft,
+    DeckDraft,
+    R1Score,
+    R2Score,
+    SlideDraft,
+    TableDraft,
+)
+from agents.deck.spec import Deck, Slide, figure_text
+
+_BLANKS = re.compile(r"\s+")
+
+
+def slide_outline(slide: Slide) -> str:
+    lines = [f"Slide {slide.number} [{slide.section}] {slide.title}", f"  Takeaway: {slide.takeaway}"]
+    for bullet in slide.bullets:
+        shown = "; ".join([bullet.text, *(figure_text(figure) for figure in bullet.figures)])
+        lines.append(f"  - {shown.strip('; ')}")
+    if slide.table is not None:
+        lines.append(f"  Table: {slide.table.title}")
+        lines.extend(f"    | {figure_text(row)} | {row.source}" for row in slide.table.rows)
+    if slide.chart is not None:
+        points = ", ".join(f"{point.period} {point.display}" for point in slide.chart.points)
+        lines.append(f"  Chart ({slide.chart.kind}): {slide.chart.title}: {points}")
+    return "\n".join(lines)
+
+
+def outline(deck: Deck) -> str:
+    head = [f"Deck: {deck.title}", f"Thesis: {deck.thesis}"]
+    return "\n".join(head + [slide_outline(slide) for slide in deck.slides])
+
+
+def draft_of(deck: Deck) -> DeckDraft:
+    """The resolved deck as a draft again (fact ids, no figures): what the reviser edits."""
+    return DeckDraft(
+        title=deck.title, thesis=deck.thesis, slides=[slide_draft(slide) for slide in deck.slides]
+    )
+
+
+def slide_draft(slide: Slide) -> SlideDraft:
+    return SlideDraft(
+        section=slide.section,
+        title=slide.title or "Untitled",
+        takeaway=slide.takeaway or "No takeaway",
+        bullets=[
+            BulletDraft(text=bullet.text or "Figures", figures=[f.fact_id for f in bullet.figures])
+            for bullet in slide.bullets
+        ],
+        table=TableDraft(title=slide.table.title or "Figures", rows=[f.fact_id for f in slide.table.rows])
+        if slide.table is not None and len(slide.table.rows) >= 2
+        else None,
+        chart=ChartDraft(
+            title=slide.chart.title or "Figures",
+            kind=slide.chart.kind,
+            points=[f.fact_id for f in slide.chart.points],
+        )
+        if slide.chart is not None
+        else None,
+    )
+
+
+def _norm(text: str) -> str:
+    return _BLANKS.sub(" ", text).strip().casefold()
+
+
+def quote_found(quote: str, deck: Deck) -> bool:
+    return _norm(quote.strip("\"'“”‘’ .")) in _norm(outline(deck))
+
+
+def quotes_of(scores: Iterable[R1Score | R2Score]) -> list[tuple[str, str]]:
+    return [(score.dimension, score.evidence) for score in scores]

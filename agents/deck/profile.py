@@ -1,0 +1,46 @@
+"""What a deck run is started with (``Run.config``), by profile: validated again whenever a stage reads it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.deck.schemas import MAX_SLIDES
+
+MAX_REBUILDS = 4
+MAX_LAPS = 12
+
+
+class DeckConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    max_slides: int = Field(ge=3, le=MAX_SLIDES)
+    # Copied from the pinned rubrics when the run starts (R1's max_rebuilds, R2's max_iterations capped by
+    # the profile), so the plan a run page draws and the loop that runs agree for the life of the run.
+    max_rebuilds: int = Field(ge=0, le=MAX_REBUILDS)
+    max_laps: int = Field(ge=0, le=MAX_LAPS)
+    cycle_budget_tokens: int | None = Field(default=None, ge=1)  # a refinement cycle stops cleanly past it
+
+
+# Profile -> (slides, rebuilds, laps) at most: quick is the first impression on the embedded model.
+DECK_PROFILES: dict[str, tuple[int, int, int]] = {
+    "quick": (5, 1, 2),
+    "full": (MAX_SLIDES, MAX_REBUILDS, MAX_LAPS),
+}
+
+
+def deck_config(
+    profile: str, *, max_rebuilds: float, max_iterations: float, budget: int | None
+) -> DeckConfig:
+    if profile not in DECK_PROFILES:
+        raise ValueError(
+            f"Unknown deck profile {profile!r}; choose one of {', '.join(sorted(DECK_PROFILES))}."
+        )
+    slides, rebuilds, laps = DECK_PROFILES[profile]
+    return DeckConfig(
+        name=profile,
+        max_slides=slides,
+        max_rebuilds=min(int(max_rebuilds), rebuilds),
+        max_laps=min(int(max_iterations), laps),
+        cycle_budget_tokens=budget,
+    )

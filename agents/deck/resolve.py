@@ -1,0 +1,136 @@
+"""A drafted deck made renderable by code: fact ids become figures, model-typed numbers never reach a slide.
+
+The drafter and the reviser write words and fact ids. Here, code:
+- turns every fact id into the ``Figure`` the data stage built from the fact store, and drops (and lists)
+  an id the run was not given, so the source-of-truth gate can name it;
+- withholds every sentence in which the model typed a figure of its own (agents.memo.textrefs decides what
+  a figure is: a year, a date, a duration or a number the analyst's brief contains is not one), and lists it,
+  so a board never reads a number nobody can trace;
+- keeps a chart to one unit (the first point's) and a table to distinct facts, and numbers the slides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
+from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table
+from agents.memo.readable import sentences
+from agents.memo.textrefs import segments
+
+MIN_CHART_POINTS = 2
+
+
+@dataclass
+class Resolution:
+    """What code changed on the way from draft to deck, for the gate and the run page."""
+
+    unresolved: list[str] = field(default_factory=list)  # fact ids the run was not given
+    withheld: list[str] = field(default_factory=list)  # "slide 3: takeaway" for each withheld sentence
+    dropped: list[str] = field(default_factory=list)  # charts or tables that lost their figures
+
+
+@dataclass(frozen=True)
+class DeckFrame:
+    """What code writes around the model's words: the company and the subtitle."""
+
+    company: str
+    ticker: str
+    subtitle: str
+
+
+def resolve(
+    draft: DeckDraft,
+    figures: Mapping[str, Figure],
+    frame: DeckFrame,
+    *,
+    keep: frozenset[str] = frozenset(),
+) -> tuple[Deck, Resolution]:
+    notes = Resolution()
+    resolver = _Resolver(figures, keep, notes)
+    slides = tuple(resolver.slide(number, slide) for number, slide in enumerate(draft.slides, start=1))
+    deck = Deck(
+        company=frame.company,
+        ticker=frame.ticker,
+        title=resolver.words(draft.title, "deck title"),
+        subtitle=frame.subtitle,
+        thesis=resolver.words(draft.thesis, "thesis"),
+        slides=slides,
+    )
+    return deck, notes
+
+
+class _Resolver:
+    def __init__(self, figures: Mapping[str, Figure], keep: frozenset[str], notes: Resolution) -> None:
+        self.figures = figures
+        self.keep = keep
+        self.notes = notes
+        self.ids = frozenset(figures)
+
+    def slide(self, number: int, slide: SlideDraft) -> Slide:
+        where = f"slide {number}"
+        bullets = tuple(
+            bullet
+            for index, draft in enumerate(slide.bullets, start=1)
+            if (bullet := self.bullet(draft, f"{where}: bullet {index}")) is not None
+        )
+        return Slide(
+            number=number,
+            section=slide.section,
+            title=self.words(slide.title, f"{where}: title"),
+            takeaway=self.words(slide.takeaway, f"{where}: takeaway"),
+            bullets=bullets,
+            table=self.table(slide.table, where) if slide.table is not None else None,
+            chart=self.chart(slide.chart, where) if slide.chart is not None else None,
+        )
+
+    def words(self, text: str, where: str) -> str:
+        """The text without the sentences that state a figure no fact backs."""
+        kept = []
+        for sentence in sentences(text):
+            if any(part.kind == "removed" for part in segments(sentence, self.ids, self.keep)):
+                self.notes.withheld.append(where)
+            else:
+                kept.append(sentence)
+        return "".join(kept).strip()
+
+    def resolved(self, fact_ids: list[str], where: str) -> list[Figure]:
+        found: list[Figure] = []
+        for fact_id in dict.fromkeys(fact_ids):
+            figure = self.figures.get(fact_id)
+            if figure is None:
+                self.notes.unresolved.append(f"{where}: {fact_id}")
+            else:
+                found.append(figure)
+        return found
+
+    def bullet(self, draft: BulletDraft, where: str) -> Bullet | None:
+        figures = tuple(self.resolved(draft.figures, where))
+        text = self.words(draft.text, where)
+        if not text and not figures:
+            return None
+        return Bullet(text=text, figures=figures)
+
+    def table(self, draft: TableDraft, where: str) -> Table | None:
+        rows = tuple(self.resolved(draft.rows, f"{where}: table"))
+        if not rows:
+            self.notes.dropped.append(f"{where}: table (none of its facts resolved)")
+            return None
+        return Table(title=self.words(draft.title, f"{where}: table title"), rows=rows)
+
+    def chart(self, draft: ChartDraft, where: str) -> Chart | None:
+        points = self.resolved(draft.points, f"{where}: chart")
+        unit = points[0].unit if points else ""
+        same_unit = [point for point in points if point.unit == unit]
+        if len(same_unit) < len(points):
+            self.notes.dropped.append(f"{where}: chart points in another unit than {unit}")
+        if len(same_unit) < MIN_CHART_POINTS:
+            self.notes.dropped.append(f"{where}: chart (fewer than {MIN_CHART_POINTS} figures in one unit)")
+            return None
+        return Chart(
+            title=self.words(draft.title, f"{where}: chart title"),
+            kind=draft.kind,
+            unit=unit,
+            points=tuple(same_unit),
+        )

@@ -1,0 +1,53 @@
+"""A reviser's answer applied by code: only the slides the work order names change (seed 001 L6).
+
+A replacement for a slide the work order does not name is ignored and listed; a removal is honoured only
+for a ``merge_slides`` order, only for named slides, and never below the draft's minimum slide count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.deck.schemas import DeckDraft, Revision, WorkOrder
+
+MIN_SLIDES = 3
+
+
+@dataclass(frozen=True)
+class Applied:
+    draft: DeckDraft
+    changed: list[int]  # slide numbers (in the draft before) replaced or removed
+    ignored: list[int]  # slide numbers the reviser touched outside the work order
+
+
+def apply_revision(before: DeckDraft, order: WorkOrder, revision: Revision) -> Applied:
+    named = set(order.slides)
+    slides = list(before.slides)
+    changed: list[int] = []
+    ignored: list[int] = []
+    for revised in revision.slides:
+        index = revised.number - 1
+        if revised.number not in named or not 0 <= index < len(slides):
+            ignored.append(revised.number)
+            continue
+        if slides[index] != revised.slide:
+            slides[index] = revised.slide
+            changed.append(revised.number)
+    removable = [
+        number
+        for number in dict.fromkeys(revision.remove)
+        if order.action == "merge_slides" and number in named and 1 <= number <= len(slides)
+    ]
+    ignored.extend(number for number in revision.remove if number not in removable)
+    keep_count = len(slides) - len(removable)
+    if removable and keep_count >= MIN_SLIDES:
+        gone = {number - 1 for number in removable}
+        slides = [slide for index, slide in enumerate(slides) if index not in gone]
+        changed.extend(removable)
+    elif removable:
+        ignored.extend(removable)
+    return Applied(
+        draft=before.model_copy(update={"slides": slides}),
+        changed=sorted(set(changed)),
+        ignored=sorted(set(ignored)),
+    )

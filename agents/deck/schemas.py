@@ -1,0 +1,170 @@
+"""What each deck role must answer (seed 001 section 6b): the JSON schemas the gateway enforces.
+
+Models write words and pick fact ids; they never write a figure. Code resolves the ids into figures
+(agents.deck.resolve), withholds any sentence in which a model typed a number, and computes every score
+rule (agents.deck.gates) from the integer scores the judge gives.
+
+Every string and list is bounded so the longest answer fits its prompt's ``max_tokens`` (a test checks every
+prompt, as for the memo): a decoder that enforces the schema closes a field at its bound, but never has to
+stop the whole answer half-way. The prompts ask for about half of each bound.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+R1Dimension = Literal[
+    "thesis_clarity", "coverage_depth", "narrative_flow", "visual_baseline", "actionability"
+]
+R2Dimension = Literal[
+    "actionability",
+    "executive_altitude",
+    "visual_digestibility",
+    "clean_concise_story",
+    "metric_traceability",
+]
+# Seed 001 section 4a: the invariants the judge measures (truth is code's: the fact-check). A candidate
+# whose score on one falls more than tau below the best-so-far's is rejected whatever its composite.
+ProtectedDimension = Literal["scope_adherence", "story_integrity", "visual_integrity"]
+# The planner's taxonomy (seed 001 section 8 leaves it open): one action per lap, chosen fresh.
+Action = Literal[
+    # code re-selects the facts (a newer filing opens a new epoch), then the named slides are redrawn
+    "repull_analysis",
+    "rewrite_section",  # the words of the named slides: titles, takeaways, bullets
+    "fix_graphic",  # a slide's chart or table: which figures, which kind of chart
+    "merge_slides",  # two or three slides become one
+    "tighten_text",  # fewer, shorter words on the named slides
+    "humanize_text",  # the humanizer's findings on the named slides (em-dashes, hedging, filler)
+]
+
+Name = Annotated[str, Field(min_length=1, max_length=40)]
+Title = Annotated[str, Field(min_length=1, max_length=90)]
+Sentence = Annotated[str, Field(min_length=1, max_length=160)]
+Point = Annotated[str, Field(min_length=1, max_length=140)]
+Quote = Annotated[str, Field(min_length=1, max_length=160)]
+SlideNumber = Annotated[int, Field(ge=1, le=20)]
+Score = Annotated[int, Field(ge=0, le=5)]
+MAX_SLIDES = 8
+FactId = Annotated[str, Field(min_length=1, max_length=80)]  # narrowed per run to the ids it was given
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- L1 scope builder, L2 rubric builder
+
+
+class SectionPlan(_Strict):
+    name: Name
+    purpose: Sentence
+
+
+class Scope(_Strict):
+    """The brief, frozen: what the deck must contain for whom, and the questions it must answer."""
+
+    audience: Sentence
+    decision: Sentence  # the decision the deck supports
+    required_sections: list[SectionPlan] = Field(min_length=3, max_length=6)
+    key_questions: list[Sentence] = Field(min_length=2, max_length=4)
+
+
+class Descriptor(_Strict):
+    dimension: Literal[R1Dimension, R2Dimension]
+    five: Sentence  # what a 5 looks like for this brief
+
+
+class RubricProposal(_Strict):
+    """Brief-specific anchors drafted on top of the active R1/R2 versions: shown to the judge as guidance and
+    offered to an admin to adopt; the weights and thresholds stay the governed rubric's."""
+
+    descriptors: list[Descriptor] = Field(min_length=1, max_length=10)
+
+
+# --- L3 drafter, L6 reviser
+
+
+class BulletDraft(_Strict):
+    text: Point
+    figures: list[FactId] = Field(max_length=2)  # printed by code after the words
+
+
+class TableDraft(_Strict):
+    title: Title
+    rows: list[FactId] = Field(min_length=2, max_length=5)  # one row each
+
+
+class ChartDraft(_Strict):
+    title: Title
+    kind: Literal["bar", "line"]
+    points: list[FactId] = Field(min_length=2, max_length=5)  # one metric, in period order
+
+
+class SlideDraft(_Strict):
+    section: Name
+    title: Title
+    takeaway: Sentence
+    bullets: list[BulletDraft] = Field(max_length=3)
+    table: TableDraft | None = None
+    chart: ChartDraft | None = None
+
+
+class DeckDraft(_Strict):
+    title: Title
+    thesis: Sentence
+    slides: list[SlideDraft] = Field(min_length=3, max_length=MAX_SLIDES)
+
+
+class RevisedSlide(_Strict):
+    number: SlideNumber  # the slide replaced (a slide the work order names)
+    slide: SlideDraft
+
+
+class Revision(_Strict):
+    """The reviser's answer: replacements for the slides the work order names, and (merge only) the named
+    slides it folds away. Code ignores any change to a slide the work order does not name."""
+
+    slides: list[RevisedSlide] = Field(min_length=1, max_length=3)
+    remove: list[SlideNumber] = Field(max_length=2)
+
+
+# --- L4 scorer (the judge), L5 planner
+
+
+class R1Score(_Strict):
+    dimension: R1Dimension
+    score: Score
+    evidence: Quote  # words quoted from the deck that justify the score
+
+
+class R2Score(_Strict):
+    dimension: Literal[R2Dimension, ProtectedDimension]
+    score: Score
+    evidence: Quote
+
+
+class WeakPart(_Strict):
+    slide: SlideNumber
+    dimension: Literal[R1Dimension, R2Dimension, ProtectedDimension]
+    problem: Sentence
+
+
+class R1Judgement(_Strict):
+    scores: list[R1Score] = Field(min_length=5, max_length=5)
+    weakest: list[WeakPart] = Field(min_length=1, max_length=4)
+
+
+class R2Judgement(_Strict):
+    scores: list[R2Score] = Field(min_length=8, max_length=8)
+    weakest: list[WeakPart] = Field(min_length=1, max_length=4)  # ranked, weakest first
+
+
+class WorkOrder(_Strict):
+    """One task per lap: the dimension to raise, one action, the slides it touches and what to do."""
+
+    target: R2Dimension
+    action: Action
+    slides: list[SlideNumber] = Field(min_length=1, max_length=3)
+    instruction: Sentence

@@ -1,0 +1,120 @@
+"""The deck spec (seed 001): what the renderers draw, the fact-check traces and a version freezes.
+
+Two layers. The drafter and the reviser write a ``DeckDraft`` (agents.deck.schemas): words and fact ids,
+never a number. Code resolves it into this ``Deck``: every figure on a slide is a ``Figure`` built from a
+fact-store record (a filed figure, a quant figure, or a figure derived by code, each with its citation), and
+its ``display`` string is what both renderers print and what T5 (agents.factcheck) expects to read back.
+
+The resolved deck is plain data: the PPTX and the PDF are drawn from the same ``Deck``, so they show the same
+numbers and the same words.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.data.formatting import format_value
+
+ChartKind = Literal["bar", "line"]
+SPEC_VERSION = 1
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Figure(_Frozen):
+    """One code-owned number as a slide shows it, with where it comes from."""
+
+    fact_id: str
+    label: str  # what it measures, in words ("Revenue", "Gross margin")
+    period: str  # "FY2024", "FY2025Q3", "as of 2026-10-30"
+    value: str  # the fact store's exact value (a Decimal as text)
+    unit: str  # the fact store's unit: USD, pure, percent, USD/shares, shares ...
+    display: str  # exactly what the slide prints for it (agents.deck.spec.display)
+    source: str  # "10-K filed 2024-11-01", "derived: a / b - 1", "daily prices"
+    url: str = ""
+
+    @property
+    def decimal(self) -> Decimal:
+        return Decimal(self.value)
+
+
+class Bullet(_Frozen):
+    text: str  # model-written words (figures withheld by code), no numbers of its own
+    figures: tuple[Figure, ...] = ()  # printed after the text, each as "label period: display"
+
+
+class Table(_Frozen):
+    title: str
+    rows: tuple[Figure, ...]  # one row per figure: metric, period, value, source
+
+
+class Chart(_Frozen):
+    title: str
+    kind: ChartKind
+    unit: str  # every point shares it (code refuses a chart mixing units)
+    points: tuple[Figure, ...]  # in the order drawn, one bar or point each, labelled by its period
+
+
+class Slide(_Frozen):
+    number: int  # 1-based, in reading order
+    section: str  # the scope's required section this slide belongs to
+    title: str
+    takeaway: str  # the "so what", one sentence
+    bullets: tuple[Bullet, ...] = ()
+    table: Table | None = None
+    chart: Chart | None = None
+
+    def figures(self) -> list[Figure]:
+        """Every figure the slide shows, in the order the renderers draw them: bullets, table, chart."""
+        found = [figure for bullet in self.bullets for figure in bullet.figures]
+        if self.table is not None:
+            found.extend(self.table.rows)
+        if self.chart is not None:
+            found.extend(self.chart.points)
+        return found
+
+    def words(self) -> list[str]:
+        """The model-written text of the slide (for the humanizer and the lint), in reading order."""
+        texts = [self.title, self.takeaway, *(bullet.text for bullet in self.bullets)]
+        if self.table is not None:
+            texts.append(self.table.title)
+        if self.chart is not None:
+            texts.append(self.chart.title)
+        return [text for text in texts if text]
+
+
+class Deck(_Frozen):
+    """A resolved deck: what is rendered, checked, scored and frozen."""
+
+    spec_version: int = SPEC_VERSION
+    company: str  # the company's name
+    ticker: str
+    title: str
+    subtitle: str  # audience and the data's as-of date, written by code
+    thesis: str
+    slides: tuple[Slide, ...] = Field(min_length=1)
+
+    def figures(self) -> dict[str, Figure]:
+        """Every figure in the deck by fact id."""
+        return {figure.fact_id: figure for slide in self.slides for figure in slide.figures()}
+
+    def sections(self) -> list[str]:
+        return list(dict.fromkeys(slide.section for slide in self.slides))
+
+
+def display(value: Decimal, unit: str) -> str:
+    """How a deck prints a figure: a ratio (unit ``pure``, 0.4621) as a percent with one decimal, as boards
+    read margins and growth; everything else as the rest of the desk writes it (agents.data.formatting)."""
+    if unit == "pure":
+        return f"{value * 100:,.1f}%"
+    return format_value(value, unit)
+
+
+def figure_text(figure: Figure) -> str:
+    """A figure as a bullet prints it after the bullet's words."""
+    return f"{figure.label} {figure.period}: {figure.display}"

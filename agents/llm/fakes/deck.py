@@ -1,0 +1,191 @@
+"""The fake server's answers for the deck roles (seed 001): grounded decks without a model.
+
+The drafter's and the reviser's schemas are narrowed to the run's fact ids and the scope's sections (enums,
+agents.deck.narrowing), so the answer is built from what the prompt offered: one slide per required
+section, a chart of one metric over its periods, a table of one period's figures, bullets that cite facts,
+plain words and no typed number. The judge answers a steady 4 with a quote taken from the deck it was shown,
+the planner asks to tighten the first slide, the scope builder names the usual board sections. Tests that
+need other judgements script them by prompt name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+DECK_ROLES = frozenset({"scope_builder", "rubric_builder", "drafter", "scorer", "planner", "reviser"})
+SECTIONS = ("Thesis", "Performance", "Profitability", "Risks", "Recommendation")
+SLIDE_LINE = re.compile(r"^Slide \d+ \[[^\]]*\] (.+)$", re.MULTILINE)
+JUDGE_SCORE = 4
+
+
+def deck_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | None:
+    """The answer for a deck role, or None when the schema is not one the deck asks (then the caller's
+    generic example stands)."""
+    text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict)) if messages else ""
+    if role == "scope_builder":
+        return _scope()
+    if role == "drafter" and _find(schema, "slides") is not None:
+        return _draft(schema)
+    if role == "reviser":
+        return _revision(schema)
+    if role == "scorer":
+        return _judgement(schema, text)
+    if role == "planner":
+        return _work_order(schema)
+    return None
+
+
+def _scope() -> dict[str, Any]:
+    return {
+        "audience": "The investment committee deciding on the position.",
+        "decision": "Whether to hold, add to or trim the position.",
+        "required_sections": [
+            {"name": name, "purpose": f"What the committee needs to know about {name.lower()}."}
+            for name in SECTIONS
+        ],
+        "key_questions": ["Is growth holding up?", "What would change the recommendation?"],
+    }
+
+
+def _defs(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    found: Mapping[str, Any] = schema.get("$defs", {})
+    return found
+
+
+def _resolve(schema: Mapping[str, Any], node: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        return _resolve(schema, _defs(schema)[ref.rsplit("/", 1)[-1]])
+    for key in ("anyOf", "oneOf"):
+        for option in node.get(key, []):
+            if option.get("type") != "null":
+                return _resolve(schema, option)
+    return node
+
+
+def _find(schema: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    prop = schema.get("properties", {}).get(name)
+    return _resolve(schema, prop) if isinstance(prop, dict) else None
+
+
+def _slide_schema(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    for node in _defs(schema).values():
+        if "takeaway" in node.get("properties", {}):
+            found: Mapping[str, Any] = node
+            return found
+    raise ValueError("no slide in this schema")
+
+
+def _enum(schema: Mapping[str, Any], node: Mapping[str, Any], name: str) -> list[Any]:
+    prop = _resolve(schema, node.get("properties", {}).get(name, {}))
+    items = prop.get("items")
+    if isinstance(items, dict):
+        prop = _resolve(schema, items)
+    return list(prop.get("enum", []))
+
+
+def _ids(schema: Mapping[str, Any]) -> list[str]:
+    for node in _defs(schema).values():
+        if "points" in node.get("properties", {}):
+            return [str(i) for i in _enum(schema, node, "points")]
+    return []
+
+
+def _by_metric(ids: list[str]) -> dict[str, list[str]]:
+    grouped: dict[str, list[str]] = {}
+    for fact_id in ids:
+        parts = fact_id.split(":")
+        if len(parts) == 3 and parts[2].startswith("FY") and "Q" not in parts[2]:
+            grouped.setdefault(parts[1], []).append(fact_id)
+    return {metric: sorted(found, key=lambda i: i.rsplit(":", 1)[-1]) for metric, found in grouped.items()}
+
+
+def _slide(section: str, index: int, ids: list[str]) -> dict[str, Any]:
+    grouped = _by_metric(ids)
+    series = [found for found in grouped.values() if len(found) >= 2]
+    slide: dict[str, Any] = {
+        "section": section,
+        "title": f"{section}: what the filed figures say",
+        "takeaway": f"The committee should read {section.lower()} as support for the recommendation.",
+        "bullets": [],
+        "table": None,
+        "chart": None,
+    }
+    if series and index % 2 == 0:
+        points = series[(index // 2) % len(series)][-5:]
+        slide["chart"] = {"title": f"{section} over the last fiscal years", "kind": "bar", "points": points}
+        slide["bullets"] = [{"text": "The latest year sets the trend", "figures": points[-1:]}]
+    elif ids:
+        latest = [found[-1] for found in grouped.values()][:4] or ids[:2]
+        if len(latest) >= 2:
+            slide["table"] = {"title": f"{section} at a glance", "rows": latest[:4]}
+        slide["bullets"] = [{"text": "Filed figures back this view", "figures": latest[:1]}]
+    else:
+        slide["bullets"] = [{"text": "No filed figure speaks to this section", "figures": []}]
+    return slide
+
+
+def _draft(schema: Mapping[str, Any]) -> dict[str, Any]:
+    slide_node = _slide_schema(schema)
+    sections = [str(s) for s in _enum(schema, slide_node, "section")] or list(SECTIONS)
+    ids = _ids(schema)
+    slides_node = _find(schema, "slides") or {}
+    most = int(slides_node.get("maxItems", len(sections)))
+    chosen = (sections * 2)[: max(3, min(most, len(sections)))]
+    return {
+        "title": "A board view of the position",
+        "thesis": "The filed figures support holding the position while watching the risks named here.",
+        "slides": [_slide(section, index, ids) for index, section in enumerate(chosen)],
+    }
+
+
+def _revision(schema: Mapping[str, Any]) -> dict[str, Any]:
+    numbers: list[int] = []
+    for node in _defs(schema).values():
+        if "number" in node.get("properties", {}) and "slide" in node.get("properties", {}):
+            numbers = [int(n) for n in _resolve(schema, node["properties"]["number"]).get("enum", [1])]
+    slide_node = _slide_schema(schema)
+    sections = [str(s) for s in _enum(schema, slide_node, "section")] or list(SECTIONS)
+    number = numbers[0] if numbers else 1
+    slide = _slide(sections[(number - 1) % len(sections)], number - 1, _ids(schema))
+    slide["title"] = slide["title"].replace("what the filed figures say", "the point in one line")
+    return {"slides": [{"number": number, "slide": slide}], "remove": []}
+
+
+def _judgement(schema: Mapping[str, Any], prompt: str) -> dict[str, Any]:
+    titles = SLIDE_LINE.findall(prompt)
+    quote = (titles[0] if titles else "the deck").strip()[:150]
+    score_node: Mapping[str, Any] = {}
+    for node in _defs(schema).values():
+        if "evidence" in node.get("properties", {}):
+            score_node = node
+    dimensions = _enum(schema, score_node, "dimension")
+    scores = _find(schema, "scores") or {}
+    count = int(scores.get("maxItems", len(dimensions)))
+    return {
+        "scores": [
+            {"dimension": dimension, "score": JUDGE_SCORE, "evidence": quote}
+            for dimension in dimensions[:count]
+        ],
+        "weakest": [
+            {
+                "slide": 1,
+                "dimension": dimensions[0],
+                "problem": "The first slide could say more in fewer words.",
+            }
+        ],
+    }
+
+
+def _work_order(schema: Mapping[str, Any]) -> dict[str, Any]:
+    targets = [
+        str(t) for t in _resolve(schema, schema.get("properties", {}).get("target", {})).get("enum", [])
+    ]
+    return {
+        "target": targets[-1] if targets else "clean_concise_story",
+        "action": "tighten_text",
+        "slides": [1],
+        "instruction": "Say the first slide's point in fewer words.",
+    }

@@ -1,0 +1,574 @@
+"""A resolved ``Deck`` as a 16:9 PowerPoint file: one text box per part, a native table and a native chart.
+
+The blank layout is used and every box is placed by ``slide_layout`` (below; the PDF uses the same boxes
+and font sizes), because the default template's placeholders sit at 4:3 positions once the slide is
+widened. Text sizes are chosen by measuring the text with DejaVu Sans, the face that draws it, so that
+it fits its box. Shapes are named for what they are ("Title", "Bullets", "Chart" ...): the render lint's
+findings name them.
+Every text is cleaned first: python-pptx raises on lone surrogates and U+FFFE and writes control
+characters as ``_x0000_``. The deck itself is embedded as deck.json (agents.render.embedded).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+from lxml import etree
+from PIL import ImageFont
+from pptx import Presentation
+from pptx.chart.data import CategoryChartData
+from pptx.dml.color import RGBColor
+from pptx.enum.chart import XL_CHART_TYPE, XL_LABEL_POSITION, XL_MARKER_STYLE, XL_TICK_LABEL_POSITION
+from pptx.enum.text import MSO_ANCHOR, MSO_AUTO_SIZE
+from pptx.oxml.ns import qn
+from pptx.util import Emu, Inches, Pt
+
+from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, figure_text
+from agents.render import charts
+from agents.render.embedded import embed_in_pptx
+from agents.render.fonts import FONT_NAME, font_path
+from agents.render.pdf import clean_render_text
+
+# Shape names, in reading order (a slide has the ones it needs).
+DECK_TITLE_SHAPE = "Deck title"  # slide 1 only: the deck's title, subtitle and thesis
+TITLE_SHAPE = "Title"
+TAKEAWAY_SHAPE = "Takeaway"
+BULLETS_SHAPE = "Bullets"
+TABLE_TITLE_SHAPE = "Table title"
+TABLE_SHAPE = "Table"
+CHART_TITLE_SHAPE = "Chart title"
+CHART_SHAPE = "Chart"
+FOOTER_SHAPE = "Footer"
+
+_EMU_PER_IN = 914400
+_BLANK_LAYOUT = 6  # "Blank" in python-pptx's default template: no placeholders at all
+# Fixed dates and zip timestamps: the same deck renders to the same bytes.
+_FIXED_DATE = datetime(2000, 1, 1)  # noqa: DTZ001  # core properties are written without a zone
+_ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def render_pptx(deck: Deck, *, spec: Deck | None = None) -> bytes:
+    """The deck as PPTX bytes; ``spec`` (default ``deck``) is the deck embedded as deck.json."""
+    presentation: Any = Presentation()
+    _widen_template(presentation)
+    for slide in deck.slides:
+        page = presentation.slides.add_slide(presentation.slide_layouts[_BLANK_LAYOUT])
+        _draw_slide(page.shapes, deck, slide)
+    _set_properties(presentation.core_properties, deck)
+    embed_in_pptx(presentation, spec if spec is not None else deck)
+    buffer = io.BytesIO()
+    presentation.save(buffer)
+    return _with_fixed_timestamps(buffer.getvalue())
+
+
+def _widen_template(presentation: Any) -> None:
+    """Make the default 4:3 template 16:9, its master's and layouts' placeholders stretched to match, so a
+    slide someone adds in PowerPoint later does not put its title at 4:3 positions."""
+    old_width = presentation.slide_width
+    presentation.slide_width = Emu(round(SLIDE_WIDTH_IN * _EMU_PER_IN))
+    presentation.slide_height = Emu(round(SLIDE_HEIGHT_IN * _EMU_PER_IN))
+    ratio = presentation.slide_width / old_width
+    master = presentation.slide_master
+    # Layouts first: a layout placeholder without a position of its own reads the master's, still 4:3,
+    # and gets the stretched one written on it; the master is stretched last.
+    for shape in [*(shape for layout in master.slide_layouts for shape in layout.shapes), *master.shapes]:
+        if shape.left is not None and shape.width is not None:
+            shape.left, shape.width = Emu(round(shape.left * ratio)), Emu(round(shape.width * ratio))
+
+
+def _draw_slide(shapes: Any, deck: Deck, slide: Slide) -> None:
+    layout = slide_layout(deck, slide)
+    if layout.band is not None:
+        band = _text_box(shapes, DECK_TITLE_SHAPE, layout.band)
+        _paragraph(band, deck.title, layout.band_pt + BAND_TITLE_EXTRA_PT, bold=True, first=True)
+        _paragraph(band, deck.subtitle, layout.band_pt - BAND_SUBTITLE_LESS_PT, colour=charts.MUTED)
+        _paragraph(band, deck.thesis, layout.band_pt, colour=charts.POSITIVE)
+    _paragraph(
+        _text_box(shapes, TITLE_SHAPE, layout.title), slide.title, layout.title_pt, bold=True, first=True
+    )
+    takeaway = _text_box(shapes, TAKEAWAY_SHAPE, layout.takeaway)
+    _paragraph(takeaway, slide.takeaway, layout.takeaway_pt, colour=charts.POSITIVE, first=True)
+    if layout.bullets is not None:
+        bullets = _text_box(shapes, BULLETS_SHAPE, layout.bullets)
+        for index, bullet in enumerate(slide.bullets):
+            paragraph = _paragraph(bullets, bullet_text(bullet), layout.bullets_pt, first=index == 0)
+            _make_bullet(paragraph, layout.bullets_pt, space_before=index > 0)
+    if slide.table is not None and layout.table is not None:
+        _draw_table(shapes, slide.table, layout)
+    if slide.chart is not None and layout.chart is not None:
+        _draw_chart(shapes, slide.chart, layout.chart, layout)
+    footer = _text_box(shapes, FOOTER_SHAPE, layout.footer)
+    for index, line in enumerate(footer_lines(deck, slide)):
+        _paragraph(footer, line, layout.footer_pt, colour=charts.MUTED, first=index == 0)
+
+
+def _text_box(shapes: Any, name: str, box: Box) -> Any:
+    shape = shapes.add_textbox(*_emu(box))
+    shape.name = name
+    frame = shape.text_frame
+    frame.word_wrap = True
+    frame.auto_size = MSO_AUTO_SIZE.NONE
+    frame.vertical_anchor = MSO_ANCHOR.TOP
+    frame.margin_left = frame.margin_right = Inches(INSET_X_IN)
+    frame.margin_top = frame.margin_bottom = Inches(INSET_Y_IN)
+    return frame
+
+
+def _paragraph(
+    frame: Any,
+    text: str,
+    size_pt: float,
+    *,
+    bold: bool = False,
+    colour: str = charts.INK,
+    first: bool = False,
+) -> Any:
+    paragraph = frame.paragraphs[0] if first else frame.add_paragraph()
+    _run(paragraph, text, size_pt, bold=bold, colour=colour)
+    return paragraph
+
+
+def _run(paragraph: Any, text: str, size_pt: float, *, bold: bool = False, colour: str = charts.INK) -> None:
+    run = paragraph.add_run()
+    run.text = clean_render_text(text)
+    font = run.font
+    font.name = FONT_NAME
+    font.size = Pt(size_pt)
+    font.bold = bold
+    font.color.rgb = _rgb(colour)
+    # python-pptx sets the latin face only; name it for the other scripts too, so no theme font is used.
+    properties = run._r.get_or_add_rPr()
+    for tag in ("a:ea", "a:cs"):
+        etree.SubElement(properties, qn(tag)).set("typeface", FONT_NAME)
+
+
+def _make_bullet(paragraph: Any, size_pt: float, *, space_before: bool) -> None:
+    """A real bullet (hanging indent, a bullet character), not a typed "•" in the text; the children are
+    appended in the order the schema wants them (spacing, bullet font, bullet character)."""
+    properties = paragraph._p.get_or_add_pPr()
+    indent = round(Pt(size_pt * 1.1))
+    properties.set("marL", str(indent))
+    properties.set("indent", str(-indent))
+    if space_before:  # half a line between bullets, in 1/100 pt, as the HTML's margin
+        spacing = etree.SubElement(properties, qn("a:spcBef"))
+        etree.SubElement(spacing, qn("a:spcPts")).set("val", str(round(size_pt * BULLET_SPACING_EM * 100)))
+    etree.SubElement(properties, qn("a:buFont")).set("typeface", FONT_NAME)
+    etree.SubElement(properties, qn("a:buChar")).set("char", "•")
+
+
+def _draw_table(shapes: Any, table: Table, layout: SlideLayout) -> None:
+    assert layout.table is not None and layout.table_grid is not None
+    caption = _text_box(shapes, TABLE_TITLE_SHAPE, layout.table.caption(layout.caption_pt))
+    _paragraph(caption, table.title, layout.caption_pt, bold=True, first=True)
+    grid = layout.table_grid
+    shape = shapes.add_table(len(table.rows) + 1, len(TABLE_HEADER), *_emu(grid))
+    shape.name = TABLE_SHAPE
+    native = shape.table
+    _, _, width, height = _emu(grid)
+    edges = [round(width * sum(TABLE_COLUMN_SHARES[:i])) for i in range(len(TABLE_HEADER) + 1)]
+    for column, start, end in zip(native.columns, edges, edges[1:], strict=False):
+        column.width = Emu(end - start)
+    count = len(table.rows) + 1
+    for index, row in enumerate(native.rows):
+        row.height = Emu(round(height * (index + 1) / count) - round(height * index / count))
+    rows: list[Sequence[str]] = [TABLE_HEADER, *(table_row(figure) for figure in table.rows)]
+    for row_index, values in enumerate(rows):
+        for column_index, value in enumerate(values):
+            cell = native.cell(row_index, column_index)
+            cell.margin_left = cell.margin_right = Inches(INSET_X_IN)
+            cell.margin_top = cell.margin_bottom = Inches(INSET_Y_IN / 2)
+            cell.vertical_anchor = MSO_ANCHOR.MIDDLE
+            frame = cell.text_frame
+            frame.word_wrap = True
+            cell.fill.solid()
+            cell.fill.fore_color.rgb = _rgb(_row_fill(row_index))
+            colour = "#FFFFFF" if row_index == 0 else charts.INK
+            _run(frame.paragraphs[0], value, layout.table_pt, bold=row_index == 0, colour=colour)
+
+
+def _row_fill(row_index: int) -> str:
+    """The header in the deck's blue, then banded rows (the HTML table uses the same colours)."""
+    if row_index == 0:
+        return charts.POSITIVE
+    return TABLE_BAND if row_index % 2 == 1 else "#FFFFFF"
+
+
+def _draw_chart(shapes: Any, chart: Chart, box: Box, layout: SlideLayout) -> None:
+    caption = _text_box(shapes, CHART_TITLE_SHAPE, box.caption(layout.caption_pt))
+    _paragraph(caption, chart.title, layout.caption_pt, bold=True, first=True)
+    if not chart.points:  # python-pptx cannot write a chart without categories; the resolver never asks
+        return
+    # python-pptx's chart data classes carry no annotations.
+    data = CategoryChartData(number_format="General")  # type: ignore[no-untyped-call]
+    data.categories = [clean_render_text(point.period) for point in chart.points]
+    values = [float(point.decimal) for point in chart.points]
+    data.add_series(clean_render_text(chart.title), values)  # type: ignore[no-untyped-call]
+    area = box.below_caption(layout.caption_pt)
+    kind = XL_CHART_TYPE.COLUMN_CLUSTERED if chart.kind == "bar" else XL_CHART_TYPE.LINE_MARKERS
+    frame = shapes.add_chart(kind, *_emu(area), data)
+    frame.name = CHART_SHAPE
+    _style_axes(frame.chart, chart, layout.chart_label_pt)
+    _style_points(frame.chart.plots[0], chart, layout.chart_label_pt)
+
+
+def _style_axes(native: Any, chart: Chart, label_pt: float) -> None:
+    native.has_legend = False
+    native.has_title = False
+    native.font.name = FONT_NAME
+    native.font.size = Pt(label_pt)
+    # Every point carries its value label, so the value axis would only repeat them in raw floats.
+    native.value_axis.visible = False
+    low, high = charts.value_range(chart)
+    if chart.kind == "line":
+        native.value_axis.minimum_scale, native.value_axis.maximum_scale = float(low), float(high)
+    elif low == 0:  # bars start at zero, as in the PDF; the far end is left to leave room for labels
+        native.value_axis.minimum_scale = 0
+    elif high == 0:
+        native.value_axis.maximum_scale = 0
+    native.value_axis.has_major_gridlines = False
+    native.category_axis.tick_label_position = XL_TICK_LABEL_POSITION.LOW
+    native.category_axis.format.line.color.rgb = _rgb(charts.RULE)
+
+
+def _style_points(plot: Any, chart: Chart, label_pt: float) -> None:
+    """Solid colours (red for a negative figure) and each point labelled with its display string."""
+    series = plot.series[0]
+    if chart.kind == "bar":
+        plot.gap_width = 70
+        series.invert_if_negative = False
+    else:
+        series.smooth = False
+        series.format.line.color.rgb = _rgb(charts.POSITIVE)
+        series.marker.style = XL_MARKER_STYLE.CIRCLE
+        series.marker.size = 8
+    for point, figure in zip(series.points, chart.points, strict=True):
+        colour = _rgb(charts.NEGATIVE if figure.decimal < 0 else charts.POSITIVE)
+        if chart.kind == "bar":
+            point.format.fill.solid()
+            point.format.fill.fore_color.rgb = colour
+        else:
+            point.marker.format.fill.solid()
+            point.marker.format.fill.fore_color.rgb = colour
+            point.marker.format.line.color.rgb = colour
+        _label_point(point.data_label, figure.display, label_pt, bar=chart.kind == "bar")
+
+
+def _label_point(label: Any, display: str, size_pt: float, *, bar: bool) -> None:
+    """The point's label reads exactly the spec's display string, not a number the chart formats."""
+    label.has_text_frame = True
+    label.position = XL_LABEL_POSITION.OUTSIDE_END if bar else XL_LABEL_POSITION.ABOVE
+    frame = label.text_frame
+    frame._txBody.bodyPr.set("wrap", "none")  # one line, as the PDF prints it
+    _run(frame.paragraphs[0], display, size_pt, bold=True)
+
+
+def _emu(box: Box) -> tuple[Emu, Emu, Emu, Emu]:
+    """Left, top, width and height in EMU, rounded edge by edge so that boxes that touch never overlap."""
+    left, top = round(box.left * _EMU_PER_IN), round(box.top * _EMU_PER_IN)
+    right, bottom = round((box.left + box.width) * _EMU_PER_IN), round(box.bottom * _EMU_PER_IN)
+    return Emu(left), Emu(top), Emu(right - left), Emu(bottom - top)
+
+
+def _rgb(colour: str) -> RGBColor:
+    red, green, blue = bytes.fromhex(colour.lstrip("#"))
+    return RGBColor(red, green, blue)  # type: ignore[no-untyped-call]  # python-pptx: no annotations
+
+
+def _set_properties(properties: Any, deck: Deck) -> None:
+    properties.title = clean_render_text(deck.title)
+    properties.subject = clean_render_text(f"{deck.company} ({deck.ticker})")
+    properties.author = properties.last_modified_by = "Analyst Desk"
+    properties.created = properties.modified = properties.last_printed = _FIXED_DATE
+    properties.revision = 1
+
+
+def _with_fixed_timestamps(package: bytes) -> bytes:
+    """The same zip with every member's timestamp fixed (python-pptx stamps the time of saving)."""
+    source = zipfile.ZipFile(io.BytesIO(package))
+    buffer = io.BytesIO()
+    with source, zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            fixed = zipfile.ZipInfo(info.filename, date_time=_ZIP_DATE)
+            fixed.compress_type = zipfile.ZIP_DEFLATED
+            target.writestr(fixed, source.read(info))
+    return buffer.getvalue()
+
+
+# --- The slide geometry both renderers share (deck_html places its boxes with it too) -----------------
+
+SLIDE_WIDTH_IN = 12192000 / _EMU_PER_IN  # 13.333 in, PowerPoint's own 16:9 width in EMU
+SLIDE_HEIGHT_IN = 7.5
+INSET_X_IN = 0.1  # PowerPoint's default text-box insets, repeated as padding in the HTML
+INSET_Y_IN = 0.05
+LINE_HEIGHT = 1.2  # PowerPoint's single spacing for DejaVu Sans is ~1.17 em; measure with a little more
+TABLE_HEADER = ("Metric", "Period", "Value", "Source")
+TABLE_BAND = "#E9EEF4"
+TABLE_COLUMN_SHARES = (0.26, 0.14, 0.30, 0.30)  # the value column fits "99,999.99 USD/shares" unbroken
+BULLET_SPACING_EM = 0.5  # between bullets
+BAND_TITLE_EXTRA_PT = 4.0  # on slide 1, the deck title is set this much larger than the thesis
+BAND_SUBTITLE_LESS_PT = 2.0  # and the subtitle this much smaller
+
+_MARGIN_IN = 0.6
+_CONTENT_WIDTH_IN = SLIDE_WIDTH_IN - 2 * _MARGIN_IN
+_GAP_IN = 0.3
+_BULLETS_SHARE = 0.44  # of the body's width, beside a table or chart
+_TABLE_ROW_IN = 0.42
+# The most the band, a title, a takeaway or the footer may take; each box is then cut to the height its
+# text needs, plus slack for a renderer that wraps a word earlier than our measure.
+_BAND_IN = 1.15
+_TITLE_IN = 1.0
+_TAKEAWAY_IN = 0.8
+_FOOTER_IN = 0.6
+_SLACK_IN = 0.08
+_CAPTION_PT = 13.0
+# Font sizes tried, largest first; the first at which the text fits its box is used.
+_BAND_SIZES = (14.0, 13.0, 12.0, 11.0, 10.0)
+_TITLE_SIZES = (28.0, 26.0, 24.0, 22.0, 20.0, 18.0)
+_TAKEAWAY_SIZES = (18.0, 17.0, 16.0, 15.0, 14.0, 13.0, 12.0)
+_BULLET_SIZES = (18.0, 17.0, 16.0, 15.0, 14.0, 13.0, 12.0, 11.0, 10.0)
+_TABLE_SIZES = (14.0, 13.0, 12.0, 11.0, 10.0, 9.0, 8.0)
+_FOOTER_SIZES = (9.0, 8.0, 7.0)
+_MEASURE_PX = 1000  # glyph widths are read at this size (px = pt here) and scaled
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle on the slide, in inches from its top-left corner."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+    def caption(self, size_pt: float) -> Box:
+        return Box(self.left, self.top, self.width, _caption_height(size_pt))
+
+    def below_caption(self, size_pt: float) -> Box:
+        used = _caption_height(size_pt)
+        return Box(self.left, self.top + used, self.width, max(self.height - used, 0.1))
+
+
+@dataclass(frozen=True)
+class SlideLayout:
+    band: Box | None  # slide 1 only: the deck's title, subtitle and thesis
+    title: Box
+    takeaway: Box
+    bullets: Box | None
+    table: Box | None  # the table's caption and grid
+    table_grid: Box | None
+    chart: Box | None  # the chart's caption and plot
+    footer: Box
+    band_pt: float  # the thesis; the deck title and subtitle are set relative to it
+    title_pt: float
+    takeaway_pt: float
+    bullets_pt: float
+    table_pt: float
+    chart_label_pt: float
+    footer_pt: float
+    caption_pt: float = _CAPTION_PT
+
+
+@dataclass(frozen=True)
+class _Paragraph:
+    """One paragraph to measure: its text, its size relative to the box's size, and its weight."""
+
+    text: str
+    extra_pt: float = 0.0
+    bold: bool = False
+
+
+def slide_layout(deck: Deck, slide: Slide) -> SlideLayout:
+    """Where each part of ``slide`` goes and at what size, measured with DejaVu Sans so the text fits."""
+    top = _MARGIN_IN / 2
+    band, band_pt = None, _BAND_SIZES[0]
+    if slide is deck.slides[0]:
+        band_text = [
+            _Paragraph(deck.title, BAND_TITLE_EXTRA_PT, bold=True),
+            _Paragraph(deck.subtitle, -BAND_SUBTITLE_LESS_PT),
+            _Paragraph(deck.thesis),
+        ]
+        band, band_pt = _fitted(_row(top, _BAND_IN), band_text, _BAND_SIZES)
+        top = band.bottom + 0.1
+    title, title_pt = _fitted(_row(top, _TITLE_IN), [_Paragraph(slide.title, bold=True)], _TITLE_SIZES)
+    takeaway, takeaway_pt = _fitted(
+        _row(title.bottom, _TAKEAWAY_IN), [_Paragraph(slide.takeaway)], _TAKEAWAY_SIZES
+    )
+    lowest = _row(SLIDE_HEIGHT_IN - _FOOTER_IN - 0.1, _FOOTER_IN)
+    footer, footer_pt = _fitted(
+        lowest, [_Paragraph(line) for line in footer_lines(deck, slide)], _FOOTER_SIZES
+    )
+    footer = _row(lowest.bottom - footer.height, footer.height)  # sits on the bottom margin
+    body = _row(takeaway.bottom + 0.15, footer.top - 0.1 - (takeaway.bottom + 0.15))
+    bullets, table, chart = _split_body(body, slide)
+    table_grid, table_pt = _table_grid(table, slide.table)
+    bullet_paragraphs = [_Paragraph(bullet_text(bullet)) for bullet in slide.bullets]
+    return SlideLayout(
+        band=band,
+        title=title,
+        takeaway=takeaway,
+        bullets=bullets,
+        table=table,
+        table_grid=table_grid,
+        chart=chart,
+        footer=footer,
+        band_pt=band_pt,
+        title_pt=title_pt,
+        takeaway_pt=takeaway_pt,
+        bullets_pt=_fitting_size(bullets, bullet_paragraphs, _BULLET_SIZES, bullets=True) if bullets else 0.0,
+        table_pt=table_pt,
+        chart_label_pt=_chart_label_size(chart, slide.chart),
+        footer_pt=footer_pt,
+    )
+
+
+def bullet_text(bullet: Bullet) -> str:
+    """A bullet as both renderers print it: its words, then each figure, separated by "; "."""
+    return "; ".join(part for part in (bullet.text.strip(), *map(figure_text, bullet.figures)) if part)
+
+
+def table_row(figure: Figure) -> tuple[str, str, str, str]:
+    """A table row as both renderers print it, under ``TABLE_HEADER``."""
+    return (figure.label, figure.period, figure.display, figure.source)
+
+
+def footer_lines(deck: Deck, slide: Slide) -> list[str]:
+    """The sources of the slide's figures, then the slide's number on a line of its own (the fact-check
+    skips a line that only numbers the slide, and would read "20" in "Slide 3 of 20 · ..." as a figure)."""
+    sources = list(dict.fromkeys(figure.source for figure in slide.figures() if figure.source))
+    position = f"Slide {slide.number} of {len(deck.slides)}"
+    return [f"Sources: {'; '.join(sources)}", position] if sources else [position]
+
+
+def _row(top: float, height: float) -> Box:
+    """A box across the slide's content width."""
+    return Box(_MARGIN_IN, top, _CONTENT_WIDTH_IN, height)
+
+
+def _split_body(body: Box, slide: Slide) -> tuple[Box | None, Box | None, Box | None]:
+    """Bullets on the left when a table or chart shares the slide; a table above a chart when both do."""
+    if slide.table is None and slide.chart is None:
+        return (body if slide.bullets else None), None, None
+    area = body
+    bullets = None
+    if slide.bullets:
+        text_width = body.width * _BULLETS_SHARE
+        bullets = Box(body.left, body.top, text_width, body.height)
+        area = Box(body.left + text_width + _GAP_IN, body.top, body.width - text_width - _GAP_IN, body.height)
+    if slide.table is None or slide.chart is None:
+        return bullets, (area if slide.table else None), (area if slide.chart else None)
+    wanted = _caption_height(_CAPTION_PT) + (len(slide.table.rows) + 1) * _TABLE_ROW_IN
+    table = Box(area.left, area.top, area.width, min(wanted, area.height * 0.5))
+    chart_top = table.bottom + 0.15
+    return bullets, table, Box(area.left, chart_top, area.width, area.bottom - chart_top)
+
+
+def _table_grid(box: Box | None, table: Table | None) -> tuple[Box | None, float]:
+    """The grid under the caption, and the largest font at which every row fits it."""
+    if box is None or table is None:
+        return None, _TABLE_SIZES[0]
+    area = box.below_caption(_CAPTION_PT)
+    rows = [TABLE_HEADER, *(table_row(figure) for figure in table.rows)]
+    for size in _TABLE_SIZES:
+        row_height = max(_row_height(row, area.width, size) for row in rows)
+        whole = all(_one_line(row, area.width, size) for row in rows)
+        if (whole and row_height * len(rows) <= area.height) or size == _TABLE_SIZES[-1]:
+            height = min(max(row_height, _TABLE_ROW_IN) * len(rows), area.height)
+            return Box(area.left, area.top, area.width, height), size
+    raise AssertionError("unreachable: the smallest size always returns")
+
+
+def _row_height(row: Sequence[str], width_in: float, size_pt: float) -> float:
+    lines = max(
+        _line_count(text, _cell_width_pt(width_in, i), size_pt, bold=False) for i, text in enumerate(row)
+    )
+    return lines * size_pt * LINE_HEIGHT / 72 + INSET_Y_IN
+
+
+def _one_line(row: Sequence[str], width_in: float, size_pt: float) -> bool:
+    """Whether the period and the value fit their cells on one line: a figure is never broken (the PDF
+    keeps both on one line, and the fact-check reads a figure back whole)."""
+    return all(_line_count(row[i], _cell_width_pt(width_in, i), size_pt, bold=False) == 1 for i in (1, 2))
+
+
+def _cell_width_pt(width_in: float, column: int) -> float:
+    return (width_in * TABLE_COLUMN_SHARES[column] - 2 * INSET_X_IN) * 72
+
+
+def _chart_label_size(box: Box | None, chart: Chart | None) -> float:
+    """The largest label size (10 to 6 pt) at which every point's value fits the width of its slot."""
+    if box is None or chart is None or not chart.points:
+        return 10.0
+    slot_pt = box.width * 72 * 0.85 / len(chart.points)
+    widest = max(_text_width(point.display, 1.0, bold=True) for point in chart.points)
+    return max(6.0, min(10.0, float(int(slot_pt * 0.9 / widest))))
+
+
+def _fitted(most: Box, paragraphs: list[_Paragraph], sizes: Sequence[float]) -> tuple[Box, float]:
+    """The box cut to the height the text needs at the largest size at which it fits ``most``."""
+    size = _fitting_size(most, paragraphs, sizes)
+    needed = _text_height(most, paragraphs, size, bullets=False) + _SLACK_IN
+    return Box(most.left, most.top, most.width, min(needed, most.height)), size
+
+
+def _fitting_size(
+    box: Box, paragraphs: list[_Paragraph], sizes: Sequence[float], *, bullets: bool = False
+) -> float:
+    for size in sizes:
+        if _text_height(box, paragraphs, size, bullets=bullets) <= box.height:
+            return size
+    return sizes[-1]
+
+
+def _text_height(box: Box, paragraphs: list[_Paragraph], size_pt: float, *, bullets: bool) -> float:
+    """Inches the paragraphs take in the box at ``size_pt``, insets included."""
+    width_pt = (box.width - 2 * INSET_X_IN) * 72 - (size_pt * 1.1 if bullets else 0.0)
+    total_pt = 0.0
+    for index, paragraph in enumerate(paragraphs):
+        size = size_pt + paragraph.extra_pt
+        total_pt += _line_count(paragraph.text, width_pt, size, bold=paragraph.bold) * size * LINE_HEIGHT
+        if bullets and index > 0:
+            total_pt += size * BULLET_SPACING_EM
+    return total_pt / 72 + 2 * INSET_Y_IN
+
+
+def _line_count(text: str, width_pt: float, size_pt: float, *, bold: bool) -> int:
+    """Lines the text wraps to at this width, breaking at spaces as PowerPoint and browsers do."""
+    lines, used = 1, 0.0
+    space = _text_width(" ", size_pt, bold=bold)
+    for word in clean_render_text(text).split():
+        width = _text_width(word, size_pt, bold=bold)
+        if used and used + space + width > width_pt:
+            lines, used = lines + 1, 0.0
+        if width > width_pt:  # a word longer than the line is broken inside
+            lines += int(width // width_pt)
+            width %= width_pt
+        used = used + space + width if used else width
+    return lines
+
+
+def _caption_height(size_pt: float) -> float:
+    return size_pt * LINE_HEIGHT / 72 + 2 * INSET_Y_IN + 0.05
+
+
+def _text_width(text: str, size_pt: float, *, bold: bool) -> float:
+    return _width_em(text, bold) * size_pt
+
+
+@lru_cache(maxsize=8192)
+def _width_em(text: str, bold: bool) -> float:
+    return _font(bold).getlength(text) / _MEASURE_PX
+
+
+@lru_cache(maxsize=2)
+def _font(bold: bool) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(font_path(bold=bold)), _MEASURE_PX)

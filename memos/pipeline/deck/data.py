@@ -1,0 +1,120 @@
+"""Stage 2, data (seed 001 A3, tools T1-T4): code picks the figures the deck may show from the fact store and
+freezes them in the run, each as the ``Figure`` both renderers print and the fact-check traces.
+
+The fact store already holds the filed figures, the quant figures and the figures code derived from them
+(growth, margins, free cash flow: agents.data.edgar.derived, each recorded with its derivation and inputs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from django.db.models import Max
+
+from agents.data.edgar import load_company_facts
+from agents.data.errors import DataError
+from agents.deck.outputs import DeckEvidence
+from agents.deck.spec import Figure, display
+from memos.models import Company, FactRecord
+from memos.pipeline.context import StageContext
+from memos.pipeline.deck.plan import FIGURES
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.memo.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, period_label
+from memos.services.facts import save_company_facts
+from memos.services.sources import edgar_source
+
+DECK_METRICS = (
+    *FUNDAMENTAL_METRICS,
+    "revenue_growth_yoy",
+    "gross_margin",
+    "operating_margin",
+    "net_margin",
+    "fcf",
+)
+YEARS = 3
+LABELS = {
+    "revenue": "Revenue",
+    "gross_profit": "Gross profit",
+    "operating_income": "Operating income",
+    "net_income": "Net income",
+    "rnd_expense": "R&D expense",
+    "operating_cash_flow": "Operating cash flow",
+    "capex": "Capital expenditure",
+    "cash": "Cash",
+    "revenue_growth_yoy": "Revenue growth",
+    "gross_margin": "Gross margin",
+    "operating_margin": "Operating margin",
+    "net_margin": "Net margin",
+    "fcf": "Free cash flow",
+    "eps_diluted": "Diluted EPS",
+    "beta": "Beta",
+    "volatility_annualised": "Volatility (annualised)",
+    "return_ytd": "Return year to date",
+}
+
+
+def run_data(ctx: StageContext) -> None:
+    company = ctx.run.brief.company
+    step = ctx.step(FIGURES)
+    ctx.start(step)
+    if not company.facts.exists():
+        try:
+            save_company_facts(load_company_facts(edgar_source(), company.ticker))
+        except DataError as exc:
+            ctx.fail_step(step, str(exc))
+            raise StageFailed(f"no figures for {company.ticker}: {exc}") from exc
+    chosen = deck_facts(company)
+    if not chosen:
+        ctx.fail_step(step, f"the fact store holds no annual figures for {company.ticker}")
+        raise StageFailed(f"no annual figures for {company.ticker}: a deck needs filed figures to show")
+    figures = [figure_of(fact) for fact in chosen]
+    version = data_version(figures)
+    ctx.set_run(data_version=version)
+    as_of = max((fact.filed or fact.period_end for fact in chosen), default=None)
+    ctx.finish(step, DeckEvidence(data_version=version, as_of=as_of, figures=figures))
+
+
+def deck_facts(company: Company) -> list[FactRecord]:
+    """The last three fiscal years of the fundamentals and what code derived from them, then the latest
+    price-based figures: in one fixed order, so the same data gives the same prompts."""
+    annual = FactRecord.objects.filter(company=company, fiscal_period="FY", metric__in=DECK_METRICS)
+    latest = annual.aggregate(latest=Max("fiscal_year"))["latest"]
+    chosen = (
+        list(annual.filter(fiscal_year__gt=latest - YEARS).order_by("metric", "fiscal_year"))
+        if latest is not None
+        else []
+    )
+    daily = FactRecord.objects.filter(company=company, fiscal_period="DAY", metric__in=QUANT_MACRO_METRICS)
+    last = daily.order_by("-period_end").values_list("period_end", flat=True).first()
+    if last is not None:
+        chosen += list(daily.filter(period_end=last).order_by("metric"))
+    return chosen
+
+
+def figure_of(fact: FactRecord) -> Figure:
+    return Figure(
+        fact_id=fact.fact_id,
+        label=LABELS.get(fact.metric, fact.metric.replace("_", " ").capitalize()),
+        period=period_label(fact),
+        value=str(fact.value),
+        unit=fact.unit,
+        display=display(fact.value, fact.unit),
+        source=_source(fact),
+        url=fact.url,
+    )
+
+
+def _source(fact: FactRecord) -> str:
+    if fact.form and fact.filed:
+        return f"{fact.form} filed {fact.filed}"
+    if fact.derivation:
+        return "derived by code from filed figures"
+    return "daily prices" if fact.source == FactRecord.Source.PRICES else fact.get_source_display()
+
+
+def data_version(figures: Iterable[Figure]) -> str:
+    digest = hashlib.sha256()
+    for figure in figures:
+        digest.update(f"{figure.fact_id}|{figure.value}|{figure.unit}|{figure.source}\n".encode())
+    return digest.hexdigest()

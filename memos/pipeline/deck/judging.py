@@ -1,0 +1,104 @@
+"""L4, the scorer: one judge call on a deck, for the R1 gate, an R2 lap, or T11's re-score of the best.
+
+The judge sees the rubric's anchors, the brief-specific guidance (model-written, fenced), what code measured
+and the deck; it returns integer scores with quotes and the ranked weak parts. Code checks each quote
+against the deck and computes every composite (agents.deck.gates).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from agents.deck.gates import Measured
+from agents.deck.outline import outline, quote_found
+from agents.deck.outputs import QuoteCheck
+from agents.deck.schemas import R1Judgement, R2Judgement
+from agents.deck.spec import Deck
+from agents.llm.gateway import LLMGateway
+from agents.llm.roles import Role
+from agents.rubrics import Rubric
+from memos.pipeline.context import StageContext
+from memos.pipeline.deck.reads import call, r1, r2, scope_output
+from memos.pipeline.deck.scope import scope_text
+from memos.pipeline.prompts import template
+
+J = TypeVar("J", bound=BaseModel)
+# The judge's own R2 dimensions beyond the composite: the protected invariants it measures (seed 001 4a).
+PROTECTED_ANCHORS = {
+    "scope_adherence": "every required section present and on its purpose",
+    "story_integrity": "the thesis through-line holds from the first slide to the recommendation",
+    "visual_integrity": "no walls of text; every chart still carries its figures",
+}
+
+
+def dimensions_text(rubric: Rubric, *, protected: bool) -> str:
+    lines = []
+    for dimension in rubric.objective("composite").dimensions:
+        anchors = "; ".join(f"{score}: {text}" for score, text in sorted(dimension.anchors.items()))
+        lines.append(f"- {dimension.key} (weight {dimension.weight:g}): {anchors}")
+    if protected:
+        lines += [f"- {key} (protected, not weighted): 5: {text}" for key, text in PROTECTED_ANCHORS.items()]
+    return "\n".join(lines)
+
+
+def measured_text(measured: Measured) -> str:
+    return (
+        f"{measured.figures} figures, {measured.mismatches} fact-check mismatches; "
+        f"{len(measured.missing_sections)} required sections missing; "
+        f"{len(measured.broken)} broken-slide findings, {measured.walls_of_text} walls of text, "
+        f"{measured.humanizer} AI-style tells"
+    )
+
+
+def _ask(  # noqa: PLR0917 - one call, its pieces named at every call site
+    ctx: StageContext,
+    gw: LLMGateway,
+    name: str,
+    rubric: Rubric,
+    deck: Deck,
+    measured: Measured,
+    output: type[J],
+    stage: str,
+    extra: dict[str, str] | None = None,
+) -> J:
+    company = ctx.run.brief.company
+    scope = scope_output(ctx)
+    proposal = scope.proposal
+    guidance = "\n".join(f"- {d.dimension}: {d.five}" for d in proposal.descriptors) if proposal else "(none)"
+    ctx.check()
+    prompt = template(name, ctx.run).render(
+        {
+            "company": company.name,
+            "ticker": company.ticker,
+            "rubric": rubric.title,
+            "dimensions": dimensions_text(rubric, protected=output is R2Judgement),
+            "measured": measured_text(measured),
+            **(extra or {}),
+        },
+        {"guidance": guidance, "scope": scope_text(scope.scope), "deck": outline(deck)},
+        nonce=ctx.run.nonce,
+    )
+    return gw.complete(prompt, output, context=call(ctx, stage, Role.SCORER))
+
+
+def judge_r1(ctx: StageContext, gw: LLMGateway, deck: Deck, measured: Measured, stage: str) -> R1Judgement:
+    return _ask(ctx, gw, "deck_gate", r1(ctx), deck, measured, R1Judgement, stage)
+
+
+def judge_r2(
+    ctx: StageContext, gw: LLMGateway, deck: Deck, measured: Measured, stage: str, *, rescore_lap: int = 0
+) -> R2Judgement:
+    if rescore_lap:
+        return _ask(
+            ctx, gw, "deck_rescore", r2(ctx), deck, measured, R2Judgement, stage, {"lap": str(rescore_lap)}
+        )
+    return _ask(ctx, gw, "deck_scorer", r2(ctx), deck, measured, R2Judgement, stage)
+
+
+def checked_quotes(judgement: R1Judgement | R2Judgement, deck: Deck) -> list[QuoteCheck]:
+    return [
+        QuoteCheck(dimension=score.dimension, quote=score.evidence, found=quote_found(score.evidence, deck))
+        for score in judgement.scores
+    ]

@@ -1,0 +1,248 @@
+"""Stage 4, the R2 refinement loop (seed 001 sections 4-5): baseline an epoch, then lap by lap: the planner's
+work order, the reviser's change to the named slides only, render, fact-check, lint, the judge's scores and
+T11's re-score of the unchanged best (the two judge calls in parallel), and code's accept-or-roll-back.
+
+Each lap is one step, written when the lap ends; its LLM calls are in the ledger as they complete, so a lap
+killed half-way is redone by the next worker without paying again for a call already answered.
+"""
+
+from __future__ import annotations
+
+from agents.deck.candidate import build
+from agents.deck.gates import Decision, Measured, StopReason, decide, drifted, r2_scored, stop_reason
+from agents.deck.narrowing import revision_schema
+from agents.deck.outline import draft_of, outline, slide_outline
+from agents.deck.outputs import BaselineOutput, DraftOutput, Epoch, LapOutput
+from agents.deck.revise import apply_revision
+from agents.deck.schemas import R2Judgement, Revision, WorkOrder
+from agents.deck.spec import Deck, Figure
+from agents.llm.errors import BudgetExceeded, LLMError
+from agents.llm.gateway import LLMGateway
+from agents.llm.roles import Role
+from agents.rubrics import DECK_R2
+from memos.models import AgentStep, Run
+from memos.pipeline.context import StageContext
+from memos.pipeline.deck.data import data_version, deck_facts, figure_of
+from memos.pipeline.deck.judging import checked_quotes, judge_r2
+from memos.pipeline.deck.loop_state import Best, LoopState, accepted_draft
+from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, lap_key
+from memos.pipeline.deck.reads import (
+    call,
+    config,
+    figure_lines,
+    figures,
+    frame,
+    kept_numbers,
+    r2,
+    scope_output,
+)
+from memos.pipeline.deck.skips import skip_steps
+from memos.pipeline.errors import StageFailed, shown
+from memos.pipeline.fanout import in_parallel
+from memos.pipeline.gateway import gateway
+from memos.pipeline.prompts import template
+
+MAX_FINDINGS = 12  # the planner reads the first ones; a long list only costs prompt tokens
+
+
+def run_refine(ctx: StageContext) -> None:
+    baseline_step = ctx.step(BASELINE)
+    if baseline_step.status == AgentStep.Status.SKIPPED:
+        return  # escalated at the gate
+    gw = gateway()
+    if baseline_step.status == AgentStep.Status.DONE:
+        baseline = BaselineOutput.model_validate(baseline_step.output)
+    else:
+        ctx.start(baseline_step)
+        baseline = make_baseline(ctx, gw)
+        ctx.finish(baseline_step, baseline)
+    state = LoopState.start(baseline, figures(ctx))
+    laps = config(ctx).max_laps
+    for number in range(1, laps + 1):
+        step = ctx.step(lap_key(number))
+        if step.status == AgentStep.Status.SKIPPED:
+            return
+        if step.status == AgentStep.Status.DONE:
+            state.add(LapOutput.model_validate(step.output))
+        else:
+            stop = stop_reason(
+                r2(ctx), state.best.scored.composite, state.without_accept, state.laps_done, laps
+            )
+            stop = stop or _over_budget(ctx)
+            if stop:
+                state.stopped = stop
+                break
+            ctx.start(step)
+            try:
+                lap = run_lap(ctx, gw, state, number)
+            except BudgetExceeded as exc:
+                ctx.fail_step(step, f"stopped: {shown(exc)}")
+                state.stopped = "budget"
+                break
+            ctx.finish(step, lap)
+            state.add(lap)
+        if state.stopped:
+            break
+    skip_steps(
+        ctx,
+        REFINE,
+        [lap_key(n) for n in range(state.laps_done + 1, laps + 1)],
+        f"not needed: the loop stopped ({state.stopped or 'max_laps'})",
+    )
+
+
+def _over_budget(ctx: StageContext) -> StopReason:
+    budget = config(ctx).cycle_budget_tokens
+    if budget is None:
+        return ""
+    spent = Run.objects.filter(pk=ctx.run.pk).values_list("tokens_spent", flat=True).first() or 0
+    return "budget" if spent >= budget else ""
+
+
+def make_baseline(ctx: StageContext, gw: LLMGateway) -> BaselineOutput:
+    drafts = list(ctx.outputs(DRAFT, DraftOutput).values())
+    accepted = accepted_draft(drafts)
+    if accepted is None:
+        raise StageFailed("no draft cleared the entry bar, so there is nothing to refine")
+    deck, measured = accepted.candidate.deck, accepted.candidate.measured
+    judgement = judge_r2(ctx, gw, deck, measured, REFINE)
+    pin = ctx.run.rubric_versions.get(DECK_R2, {}) if isinstance(ctx.run.rubric_versions, dict) else {}
+    epoch = Epoch(
+        rubric_version=f"{DECK_R2} v{pin.get('version', 'file')}",
+        data_version=ctx.run.data_version,
+    )
+    return BaselineOutput(
+        epoch=epoch,
+        deck=deck,
+        scored=r2_scored(r2(ctx), judgement, measured),
+        judgement=judgement,
+        quotes=checked_quotes(judgement, deck),
+        findings=[*accepted.candidate.lint, *accepted.candidate.humanizer],
+    )
+
+
+def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) -> LapOutput:
+    rubric = r2(ctx)
+    best = state.best
+    try:
+        order = plan_lap(ctx, gw, state, number)
+    except LLMError as exc:
+        if isinstance(exc, BudgetExceeded):
+            raise
+        return _no_candidate(number, None, state, f"the planner's answer failed: {shown(exc)}")
+    figures_now, fresh_version = state.figures, ""
+    if order.action == "repull_analysis":
+        figures_now, fresh_version = _repull(ctx, state)
+    scope = scope_output(ctx).scope
+    try:
+        revision = revise(ctx, gw, state, order, figures_now)
+    except LLMError as exc:
+        if isinstance(exc, BudgetExceeded):
+            raise
+        return _no_candidate(number, order, state, f"the reviser's answer failed: {shown(exc)}")
+    applied = apply_revision(draft_of(best.deck), order, revision)
+    candidate = build(applied.draft, figures_now, frame(ctx), scope, keep=kept_numbers(ctx))
+    judged, rescored = _judge_both(ctx, gw, candidate.deck, candidate.measured, best, number=number)
+    scored = r2_scored(rubric, judged, candidate.measured)
+    drift = drifted(rubric, best.scored.scores, {s.dimension: s.score for s in rescored.scores})
+    decision = decide(rubric, scored, best.scored, drift=drift, new_epoch=bool(fresh_version))
+    after = scored.composite if decision.accepted else best.scored.composite
+    without = 0 if decision.accepted else state.without_accept + 1
+    return LapOutput(
+        lap=number,
+        work_order=order,
+        changed=applied.changed,
+        ignored=applied.ignored,
+        candidate=candidate,
+        judgement=judged,
+        quotes=checked_quotes(judged, candidate.deck),
+        scored=scored,
+        rescored={s.dimension: s.score for s in rescored.scores},
+        drift=drift,
+        decision=decision,
+        best=after,
+        stop=stop_reason(rubric, after, without, number, config(ctx).max_laps),
+        data_version=fresh_version,
+        figures=list(figures_now.values()) if fresh_version else [],
+    )
+
+
+def _no_candidate(number: int, order: WorkOrder | None, state: LoopState, error: str) -> LapOutput:
+    return LapOutput(
+        lap=number,
+        work_order=order,
+        changed=[],
+        decision=Decision(accepted=False, reasons=[error], margin=0.0),
+        best=state.best.scored.composite,
+        error=error,
+    )
+
+
+def _judge_both(
+    ctx: StageContext, gw: LLMGateway, deck: Deck, measured: Measured, best: Best, *, number: int
+) -> tuple[R2Judgement, R2Judgement]:
+    """The candidate's judgement and T11's re-score of the unchanged best: independent, so in parallel."""
+    tasks = [
+        ("candidate", lambda: judge_r2(ctx, gw, deck, measured, REFINE)),
+        ("best", lambda: judge_r2(ctx, gw, best.deck, best.scored.measured, REFINE, rescore_lap=number)),
+    ]
+    results = {key: future.result() for key, future in in_parallel(tasks, limit=gw.settings.max_concurrency)}
+    return results["candidate"], results["best"]
+
+
+def plan_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) -> WorkOrder:
+    history = "\n".join(
+        f"- lap {e.lap}: {e.action} on {e.target or '-'}: {'accepted' if e.accepted else 'rejected'}"
+        f" ({'; '.join(e.reasons)[:160]})"
+        for e in state.changelog
+    )
+    weakest = "\n".join(
+        f"- slide {w.slide} ({w.dimension}): {w.problem}" for w in state.best.judgement.weakest
+    )
+    ctx.check()
+    prompt = template("deck_planner", ctx.run).render(
+        {"lap": str(number), "best": f"{state.best.scored.composite:.2f}", "history": history or "(none)"},
+        {"findings": _findings(state), "weakest": weakest, "deck": outline(state.best.deck)},
+        nonce=ctx.run.nonce,
+    )
+    return gw.complete(prompt, WorkOrder, context=call(ctx, REFINE, Role.PLANNER))
+
+
+def _findings(state: LoopState) -> str:
+    lines = [
+        f"- slide {f.slide} {f.shape}: {f.rule}: {f.message}" for f in state.best.findings[:MAX_FINDINGS]
+    ]
+    return "\n".join(lines) or "(none)"
+
+
+def revise(
+    ctx: StageContext, gw: LLMGateway, state: LoopState, order: WorkOrder, found: dict[str, Figure]
+) -> Revision:
+    deck = state.best.deck
+    numbers = tuple(n for n in dict.fromkeys(order.slides) if 1 <= n <= len(deck.slides)) or (1,)
+    scope = scope_output(ctx).scope
+    sections = tuple(section.name for section in scope.required_sections)
+    schema = revision_schema(tuple(found), sections, numbers)
+    named = "\n".join(slide_outline(deck.slides[n - 1]) for n in numbers)
+    ctx.check()
+    prompt = template("deck_reviser", ctx.run).render(
+        {"figures": figure_lines(found), "sections": ", ".join(sections)},
+        {
+            "order": f"{order.action} on slides {', '.join(map(str, numbers))} to raise {order.target}: "
+            f"{order.instruction}",
+            "slides": named,
+            "deck": outline(deck),
+        },
+        nonce=ctx.run.nonce,
+    )
+    answer = gw.complete(prompt, schema, context=call(ctx, REFINE, Role.REVISER))
+    return Revision.model_validate(answer.model_dump())
+
+
+def _repull(ctx: StageContext, state: LoopState) -> tuple[dict[str, Figure], str]:
+    """T1-T4 again: the fact store's figures now. A newer filing changes the data version: a new epoch."""
+    fresh = [figure_of(fact) for fact in deck_facts(ctx.run.brief.company)]
+    version = data_version(fresh)
+    if not fresh or version == state.data_version:
+        return state.figures, ""
+    return {figure.fact_id: figure for figure in fresh}, version

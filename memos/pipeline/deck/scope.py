@@ -1,0 +1,82 @@
+"""Stage 1, scope: L1 freezes the brief into a scope; L2 drafts brief-specific rubric anchors on top of the
+governed R1/R2 (guidance for the judge until an admin adopts them; the weights stay the admin's)."""
+
+from __future__ import annotations
+
+from agents.deck.outputs import ScopeOutput
+from agents.deck.schemas import RubricProposal, Scope
+from agents.llm.errors import BudgetExceeded, LLMError
+from agents.llm.roles import Role
+from memos.models import AgentStep
+from memos.pipeline.context import StageContext
+from memos.pipeline.deck.plan import RUBRIC, SCOPE
+from memos.pipeline.deck.reads import brief_block, call, r1, r2, scope_output
+from memos.pipeline.errors import shown
+from memos.pipeline.gateway import gateway, llm_settings
+from memos.pipeline.prompts import template
+
+
+def run_scope(ctx: StageContext) -> None:
+    gw = gateway()
+    company = ctx.run.brief.company
+    step = ctx.step(SCOPE)
+    if step.status != AgentStep.Status.DONE:
+        ctx.start(step)
+        ctx.check()
+        prompt = template("deck_scope", ctx.run).render(
+            {"company": company.name, "ticker": company.ticker, "audience": ctx.run.brief.audience},
+            {"brief": brief_block(ctx)},
+            nonce=ctx.run.nonce,
+        )
+        scope = gw.complete(prompt, Scope, context=call(ctx, SCOPE, Role.SCOPE_BUILDER))
+        ctx.finish(step, ScopeOutput(scope=scope, same_model_warning=judge_shares_model()))
+    rubric_step = ctx.step(RUBRIC)
+    if rubric_step.status == AgentStep.Status.DONE:
+        return
+    ctx.start(rubric_step)
+    frozen = scope_output(ctx)
+    try:
+        ctx.check()
+        prompt = template("deck_rubric", ctx.run).render(
+            {"company": company.name, "ticker": company.ticker, "dimensions": anchors_at_five(ctx)},
+            {"scope": scope_text(frozen.scope)},
+            nonce=ctx.run.nonce,
+        )
+        proposal = gw.complete(prompt, RubricProposal, context=call(ctx, SCOPE, Role.RUBRIC_BUILDER))
+        ctx.finish(rubric_step, frozen.model_copy(update={"proposal": proposal}))
+    except BudgetExceeded:
+        raise
+    except LLMError as exc:  # guidance only: the deck goes on with the governed anchors
+        ctx.finish(rubric_step, frozen.model_copy(update={"proposal_error": shown(exc)}))
+
+
+def anchors_at_five(ctx: StageContext) -> str:
+    lines = []
+    for rubric in (r1(ctx), r2(ctx)):
+        for dimension in rubric.objective("composite").dimensions:
+            lines.append(f"- {dimension.key}: {dimension.anchors.get(5, '')}")
+    return "\n".join(dict.fromkeys(lines))
+
+
+def scope_text(scope: Scope) -> str:
+    sections = "\n".join(f"- {s.name}: {s.purpose}" for s in scope.required_sections)
+    questions = "\n".join(f"- {q}" for q in scope.key_questions)
+    return (
+        f"Audience: {scope.audience}\nDecision: {scope.decision}\n"
+        f"Required sections:\n{sections}\nKey questions:\n{questions}"
+    )
+
+
+def judge_shares_model() -> str:
+    """Seed 001 rule 1, Reviewer != Reviser: warn when the judge is configured on the drafter's or the
+    reviser's model."""
+    llm = llm_settings()
+    judge = llm.endpoint_for(Role.SCORER)
+    for role in (Role.DRAFTER, Role.REVISER):
+        other = llm.endpoint_for(role)
+        if (other.base_url, other.model) == (judge.base_url, judge.model):
+            return (
+                f"The scorer (the judge) uses the same model as the {role} ({judge.model}); it may prefer "
+                "its own text. Set LLM_MODEL_SCORER to a different model."
+            )
+    return ""

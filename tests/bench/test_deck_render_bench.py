@@ -1,0 +1,47 @@
+"""Speed of rendering a 20-slide deck to PPTX and to PDF (the render step of every refinement lap).
+
+The goal is under 3 s for both together on the 2-core machine; the number is printed, never asserted.
+The first render of a process is timed apart: it loads the fonts and WeasyPrint's caches.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import pytest
+
+from agents.render.deck_html import render_pdf
+from agents.render.pptx import render_pptx
+from tests.agents.deck.samples import sample_deck
+from tests.bench.conftest import BenchReport
+
+pytestmark = pytest.mark.bench
+
+SLIDES = 20
+REPEATS = 5
+
+
+def seconds(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+def test_bench_render_a_20_slide_deck_to_pptx_and_pdf(bench_report: BenchReport) -> None:
+    deck = sample_deck(SLIDES)
+    first_pptx = seconds(lambda: render_pptx(deck))
+    first_pdf = seconds(lambda: render_pdf(deck))
+    pptx = [seconds(lambda: render_pptx(deck)) for _ in range(REPEATS)]
+    pdf = [seconds(lambda: render_pdf(deck)) for _ in range(REPEATS)]
+
+    bench_report.add(
+        f"deck render, {SLIDES} slides",
+        first_pptx_s=round(first_pptx, 3),
+        first_pdf_s=round(first_pdf, 3),
+        first_total_s=round(first_pptx + first_pdf, 3),
+        median_pptx_s=round(statistics.median(pptx), 3),
+        median_pdf_s=round(statistics.median(pdf), 3),
+        median_total_s=round(statistics.median(pptx) + statistics.median(pdf), 3),
+    )

@@ -1,0 +1,50 @@
+"""Shared set-up for deck runs: the fake server with the judge on its own model (seed 001: Reviewer !=
+Reviser), and a deck brief on the snapshot's AAPL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.test import override_settings
+
+from agents.llm.config import Endpoint, LLMSettings
+from agents.llm.fakes.server import FakeLLMServer
+from agents.llm.roles import Role
+from memos.models import Run
+from memos.services.runs import create_brief, start_run
+from tests.memos.pipeline_support import analyst, load_desk_data
+
+QUESTION = "Should the board keep the position through the next product cycle?"
+
+
+def deck_settings(server: FakeLLMServer, *, concurrency: int = 3) -> LLMSettings:
+    def endpoint(model: str) -> Endpoint:
+        return Endpoint(base_url=server.url, api_key="test-key", model=model)
+
+    return LLMSettings(
+        default=endpoint("fake-writer"),
+        roles={Role.SCORER: endpoint("fake-judge"), Role.EVALUATOR: endpoint("fake-judge")},
+        max_retries=1,
+        max_concurrency=concurrency,
+        loopback_only=True,
+        timeout_s=20,
+    )
+
+
+@contextmanager
+def fake_deck_llm(script: dict[str, list[Any]] | None = None) -> Iterator[FakeLLMServer]:
+    with (
+        FakeLLMServer(script=script or {}) as server,
+        override_settings(LLM_SETTINGS=deck_settings(server)),
+    ):
+        yield server
+
+
+def deck_run(profile: str = "quick", *, user: User | None = None, question: str = QUESTION) -> Run:
+    load_desk_data("AAPL")
+    owner = user or analyst()
+    brief = create_brief(owner=owner, ticker="AAPL", question=question)
+    return start_run(brief, user=owner, profile=profile, workflow=Run.Workflow.DECK, enqueue=False)
