@@ -85,6 +85,10 @@ class BaselineOutput(_Frozen):
     judgement: R2Judgement
     quotes: list[QuoteCheck]
     findings: list[Finding] = Field(default_factory=list)  # lint and humanizer findings on the deck
+    # A refinement cycle: carried over from its base version in the same epoch (no judge call), or re-scored
+    # because the epoch changed (then ``previous_epoch`` is the base version's).
+    carried: bool = False
+    previous_epoch: Epoch | None = None
 
 
 class LapOutput(_Frozen):
@@ -130,3 +134,9 @@ class DeckOutput(_Frozen):
     stop: StopReason = ""
     changelog: list[ChangelogEntry] = Field(default_factory=list)
     laps: int = 0
+    # The best's judgement and findings: a later refinement cycle in the same epoch starts from them without
+    # asking the judge again.
+    judgement: R2Judgement | None = None
+    findings: list[Finding] = Field(default_factory=list)
+    base_version: int | None = None  # a refinement cycle: the version it continued from
+    unchanged: bool = False  # a cycle that accepted nothing in the same epoch: nothing new is frozen

@@ -20,6 +20,9 @@ class DeckConfig(BaseModel):
     max_rebuilds: int = Field(ge=0, le=MAX_REBUILDS)
     max_laps: int = Field(ge=0, le=MAX_LAPS)
     cycle_budget_tokens: int | None = Field(default=None, ge=1)  # a refinement cycle stops cleanly past it
+    # A refinement cycle (memos.services.deck_cycles): the deck version it continues from. The scope and the
+    # accepted draft are that version's; the loop re-baselines only when the epoch changed.
+    base_version: int | None = None
 
 
 # Profile -> (slides, rebuilds, laps) at most: quick is the first impression on the embedded model.

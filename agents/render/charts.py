@@ -14,7 +14,7 @@ from html import escape
 
 from agents.deck.spec import Chart, Figure
 from agents.render.fonts import FONT_NAME
-from agents.render.pdf import clean_render_text
+from agents.render.text import clean_render_text
 
 INK = "#1F2933"
 MUTED = "#6B7280"

@@ -19,7 +19,7 @@ from agents.deck.spec import Chart, Deck, Slide, Table
 from agents.render import charts
 from agents.render.embedded import DECK_JSON_NAME, deck_attachment_href
 from agents.render.fonts import FONT_NAME
-from agents.render.pdf import RenderedPdf, clean_render_text, html_to_pdf
+from agents.render.pdf import RenderedPdf, html_to_pdf
 from agents.render.pptx import (
     BAND_SUBTITLE_LESS_PT,
     BAND_TITLE_EXTRA_PT,
@@ -39,6 +39,7 @@ from agents.render.pptx import (
     slide_layout,
     table_row,
 )
+from agents.render.text import clean_render_text
 
 _CSS_PX_PER_IN = 96
 

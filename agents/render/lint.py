@@ -36,7 +36,7 @@ from pptx.oxml.ns import qn
 from agents.deck.spec import Deck, Slide
 from agents.render.lint_findings import RULES, SLIDE_WIDE, Finding, Rule, finding_counts
 from agents.render.lint_text import quote, text_findings
-from agents.render.pdf import clean_render_text
+from agents.render.text import clean_render_text
 
 __all__ = ["RULES", "SLIDE_WIDE", "Finding", "Rule", "finding_counts", "lint_pptx"]
 

@@ -15,7 +15,7 @@ from pptx.oxml.ns import qn
 
 from agents.render.lint_findings import SLIDE_WIDE, Finding, Rule
 from agents.render.lint_measure import Insets, body_insets, measure, overflows, read_text_box
-from agents.render.pdf import clean_render_text
+from agents.render.text import clean_render_text
 
 TITLE_SHAPE = "Title"
 TAKEAWAY_SHAPE = "Takeaway"

@@ -19,7 +19,6 @@ import ipaddress
 import logging
 import mimetypes
 import os
-import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +28,8 @@ from urllib.parse import SplitResult, unquote, urlsplit
 
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+from agents.render.text import clean_render_text
 
 logger = logging.getLogger(__name__)
 
@@ -41,16 +42,6 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
 _METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254"))
 _LOGGED_URL_CHARS = 200
-
-# Text WeasyPrint cannot take: C0/C1 controls but tab, newline and carriage return, and the Unicode
-# non-characters (U+FDD0..U+FDEF and the last two code points of every plane). Lone surrogates are
-# handled apart (they make WeasyPrint raise UnicodeEncodeError).
-_UNRENDERABLE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef"
-    + "".join(f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17))
-    + "]"
-)
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -73,14 +64,6 @@ class Refused(NotServed):
 
 class Missing(NotServed):
     pass
-
-
-def clean_render_text(text: str) -> str:
-    """Text WeasyPrint can render: surrogate pairs joined, lone surrogates made U+FFFD, and control
-    characters and non-characters removed."""
-    if _SURROGATE.search(text):
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return _UNRENDERABLE.sub("", text)
 
 
 def html_to_pdf(

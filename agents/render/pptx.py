@@ -33,7 +33,7 @@ from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, figure_t
 from agents.render import charts
 from agents.render.embedded import embed_in_pptx
 from agents.render.fonts import FONT_NAME, font_path
-from agents.render.pdf import clean_render_text
+from agents.render.text import clean_render_text
 
 # Shape names, in reading order (a slide has the ones it needs).
 DECK_TITLE_SHAPE = "Deck title"  # slide 1 only: the deck's title, subtitle and thesis

@@ -135,10 +135,12 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
     if following is not None:
         return claims.hand_over(ctx.hold, following)
     ending = workflow.ending(ctx)
-    if workflow.artefact is None:
+    # Built before the transaction: it only reads the run's outputs. None: the run made nothing new to freeze
+    # (a deck's refinement cycle that changed nothing).
+    artefact = workflow.artefact(ctx) if workflow.artefact is not None else None
+    if artefact is None:
         claims.finish(ctx.hold, ending.status, ending.message)
         return None
-    artefact = workflow.artefact(ctx)  # built before the transaction: it only reads the run's outputs
     claims.finish(ctx.hold, ending.status, ending.message, also=lambda: versions.freeze(ctx.run, artefact))
     return None
 

@@ -86,7 +86,8 @@ class Workflow:
     plan: Callable[[Mapping[str, Any]], list[PlannedStep]]  # from the run's config
     ending: Callable[[StageContext], Ending]
     notices: Callable[[Sequence[AgentStep]], list[str]] = field(default=lambda steps: [])
-    artefact: Callable[[StageContext], Artefact] | None = None  # frozen when a run of it completes
+    # Frozen when a run of it completes; it may answer None when the run made nothing new (nothing is frozen).
+    artefact: Callable[[StageContext], Artefact | None] | None = None
 
     @property
     def stage_names(self) -> tuple[str, ...]:

@@ -34,8 +34,13 @@ from memos.pipeline.prompts import template
 
 
 def run_draft(ctx: StageContext) -> None:
-    gw = gateway()
     attempts = config(ctx).max_rebuilds + 1
+    base = config(ctx).base_version
+    if base is not None:
+        reason = "not needed: a refinement cycle continues from an accepted deck version"
+        skip_steps(ctx, DRAFT, [draft_key(n) for n in range(1, attempts + 1)], reason)
+        return
+    gw = gateway()
     previous: DraftOutput | None = None
     for attempt in range(1, attempts + 1):
         step = ctx.step(draft_key(attempt))

@@ -4,13 +4,16 @@ scores and the changelog of accepted and rejected laps (seed 001 section 7)."""
 
 from __future__ import annotations
 
+from agents.deck.gates import stop_reason
 from agents.deck.outline import slide_outline
 from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, LapOutput
 from memos.models import Run
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.cycle import base_output
 from memos.pipeline.deck.loop_state import LoopState, accepted_draft, best_failed_draft
 from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT, LAP, REFINE
-from memos.pipeline.deck.reads import figures
+from memos.pipeline.deck.reads import config, figures, r2
+from memos.pipeline.deck.refine import over_budget
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.workflows import Artefact, Ending
 
@@ -26,7 +29,8 @@ def run_deck(ctx: StageContext) -> None:
 def deck_output(ctx: StageContext) -> DeckOutput:
     drafts = list(ctx.outputs(DRAFT, DraftOutput).values())
     accepted = accepted_draft(drafts)
-    if accepted is None:
+    base = base_output(ctx)
+    if accepted is None and base is None:
         closest = best_failed_draft(drafts)
         if closest is None:
             raise StageFailed("no draft finished: there is no deck to deliver")
@@ -37,15 +41,25 @@ def deck_output(ctx: StageContext) -> DeckOutput:
     state = LoopState.start(baseline, figures(ctx))
     for lap in ctx.outputs(REFINE, LapOutput, kind=LAP).values():
         state.add(lap)
+    laps = config(ctx).max_laps
+    r1 = accepted.r1 if accepted is not None else base.r1 if base is not None else None
+    if r1 is None:
+        raise StageFailed("no R1 verdict to carry")
     return DeckOutput(
         deck=state.best.deck,
         escalated=False,
-        r1=accepted.r1,
+        r1=r1,
         r2=state.best.scored,
         epoch=baseline.epoch,
-        stop=state.stopped or ("max_laps" if state.laps_done else ""),
+        stop=state.stopped
+        or over_budget(ctx)
+        or stop_reason(r2(ctx), state.best.scored.composite, state.without_accept, state.laps_done, laps),
         changelog=state.changelog,
         laps=state.laps_done,
+        judgement=state.best.judgement,
+        findings=state.best.findings,
+        base_version=config(ctx).base_version,
+        unchanged=baseline.carried and state.best.lap == 0,
     )
 
 
@@ -76,6 +90,12 @@ def ending(ctx: StageContext) -> Ending:
         )
     r2 = output.r2.composite if output.r2 is not None else 0.0
     accepted = sum(1 for entry in output.changelog if entry.accepted)
+    if output.unchanged:
+        return Ending(
+            Run.Status.DONE,
+            f"refinement cycle: nothing new to freeze; the deck stays at R2 {r2:.2f} "
+            f"({STOPS[output.stop]}, {output.laps} laps, same data and rubric)",
+        )
     return Ending(
         Run.Status.DONE,
         f"deck ready: R2 {r2:.2f} after {output.laps} laps ({accepted} accepted); "
@@ -83,8 +103,10 @@ def ending(ctx: StageContext) -> Ending:
     )
 
 
-def deck_artefact(ctx: StageContext) -> Artefact:
+def deck_artefact(ctx: StageContext) -> Artefact | None:
     output = final(ctx)
+    if output.unchanged:
+        return None  # the base version already is this deck, with these scores
     deck = output.deck
     scores: dict[str, object] = {
         "r1": output.r1.model_dump(mode="json"),

@@ -12,7 +12,7 @@ from agents.deck.candidate import build
 from agents.deck.gates import Decision, Measured, StopReason, decide, drifted, r2_scored, stop_reason
 from agents.deck.narrowing import revision_schema
 from agents.deck.outline import draft_of, outline, slide_outline
-from agents.deck.outputs import BaselineOutput, DraftOutput, Epoch, LapOutput
+from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, Epoch, LapOutput
 from agents.deck.revise import apply_revision
 from agents.deck.schemas import R2Judgement, Revision, WorkOrder
 from agents.deck.spec import Deck, Figure
@@ -22,6 +22,7 @@ from agents.llm.roles import Role
 from agents.rubrics import DECK_R2
 from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.cycle import base_output
 from memos.pipeline.deck.data import data_version, deck_facts, figure_of
 from memos.pipeline.deck.judging import checked_quotes, judge_r2
 from memos.pipeline.deck.loop_state import Best, LoopState, accepted_draft
@@ -68,7 +69,7 @@ def run_refine(ctx: StageContext) -> None:
             stop = stop_reason(
                 r2(ctx), state.best.scored.composite, state.without_accept, state.laps_done, laps
             )
-            stop = stop or _over_budget(ctx)
+            stop = stop or over_budget(ctx)
             if stop:
                 state.stopped = stop
                 break
@@ -91,7 +92,7 @@ def run_refine(ctx: StageContext) -> None:
     )
 
 
-def _over_budget(ctx: StageContext) -> StopReason:
+def over_budget(ctx: StageContext) -> StopReason:
     budget = config(ctx).cycle_budget_tokens
     if budget is None:
         return ""
@@ -99,25 +100,58 @@ def _over_budget(ctx: StageContext) -> StopReason:
     return "budget" if spent >= budget else ""
 
 
+def current_epoch(ctx: StageContext) -> Epoch:
+    pins = ctx.run.rubric_versions if isinstance(ctx.run.rubric_versions, dict) else {}
+    pin = pins.get(DECK_R2, {})
+    return Epoch(rubric_version=f"{DECK_R2} v{pin.get('version', 'file')}", data_version=ctx.run.data_version)
+
+
 def make_baseline(ctx: StageContext, gw: LLMGateway) -> BaselineOutput:
+    base = base_output(ctx)
+    if base is not None:
+        return cycle_baseline(ctx, gw, base)
     drafts = list(ctx.outputs(DRAFT, DraftOutput).values())
     accepted = accepted_draft(drafts)
     if accepted is None:
         raise StageFailed("no draft cleared the entry bar, so there is nothing to refine")
     deck, measured = accepted.candidate.deck, accepted.candidate.measured
     judgement = judge_r2(ctx, gw, deck, measured, REFINE)
-    pin = ctx.run.rubric_versions.get(DECK_R2, {}) if isinstance(ctx.run.rubric_versions, dict) else {}
-    epoch = Epoch(
-        rubric_version=f"{DECK_R2} v{pin.get('version', 'file')}",
-        data_version=ctx.run.data_version,
-    )
     return BaselineOutput(
-        epoch=epoch,
+        epoch=current_epoch(ctx),
         deck=deck,
         scored=r2_scored(r2(ctx), judgement, measured),
         judgement=judgement,
         quotes=checked_quotes(judgement, deck),
         findings=[*accepted.candidate.lint, *accepted.candidate.humanizer],
+    )
+
+
+def cycle_baseline(ctx: StageContext, gw: LLMGateway, base: DeckOutput) -> BaselineOutput:
+    """Seed 001 section 5: within the base version's epoch its scores stand (no judge call); fresh data or a
+    new rubric version opens a new epoch: the deck is redrawn from today's figures and scored again, and that
+    score is the new baseline even when it is lower. Truth wins over a prettier score."""
+    epoch = current_epoch(ctx)
+    if base.epoch == epoch and base.r2 is not None and base.judgement is not None:
+        return BaselineOutput(
+            epoch=epoch,
+            deck=base.deck,
+            scored=base.r2,
+            judgement=base.judgement,
+            quotes=[],
+            findings=base.findings,
+            carried=True,
+        )
+    scope = scope_output(ctx).scope
+    candidate = build(draft_of(base.deck), figures(ctx), frame(ctx), scope, keep=kept_numbers(ctx))
+    judgement = judge_r2(ctx, gw, candidate.deck, candidate.measured, REFINE)
+    return BaselineOutput(
+        epoch=epoch,
+        deck=candidate.deck,
+        scored=r2_scored(r2(ctx), judgement, candidate.measured),
+        judgement=judgement,
+        quotes=checked_quotes(judgement, candidate.deck),
+        findings=[*candidate.lint, *candidate.humanizer],
+        previous_epoch=base.epoch,
     )
 
 
@@ -208,10 +242,10 @@ def plan_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) -
     return gw.complete(prompt, WorkOrder, context=call(ctx, REFINE, Role.PLANNER))
 
 
-def _findings(state: LoopState) -> str:
-    lines = [
-        f"- slide {f.slide} {f.shape}: {f.rule}: {f.message}" for f in state.best.findings[:MAX_FINDINGS]
-    ]
+def _findings(state: LoopState, slides: tuple[int, ...] = ()) -> str:
+    """Code's lint and humanizer findings on the best-so-far (on ``slides`` only, when given)."""
+    chosen = [f for f in state.best.findings if not slides or f.slide in slides]
+    lines = [f"- slide {f.slide} {f.shape}: {f.rule}: {f.message}" for f in chosen[:MAX_FINDINGS]]
     return "\n".join(lines) or "(none)"
 
 
@@ -226,11 +260,12 @@ def revise(
     named = "\n".join(slide_outline(deck.slides[n - 1]) for n in numbers)
     ctx.check()
     prompt = template("deck_reviser", ctx.run).render(
-        {"figures": figure_lines(found), "sections": ", ".join(sections)},
+        {"lap": str(state.laps_done + 1), "figures": figure_lines(found), "sections": ", ".join(sections)},
         {
             "order": f"{order.action} on slides {', '.join(map(str, numbers))} to raise {order.target}: "
             f"{order.instruction}",
             "slides": named,
+            "findings": _findings(state, numbers),
             "deck": outline(deck),
         },
         nonce=ctx.run.nonce,

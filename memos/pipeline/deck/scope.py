@@ -9,14 +9,18 @@ from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.cycle import base_scope
 from memos.pipeline.deck.plan import RUBRIC, SCOPE
-from memos.pipeline.deck.reads import brief_block, call, r1, r2, scope_output
+from memos.pipeline.deck.reads import brief_block, call, config, r1, r2, scope_output
 from memos.pipeline.errors import shown
 from memos.pipeline.gateway import gateway, llm_settings
 from memos.pipeline.prompts import template
 
 
 def run_scope(ctx: StageContext) -> None:
+    if config(ctx).base_version is not None:
+        carry_scope(ctx)
+        return
     gw = gateway()
     company = ctx.run.brief.company
     step = ctx.step(SCOPE)
@@ -48,6 +52,15 @@ def run_scope(ctx: StageContext) -> None:
         raise
     except LLMError as exc:  # guidance only: the deck goes on with the governed anchors
         ctx.finish(rubric_step, frozen.model_copy(update={"proposal_error": shown(exc)}))
+
+
+def carry_scope(ctx: StageContext) -> None:
+    """A refinement cycle keeps the scope and anchors its base version was built to: no LLM call."""
+    for key in (SCOPE, RUBRIC):
+        step = ctx.step(key)
+        if step.status != AgentStep.Status.DONE:
+            ctx.start(step)
+            ctx.finish(step, base_scope(ctx, key))
 
 
 def anchors_at_five(ctx: StageContext) -> str:

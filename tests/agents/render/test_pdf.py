@@ -18,7 +18,8 @@ from urllib.parse import urljoin
 import pytest
 from pypdf import PdfReader
 
-from agents.render.pdf import RenderedPdf, clean_render_text, html_to_pdf
+from agents.render.pdf import RenderedPdf, html_to_pdf
+from agents.render.text import clean_render_text
 
 BASE_URL = "https://desk.invalid/"
 # An 8x4 blue PNG.

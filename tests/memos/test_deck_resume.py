@@ -1,0 +1,72 @@
+"""Nothing is lost in a deck run either: the worker and its work-horse killed (SIGKILL) in the middle of a
+refinement lap, with a reviser's call in flight and the lap's planner already paid for. The watchdog queues
+the run again, a new worker finishes it, and no answer recorded before the kill is asked for again."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import django_rq
+import pytest
+from django.db.models import Count
+
+from agents.llm.fakes.server import FakeLLMServer
+from memos.models import AgentStep, LLMCall, Run
+from memos.pipeline import driver
+from tests.memos.crash_harness import LATENCY_MS, Desk, desk_env, ledger_hash, wait_for
+from tests.memos.deck_support import deck_run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _reviser_in_flight(run: Run, server: FakeLLMServer) -> bool:
+    lap_done = AgentStep.objects.filter(run=run, kind="lap", status="done").exists()
+    asked = [e for e in server.requests if e["prompt_name"] == "deck_reviser" and not e["completed"]]
+    return lap_done and bool(asked) and server.in_flight >= 1
+
+
+def test_a_deck_worker_killed_mid_lap_resumes_without_paying_twice() -> None:
+    run = deck_run("full")
+    django_rq.get_queue("default").empty()  # type: ignore[no-untyped-call]
+    with FakeLLMServer(latency_ms=LATENCY_MS) as server:
+        desk = Desk(desk_env(server, LLM_MODEL_SCORER="fake-judge"))
+        try:
+            desk.watchdog()
+            worker = desk.worker()
+            driver.enqueue_stage(str(run.pk), "scope")
+            wait_for(
+                lambda: _reviser_in_flight(run, server), 120, "a reviser call in flight after a finished lap"
+            )
+            paid_before = set(
+                LLMCall.objects.filter(run=run, outcome="ok").values_list("request_hash", flat=True)
+            )
+            desk.kill(worker)
+            desk.worker()
+            try:
+                wait_for(
+                    lambda: Run.objects.filter(pk=run.pk, status__in=Run.FINISHED_STATUSES).exists(),
+                    180,
+                    "the resumed run to finish",
+                )
+            except AssertionError as stuck:
+                raise AssertionError(f"{stuck}\n{desk.log_tails()}") from None
+            received = Counter(ledger_hash(server.url, e["body"]) for e in server.requests)
+        finally:
+            desk.stop()
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    assert paid_before, "the kill should land after some calls were paid for"
+    assert not [h for h in paid_before if received[h] > 1], (
+        "an answer recorded before the kill was asked again"
+    )
+    twice = (
+        LLMCall.objects.filter(run=run, outcome="ok")
+        .values("request_hash")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    )
+    assert not twice.exists()
+    assert sum(1 for count in received.values() if count > 1) <= 1  # only the call in flight was sent again
+    keys = list(AgentStep.objects.filter(run=run).values_list("stage", "key"))
+    assert len(keys) == len(set(keys))
+    assert AgentStep.objects.filter(run=run, kind="deck", status="done").exists()
