@@ -63,6 +63,12 @@ class DeskWorker(Worker):
     def register_birth(self) -> None:
         _until_redis_answers(self.name, super().register_birth)
 
+    def teardown(self) -> None:
+        # A work loop that ended because Redis went away (a job finishing during a restart) must still
+        # record the worker's death once Redis is back: RQ refuses the restarted loop's birth otherwise
+        # ("there exists an active worker named ..."), and a teardown that raised would end the process.
+        _until_redis_answers(self.name, super().teardown)
+
     def work(self, *args: Any, **kwargs: Any) -> bool:
         worked = False
         while True:

@@ -205,3 +205,28 @@ def test_a_worker_started_while_redis_is_down_waits_for_it_and_then_works(
         wait_for(lambda: job.get_status(refresh=True) == "finished", 60, "the worker to run a job")
     finally:
         desk.stop()
+
+
+def test_a_work_loop_that_ends_while_redis_is_down_still_records_its_death_and_works_on(
+    servers: tuple[PrivatePostgres, PrivateRedis],
+) -> None:
+    """RQ ends the work loop when Redis goes away under a job, and its teardown (recording the worker's
+    death) then meets the closed port too: the worker must wait for Redis, record it, and loop again."""
+    postgres, redis_server = servers
+    env = {**os.environ, "DATABASE_URL": postgres.url, "REDIS_URL": redis_server.url, "PYTHONUNBUFFERED": "1"}
+    manage(env, "migrate", "--noinput")
+    desk = Desk(env)
+    try:
+        worker = desk.worker()
+        queue = Queue("default", connection=redis.Redis.from_url(redis_server.url))
+        job = queue.enqueue("time.sleep", 2)
+        wait_for(lambda: job.get_status(refresh=True) == "started", 60, "the job to start")
+        # The job ends while Redis is down: the loop breaks, and its teardown cannot reach Redis either.
+        redis_server.stop()
+        time.sleep(4)
+        assert worker.poll() is None, desk.log_tails()
+        redis_server.start()
+        second = Queue("default", connection=redis.Redis.from_url(redis_server.url)).enqueue("os.getpid")
+        wait_for(lambda: second.get_status(refresh=True) == "finished", 60, "the worker to work on")
+    finally:
+        desk.stop()
