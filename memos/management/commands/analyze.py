@@ -17,7 +17,8 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
 from agents.memo.outputs import MemoOutput
-from memos.models import DEFAULT_AUDIENCE, AgentStep, Run
+from memos.management.brief_arguments import add_brief_arguments
+from memos.models import AgentStep, Run
 from memos.pipeline import driver
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
@@ -30,15 +31,7 @@ class Command(BaseCommand):
     help = "Start an investment-memo run for a ticker and a brief; print its URL (and wait for it)."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("ticker")
-        parser.add_argument("--brief", required=True, help="the question the memo must answer")
-        parser.add_argument("--audience", default=DEFAULT_AUDIENCE)
-        parser.add_argument("--notes", default="")
-        parser.add_argument("--profile", default="full", help="quick or full (see MEMO_* settings)")
-        parser.add_argument("--user", default="analyst", help="the analyst who owns the brief")
-        parser.add_argument("--wait", action="store_true", help="follow the run until it ends")
-        parser.add_argument("--inline", action="store_true", help="run the stages in this process")
-        parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
+        add_brief_arguments(parser, what="memo", default_profile="full")
 
     def handle(self, *args: Any, **options: Any) -> None:
         user = User.objects.filter(username=options["user"]).first()

@@ -21,7 +21,8 @@ from agents.deck.outputs import DeckOutput
 from agents.render.deck_html import render_pdf
 from agents.render.embedded import deck_json
 from agents.render.pptx import render_pptx
-from memos.models import DEFAULT_AUDIENCE, AgentStep, Run
+from memos.management.brief_arguments import add_brief_arguments
+from memos.models import AgentStep, Run
 from memos.pipeline import driver
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
@@ -33,15 +34,7 @@ class Command(BaseCommand):
     help = "Start a C-suite deck run for a ticker and a brief; print its URL (and wait for it)."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("ticker")
-        parser.add_argument("--brief", required=True, help="the question the deck must answer")
-        parser.add_argument("--audience", default=DEFAULT_AUDIENCE)
-        parser.add_argument("--notes", default="")
-        parser.add_argument("--profile", default="quick", help="quick or full")
-        parser.add_argument("--user", default="analyst", help="the analyst who owns the brief")
-        parser.add_argument("--wait", action="store_true", help="follow the run until it ends")
-        parser.add_argument("--inline", action="store_true", help="run the stages in this process")
-        parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
+        add_brief_arguments(parser, what="deck", default_profile="quick")
         parser.add_argument("--out", type=Path, help="write deck.json, deck.pptx and render.pdf here")
 
     def handle(self, *args: Any, **options: Any) -> None:

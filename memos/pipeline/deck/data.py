@@ -12,17 +12,14 @@ from collections.abc import Iterable
 
 from django.db.models import Max
 
-from agents.data.edgar import load_company_facts
-from agents.data.errors import DataError
 from agents.deck.outputs import DeckEvidence
 from agents.deck.spec import Figure, display
 from memos.models import Company, FactRecord
+from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.plan import FIGURES
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.memo.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, period_label
-from memos.services.facts import save_company_facts
-from memos.services.sources import edgar_source
 
 DECK_METRICS = (
     *FUNDAMENTAL_METRICS,
@@ -58,12 +55,7 @@ def run_data(ctx: StageContext) -> None:
     company = ctx.run.brief.company
     step = ctx.step(FIGURES)
     ctx.start(step)
-    if not company.facts.exists():
-        try:
-            save_company_facts(load_company_facts(edgar_source(), company.ticker))
-        except DataError as exc:
-            ctx.fail_step(step, str(exc))
-            raise StageFailed(f"no figures for {company.ticker}: {exc}") from exc
+    ensure_company_facts(ctx, step, company)
     chosen = deck_facts(company)
     if not chosen:
         ctx.fail_step(step, f"the fact store holds no annual figures for {company.ticker}")

@@ -5,29 +5,20 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
-from agents.data.edgar import load_company_facts
-from agents.data.errors import DataError
 from agents.memo.evidence import EvidenceItem
 from agents.memo.outputs import EvidenceOutput, EvidenceSelection
+from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
-from memos.pipeline.errors import StageFailed
 from memos.pipeline.memo.evidence import select_evidence
 from memos.pipeline.memo.plan import EVIDENCE
 from memos.pipeline.memo.reads import config
-from memos.services.facts import save_company_facts
-from memos.services.sources import edgar_source
 
 
 def run_data(ctx: StageContext) -> None:
     company = ctx.run.brief.company
     step = ctx.step(EVIDENCE)
     ctx.start(step)
-    if not company.facts.exists():
-        try:
-            save_company_facts(load_company_facts(edgar_source(), company.ticker))
-        except DataError as exc:
-            ctx.fail_step(step, str(exc))
-            raise StageFailed(f"no figures for {company.ticker}: {exc}") from exc
+    ensure_company_facts(ctx, step, company)
     by_specialist = select_evidence(company, config(ctx).roster)
     version = data_version(by_specialist)
     ctx.set_run(data_version=version)
