@@ -24,7 +24,10 @@ from django_rq.admin import QueueAdmin
 from django_rq.models import Dashboard
 
 from agents.data.formatting import format_value
-from memos import admin_review  # noqa: F401  # registers the review's pages (memos/admin_review.py)
+from memos import (
+    admin_review,  # noqa: F401  # registers the review's pages (memos/admin_review.py)
+    admin_schedules,  # noqa: F401  # registers the schedules' page (memos/admin_schedules.py)
+)
 from memos.admin_governance import PromptVersionAdmin, RubricVersionAdmin
 from memos.models import (
     Brief,

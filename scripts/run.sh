@@ -60,6 +60,9 @@ start_bg "RQ worker" "$STATE/logs/worker.log" "$PY" manage.py rqworker default -
   --worker-class memos.pipeline.worker.DeskWorker
 # The watchdog re-enqueues a run whose worker died mid-stage (its heartbeat goes stale).
 start_bg "watchdog" "$STATE/logs/watchdog.log" "$PY" manage.py watchdog --every 15
+# RQ's cron scheduler queues the refinement check (memos.services.schedules.tick) for the worker every 5 minutes:
+# deck briefs set to refine once or twice a day start their cycles there.
+start_bg "refinement scheduler" "$STATE/logs/refine-cycles.log" "$PY" manage.py refine_cycles --cron --every 300
 # Uvicorn with WEB_WORKERS processes (agency/serve.py); a run page's socket may sit in any of them, and live
 # events reach it through the channel layer in Redis.
 start_bg "web server" "$STATE/logs/web.log" "$PY" -m agency.serve --host 127.0.0.1 --port "$WEB_PORT"

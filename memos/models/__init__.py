@@ -7,6 +7,7 @@ from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion
 from memos.models.ledger import LLMCall
 from memos.models.runs import DEFAULT_AUDIENCE, AgentStep, Brief, Run, StageClaim
+from memos.models.schedules import RefineSchedule
 from memos.models.versions import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Vote
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Motion",
     "Notice",
     "PromptVersion",
+    "RefineSchedule",
     "ReviewPolicy",
     "RubricVersion",
     "Run",

@@ -1,0 +1,196 @@
+"""Refinement cycles on a schedule: who may set a deck brief's schedule, what a reader sees of it (the panel
+a deck's page includes, templates/memos/decks/_schedule.html), and the scheduler's check that starts the
+cycles that are due (memos.services.deck_cycles.start_cycle).
+
+RQ's cron scheduler (``manage.py refine_cycles --cron``, started by scripts/run.sh) queues ``tick`` every few
+minutes for the worker; ``manage.py refine_cycles`` runs the same check in a loop of its own, or ``--once``.
+Two checks at once start one cycle: each locks the schedule's row and records the time of day it acts on
+before it starts anything (memos.models.schedules).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, time
+from uuid import UUID
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.db import transaction
+from django.utils import timezone
+
+from memos.models import ArtefactVersion, Brief, RefineSchedule
+from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
+from memos.services.access import visible_runs
+from memos.services.accounts import Roles
+from memos.services.deck_cycles import start_cycle
+from memos.services.errors import ServiceError
+
+# The cadences a person chooses from: cycles a day, 0 for off.
+CADENCES: tuple[tuple[int, str], ...] = ((0, "Off"), (1, "Once a day"), (2, "Twice a day"))
+
+
+@dataclass(frozen=True)
+class CycleOutcome:
+    """What one check did for one schedule: started a cycle (``run_id``) or recorded why not."""
+
+    schedule_id: int
+    brief_id: int
+    slot: datetime
+    run_id: UUID | None
+    message: str
+
+    @property
+    def started(self) -> bool:
+        return self.run_id is not None
+
+    def __str__(self) -> str:
+        return f"brief {self.brief_id}, {self.slot:%Y-%m-%d %H:%M} UTC: {self.message}"
+
+
+def may_set_schedule(user: AbstractBaseUser | AnonymousUser, brief: Brief) -> bool:
+    """The brief's analyst (while an analyst) or an admin; anyone else who may see the brief only reads it."""
+    if not isinstance(user, User) or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    return user.pk == brief.owner_id and user.groups.filter(name=Roles.ANALYST).exists()
+
+
+def is_deck_brief(brief: Brief) -> bool:
+    """A brief whose latest version is a deck: only a deck is refined by cycles."""
+    latest = ArtefactVersion.objects.filter(brief=brief).order_by("-number").values_list("kind", flat=True)
+    return latest.first() == "deck"
+
+
+def set_schedule(
+    *,
+    brief: Brief,
+    user: User,
+    cycles_per_day: int,
+    first_slot: time = FIRST_SLOT,
+    second_slot: time = SECOND_SLOT,
+    now: datetime | None = None,
+) -> RefineSchedule:
+    """Refine ``brief`` 0 (off), 1 or 2 times a day at these times of day (UTC). Changing the cadence or the
+    times starts nothing at once: the next time of day after ``now`` does."""
+    if not may_set_schedule(user, brief):
+        raise ServiceError("Only the brief's analyst or an admin sets when its deck is refined.")
+    if cycles_per_day not in range(RefineSchedule.MAX_CYCLES_PER_DAY + 1):
+        raise ServiceError(
+            f"A deck is refined on a schedule at most {RefineSchedule.MAX_CYCLES_PER_DAY} times a day."
+        )
+    if cycles_per_day == RefineSchedule.MAX_CYCLES_PER_DAY and first_slot == second_slot:
+        raise ServiceError("Twice a day needs two different times of day.")
+    if not is_deck_brief(brief):
+        raise ServiceError(f"{brief}: its latest version is not a deck; only a deck is refined by cycles.")
+    now = now or timezone.now()
+    enabled = cycles_per_day > 0
+    wanted = {
+        "enabled": enabled,
+        "cycles_per_day": cycles_per_day if enabled else 1,
+        "first_slot": first_slot,
+        "second_slot": second_slot,
+    }
+    with transaction.atomic():
+        # Locked: a check acting on this schedule finishes first, and reads the new settings after.
+        schedule, created = RefineSchedule.objects.select_for_update().get_or_create(
+            brief=brief, defaults={**wanted, "set_by": user, "set_at": now}
+        )
+        if not created and any(getattr(schedule, name) != value for name, value in wanted.items()):
+            for name, value in wanted.items():
+                setattr(schedule, name, value)
+            schedule.set_by, schedule.set_at = user, now
+            schedule.save()
+    return schedule
+
+
+@dataclass(frozen=True)
+class SchedulePanel:
+    """What the panel shows one reader: the cadence as set (or the defaults), when the next cycle starts,
+    what the last attempt did, and whether this reader may change it."""
+
+    cycles: int  # 0 when off
+    first_slot: time
+    second_slot: time
+    next_due: datetime | None
+    last_outcome: str
+    last_outcome_at: datetime | None
+    last_run_id: UUID | None  # only when this reader may open the run
+    may_set: bool
+    choices: tuple[tuple[int, str], ...] = CADENCES
+
+
+def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> SchedulePanel | None:
+    """The schedule of a deck brief as ``user`` sees it, for a page they already may read; None for a brief
+    whose latest version is not a deck (nothing to refine)."""
+    if not is_deck_brief(brief):
+        return None
+    schedule = RefineSchedule.objects.filter(brief=brief).first()
+    may_set = may_set_schedule(user, brief)
+    if schedule is None:
+        return SchedulePanel(0, FIRST_SLOT, SECOND_SLOT, None, "", None, None, may_set)
+    run_id = schedule.last_run_id
+    if run_id is not None and not visible_runs(user).filter(pk=run_id).exists():
+        run_id = None
+    return SchedulePanel(
+        cycles=schedule.cycles_per_day if schedule.enabled else 0,
+        first_slot=schedule.first_slot,
+        second_slot=schedule.second_slot,
+        next_due=schedule.next_due(now or timezone.now()),
+        last_outcome=schedule.last_outcome,
+        last_outcome_at=schedule.last_outcome_at,
+        last_run_id=run_id,
+        may_set=may_set,
+    )
+
+
+def run_due(now: datetime, *, enqueue: bool = True) -> list[CycleOutcome]:
+    """Start a cycle for every schedule with a time of day passed and not yet acted on; record each outcome,
+    a refusal included (a run of the brief still going, no deck version left...), and return them."""
+    candidates = RefineSchedule.objects.filter(enabled=True).only(
+        "pk", "enabled", "cycles_per_day", "first_slot", "second_slot", "set_at", "last_slot_at"
+    )
+    outcomes = []
+    for candidate in candidates:
+        if candidate.is_due(now):
+            outcome = _act_on(candidate.pk, now, enqueue=enqueue)
+            if outcome is not None:
+                outcomes.append(outcome)
+    return outcomes
+
+
+def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome | None:
+    with transaction.atomic():
+        # Another check holding the row is acting on it now: skip it rather than wait and do it twice. Once
+        # the lock is ours the row is read afresh, so a check that finished first leaves it not due.
+        schedule = (
+            RefineSchedule.objects.select_for_update(skip_locked=True, of=("self",))
+            .select_related("brief__company")
+            .filter(pk=schedule_id)
+            .first()
+        )
+        if schedule is None or not schedule.is_due(now):
+            return None
+        slot = schedule.latest_slot(now)
+        run_id = None
+        try:
+            # Its own savepoint: a refused start rolls back what it wrote, and this row is still saved.
+            with transaction.atomic():
+                run = start_cycle(schedule.brief, enqueue=enqueue)
+        except ServiceError as exc:
+            message = f"Not started: {exc}"
+        else:
+            run_id = run.pk
+            message = f"Started cycle run {str(run.pk)[:8]}."
+            schedule.last_cycle_at, schedule.last_run = now, run
+        schedule.last_slot_at, schedule.last_outcome, schedule.last_outcome_at = slot, message, now
+        schedule.save(
+            update_fields=["last_slot_at", "last_cycle_at", "last_run", "last_outcome", "last_outcome_at"]
+        )
+    return CycleOutcome(schedule.pk, schedule.brief_id, slot, run_id, message)
+
+
+def tick() -> list[str]:
+    """The job RQ's cron scheduler queues: one check, now. Its result, kept in Redis a while, says what it
+    did."""
+    return [str(outcome) for outcome in run_due(timezone.now())]

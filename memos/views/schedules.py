@@ -1,0 +1,79 @@
+"""Setting a deck brief's refinement schedule: the POST of the form in templates/memos/decks/_schedule.html
+(its panel comes from memos.services.schedules.schedule_panel).
+
+Who may see the brief (one of its versions) sees the schedule; its analyst and admins set it. A user who may
+not see the brief gets a 404, one who may only read it a 403; a refused change shows the brief's latest
+version again with the reason (409) and changes nothing.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from memos.models import ArtefactVersion
+from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
+from memos.services.access import visible_versions
+from memos.services.errors import ServiceError
+from memos.services.schedules import CADENCES, may_set_schedule, set_schedule
+from memos.views.users import user_of
+from memos.views.versions import refused
+
+
+class ScheduleForm(forms.Form):
+    cycles = forms.TypedChoiceField(choices=[(str(n), label) for n, label in CADENCES], coerce=int)
+    first_slot = forms.TimeField(required=False)
+    second_slot = forms.TimeField(required=False)
+
+
+def local_path(url: str) -> str | None:
+    """``url`` when it is a path on this site (never another host, a scheme or a protocol-relative URL)."""
+    if url.startswith("/") and url_has_allowed_host_and_scheme(url, allowed_hosts=None):
+        return url
+    return None
+
+
+def _latest_readable(user: User, brief_id: int) -> ArtefactVersion:
+    version: ArtefactVersion | None = (
+        visible_versions(user)
+        .filter(brief_id=brief_id)
+        .select_related("brief__owner", "brief__company")
+        .order_by("-number")
+        .first()
+    )
+    if version is None:
+        raise Http404("No such brief.")
+    return version
+
+
+@require_POST
+@login_required
+def set_brief_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
+    user = user_of(request)
+    version = _latest_readable(user, brief_id)
+    brief = version.brief
+    if not may_set_schedule(user, brief):
+        raise PermissionDenied("Only the brief's analyst or an admin sets when its deck is refined.")
+    form = ScheduleForm(request.POST)
+    if not form.is_valid():
+        reasons = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
+        return refused(request, version, f"The schedule was not changed ({reasons}).")
+    data = form.cleaned_data
+    try:
+        set_schedule(
+            brief=brief,
+            user=user,
+            cycles_per_day=data["cycles"],
+            first_slot=data["first_slot"] or FIRST_SLOT,
+            second_slot=data["second_slot"] or SECOND_SLOT,
+        )
+    except ServiceError as exc:
+        return refused(request, version, str(exc))
+    back = local_path(request.POST.get("next", ""))
+    return redirect(back) if back else redirect("version", version_id=version.pk)
