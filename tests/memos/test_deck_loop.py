@@ -11,13 +11,14 @@ import pytest
 from django.test import override_settings
 
 from agents.deck.outputs import BaselineOutput, DeckOutput, LapOutput
-from memos.models import AgentStep, ArtefactVersion, FactRecord, Run
+from memos.models import AgentStep, ArtefactVersion, FactRecord, Notice, Run
 from memos.pipeline import driver
 from memos.pipeline.deck.data import deck_facts
 from memos.services.deck_cycles import start_cycle
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief
 from tests.memos.deck_support import deck_run, fake_deck_llm
+from tests.memos.pipeline_support import person
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -199,3 +200,22 @@ def test_the_cycle_token_budget_stops_the_loop_cleanly_before_a_lap() -> None:
     assert "token budget" in run.status_message
     assert not AgentStep.objects.filter(run=run, kind="lap", status="done").exists()
     assert ArtefactVersion.objects.filter(run=run).exists()  # the best so far is still frozen for review
+
+
+def test_a_deck_that_cannot_clear_the_entry_bar_is_escalated_frozen_unevaluated_and_announced() -> None:
+    committee = person("cora", "committee")
+    run = deck_run("quick")  # one rebuild at most
+    with fake_deck_llm({"deck_gate": [gate(2), gate(3)]}) as server:
+        driver.run_inline(str(run.pk))
+        drafted = [r for r in server.requests if r["prompt_name"] == "deck_drafter"]
+    run.refresh_from_db()
+    assert run.status == Run.Status.NEEDS_REVIEW and "can't clear the entry bar" in run.status_message
+    assert len(drafted) == 2  # the draft and its one rebuild, which was told why
+    assert "did not clear the entry bar" in drafted[1]["body"]["messages"][1]["content"]
+    assert set(AgentStep.objects.filter(run=run, stage="refine").values_list("status", flat=True)) == {
+        "skipped"
+    }
+    version = ArtefactVersion.objects.get(run=run)
+    assert not version.evaluated and version.content["escalated"]
+    notice = Notice.objects.get(recipient=committee, version=version)
+    assert "can't clear the entry bar" in notice.body

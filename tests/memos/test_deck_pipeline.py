@@ -12,6 +12,7 @@ from agents.deck.spec import display
 from memos.models import AgentStep, ArtefactVersion, FactRecord, Run
 from memos.pipeline import driver
 from tests.memos.deck_support import deck_run, fake_deck_llm
+from tests.memos.pipeline_support import fake_llm
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,3 +68,12 @@ def test_the_step_documents_of_a_deck_run_render_for_its_analyst(client: Client)
         page = client.get(f"/runs/{run.pk}/steps/{step.pk}/")
         assert page.status_code == 200, step.key
         assert "not finished" not in page.content.decode().lower(), step.key
+
+
+def test_the_run_page_warns_when_the_judge_shares_the_writers_model(client: Client) -> None:
+    run = deck_run("quick")
+    with fake_llm():  # one model for every role
+        driver.run_inline(str(run.pk))
+    client.force_login(run.brief.owner)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    assert "uses the same model as the drafter" in page and "LLM_MODEL_SCORER" in page

@@ -4,8 +4,12 @@ and never writes content; every word comes from an LLM role, every figure and ev
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
-from memos.models import Run
+from memos.models import AgentStep, Run
 from memos.pipeline.deck import plan as deck_plan
 from memos.pipeline.deck.data import run_data
 from memos.pipeline.deck.draft import run_draft
@@ -61,6 +65,18 @@ def _deck(output: DeckOutput) -> str:
     return f"{len(output.deck.slides)} slides · R2 {r2:.2f} · {output.laps} laps"
 
 
+def notices(steps: Sequence[AgentStep]) -> list[str]:
+    """Seed 001 rule 1 on the run page: the judge shares the drafter's or the reviser's model."""
+    for step in steps:
+        if step.kind == SCOPE and step.status == AgentStep.Status.DONE:
+            try:
+                warning = ScopeOutput.model_validate(step.output).same_model_warning
+            except ValidationError:  # written by an older version: its document says so; no banner
+                return []
+            return [warning] if warning else []
+    return []
+
+
 WORKFLOW = Workflow(
     name=Run.Workflow.DECK,
     stages=(
@@ -93,5 +109,6 @@ WORKFLOW = Workflow(
     },
     plan=deck_plan.plan,
     ending=ending,
+    notices=notices,
     artefact=deck_artefact,
 )

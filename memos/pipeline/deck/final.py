@@ -122,7 +122,7 @@ def deck_artefact(ctx: StageContext) -> Artefact | None:
         sections={f"Slide {slide.number}: {slide.section}": slide_outline(slide) for slide in deck.slides},
         evaluated=not output.escalated,
         score=output.r2.composite if output.r2 is not None else output.r1.composite,
-        score_label="R2" if output.r2 is not None else "R1 (escalated)",
+        score_label="R2" if output.r2 is not None else "R1, escalated: can't clear the entry bar",
         scores=scores,
         cited=tuple(deck.figures()),
     )
