@@ -2,7 +2,19 @@ from django.contrib import admin
 from django.urls import include, path, register_converter
 
 from memos.converters import EvidenceIdConverter
-from memos.views import briefs, evidence, home, ledger, rerun, review, runs, versions
+from memos.views import (
+    briefs,
+    decks,
+    evidence,
+    home,
+    ledger,
+    rerun,
+    review,
+    rubric_proposals,
+    runs,
+    schedules,
+    versions,
+)
 
 register_converter(EvidenceIdConverter, "evidence")
 
@@ -11,12 +23,28 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", home.home, name="home"),
     path("briefs/new/", briefs.new_brief, name="new_brief"),
+    path("briefs/<int:brief_id>/schedule/", schedules.set_brief_schedule, name="brief_schedule"),
     path("runs/<uuid:run_id>/", runs.run_page, name="run"),
     path("runs/<uuid:run_id>/steps/<int:step_id>/", runs.step_document, name="run_step"),
+    path(
+        "runs/<uuid:run_id>/steps/<int:step_id>/adopt-rubric/",
+        rubric_proposals.adopt_rubric_view,
+        name="adopt_rubric",
+    ),
+    path(
+        "runs/<uuid:run_id>/steps/<int:step_id>/slides/<int:number>.png",
+        decks.step_slide,
+        name="run_step_slide",
+    ),
     path("runs/<uuid:run_id>/ledger/", ledger.run_ledger, name="run_ledger"),
     path("runs/<uuid:run_id>/rerun-evaluation/", rerun.rerun_evaluation_view, name="rerun_evaluation"),
     path("versions/<int:version_id>/", versions.version_page, name="version"),
     path("versions/<int:version_id>/pdf/", versions.version_pdf, name="version_pdf"),
+    path("versions/<int:version_id>/slides/<int:number>.png", decks.version_slide, name="version_slide"),
+    path("versions/<int:version_id>/deck.pdf", decks.version_deck_pdf, name="version_deck_pdf"),
+    path("versions/<int:version_id>/deck.pptx", decks.version_deck_pptx, name="version_deck_pptx"),
+    path("versions/<int:version_id>/deck.json", decks.version_deck_json, name="version_deck_json"),
+    path("versions/<int:version_id>/scores.json", decks.version_scores_json, name="version_scores_json"),
     path("versions/<int:version_id>/vote/", review.vote, name="version_vote"),
     path("versions/<int:version_id>/recuse/", review.recuse, name="version_recuse"),
     path("versions/<int:version_id>/approve/", review.approve, name="version_approve"),

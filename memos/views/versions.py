@@ -26,7 +26,9 @@ from memos.models import ArtefactVersion, Notice, Vote
 from memos.services import review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
+from memos.services.schedules import schedule_panel
 from memos.services.versions import diff, previous_of
+from memos.views.decks import deck_context
 from memos.views.falsifiers import register_rows
 from memos.views.users import user_of
 
@@ -101,6 +103,8 @@ def page_context(user: User, version: ArtefactVersion, *, printing: bool = False
         "previous": previous,
         "diff": diff(previous, version) if previous is not None else [],
         "siblings": visible_versions(user).filter(brief_id=version.brief_id).order_by("-number"),
+        "schedule": schedule_panel(user, version.brief) if version.kind == "deck" else None,
+        **deck_context(version),
     }
 
 

@@ -38,9 +38,22 @@
     (
       "a abbr article b blockquote br caption code dd del details div dl dt em figcaption figure footer " +
       "h2 h3 h4 header hr i li ol p pre s section small span strong sub summary sup table tbody td tfoot " +
-      "th thead time tr u ul"
+      "th thead time tr u ul img"
     ).split(" "),
   );
+  // Images only of this run's own slide thumbnails (a step's deck, rasterised by the server), with no other
+  // attribute than what lays them out: nothing a model wrote can point an image elsewhere.
+  const IMAGE_ATTRIBUTES = new Set("src alt width height loading decoding".split(" "));
+  const SLIDE_IMAGE = /^\/runs\/[0-9a-f-]+\/steps\/\d+\/slides\/\d+\.png$/;
+
+  function slideImage(value) {
+    try {
+      const url = new URL(value, location.href);
+      return url.origin === location.origin && SLIDE_IMAGE.test(url.pathname);
+    } catch {
+      return false;
+    }
+  }
   const ATTRIBUTES = new Set(
     "class id title href rel target role colspan rowspan scope open".split(" "),
   );
@@ -76,9 +89,10 @@
     }
   }
 
-  // Removes what the server never renders: other elements (script, style, svg, iframe, img, forms...) with
-  // everything inside them, other attributes (every on* handler, style, src...), and links that are not
-  // web URLs. Returns how many things it removed.
+  // Removes what the server never renders: other elements (script, style, svg, iframe, forms...) with
+  // everything inside them, images other than a step's slide thumbnails, other attributes (every on*
+  // handler, style, src but on those images...), and links that are not web URLs. Returns how many things
+  // it removed.
   function clean(root) {
     let removed = 0;
     for (const element of [...root.querySelectorAll("*")]) {
@@ -88,9 +102,15 @@
         removed += 1;
         continue;
       }
+      if (element.localName === "img" && !slideImage(element.getAttribute("src") ?? "")) {
+        element.remove();
+        removed += 1;
+        continue;
+      }
       for (const { name, value } of [...element.attributes]) {
+        const image = element.localName === "img" && IMAGE_ATTRIBUTES.has(name);
         const allowed =
-          ATTRIBUTES.has(name) || /^data-[a-z0-9-]+$/.test(name) || /^aria-[a-z]+$/.test(name);
+          image || ATTRIBUTES.has(name) || /^data-[a-z0-9-]+$/.test(name) || /^aria-[a-z]+$/.test(name);
         if (!allowed || (name === "href" && !webUrl(value)) || (name === "target" && value !== "_blank")) {
           element.removeAttribute(name);
           removed += 1;

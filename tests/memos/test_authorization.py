@@ -34,15 +34,19 @@ from rq.registry import FailedJobRegistry
 from rq.worker import Worker
 
 import memos.admin_review  # noqa: F401  # the review's admin pages (memos/admin.py imports it too)
+from agents.deck.gates import Measured, R1Result, r1_gates
+from agents.deck.outputs import DeckOutput
 from memos.models import (
     AgentStep,
     AuditEvent,
     Brief,
+    Company,
     DataLoad,
     FalsifierWatch,
     Motion,
     Notice,
     PromptVersion,
+    RefineSchedule,
     RubricVersion,
     Run,
     SourceDocument,
@@ -52,6 +56,7 @@ from memos.services import review
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.governance import seed_from_files
 from memos.services.versions import freeze
+from tests.agents.deck.samples import sample_deck
 from tests.memos.factories import company, ledger_row, revenue_fact, run_for
 
 pytestmark = pytest.mark.django_db
@@ -245,10 +250,56 @@ TABLE: dict[str, Row] = {
             admin=CONFLICT,
         ),
     ),
+    # A superuser adopts a deck run's brief-specific rubric anchors (memos/views/rubric_proposals.py); this
+    # step holds no proposal, so even they are refused with the reason (409); nobody else may.
+    "runs/<uuid:run_id>/steps/<int:step_id>/adopt-rubric/": Row(
+        "/runs/{run}/steps/{step}/adopt-rubric/",
+        everyone(NOT_ALLOWED),
+        access(
+            anonymous=LOGIN,
+            owner=FORBIDDEN,
+            analyst=NOT_FOUND,
+            committee=FORBIDDEN,
+            reviewer=FORBIDDEN,
+            executive=NOT_FOUND,
+            outsider=NOT_FOUND,
+            admin=CONFLICT,
+        ),
+    ),
+    # A deck brief's refinement schedule (memos/views/schedules.py): its analyst or a superuser sets it. This
+    # brief's latest version is a memo, so even they are refused, on that version's page with the reason;
+    # whoever may only read the brief is refused outright.
+    "briefs/<int:brief_id>/schedule/": Row(
+        "/briefs/{brief}/schedule/",
+        everyone(NOT_ALLOWED),
+        access(
+            anonymous=LOGIN,
+            owner=REFUSED_ON_PAGE,
+            analyst=NOT_FOUND,
+            committee=FORBIDDEN,
+            reviewer=FORBIDDEN,
+            executive=NOT_FOUND,
+            outsider=NOT_FOUND,
+            admin=REFUSED_ON_PAGE,
+        ),
+        {"cycles": "1", "next": "/"},
+    ),
     # Frozen versions and their review (memos/views/versions.py, memos/views/review.py): each action is a POST
     # by the role it belongs to; the version's other readers are refused with the reason on its page.
     "versions/<int:version_id>/": Row("/versions/{version}/", VERSION_READERS),
     "versions/<int:version_id>/pdf/": Row("/versions/{version}/pdf/", VERSION_READERS),
+    # A deck version's slide images and downloads, and the slides of a deck run's step (memos/views/decks.py):
+    # whoever may read the version's page, or the step's document, and nobody else.
+    "versions/<int:version_id>/slides/<int:number>.png": Row(
+        "/versions/{deck_version}/slides/1.png", VERSION_READERS
+    ),
+    "versions/<int:version_id>/deck.pdf": Row("/versions/{deck_version}/deck.pdf", VERSION_READERS),
+    "versions/<int:version_id>/deck.pptx": Row("/versions/{deck_version}/deck.pptx", VERSION_READERS),
+    "versions/<int:version_id>/deck.json": Row("/versions/{deck_version}/deck.json", VERSION_READERS),
+    "versions/<int:version_id>/scores.json": Row("/versions/{deck_version}/scores.json", VERSION_READERS),
+    "runs/<uuid:run_id>/steps/<int:step_id>/slides/<int:number>.png": Row(
+        "/runs/{deck_run}/steps/{deck_step}/slides/1.png", RUN_READERS
+    ),
     "versions/<int:version_id>/vote/": Row(
         "/versions/{version}/vote/",
         everyone(NOT_ALLOWED),
@@ -783,6 +834,33 @@ TABLE: dict[str, Row] = {
         "/admin/memos/reviewpolicy/{policy}/",
         superuser(redirect("/admin/memos/reviewpolicy/{policy}/change/")),
     ),
+    # Deck refinement schedules (memos/admin_schedules.py): set on the deck's page; here superusers read them,
+    # switch them off (the list's action) or delete them; never added or edited.
+    "admin/memos/refineschedule/": Row(
+        "/admin/memos/refineschedule/",
+        superuser(OK),
+        superuser(redirect("/admin/memos/refineschedule/")),
+        {"action": "switch_off", "_selected_action": "{schedule}"},
+    ),
+    "admin/memos/refineschedule/add/": Row(
+        "/admin/memos/refineschedule/add/", superuser(FORBIDDEN), superuser(FORBIDDEN)
+    ),
+    "admin/memos/refineschedule/<path:object_id>/history/": Row(
+        "/admin/memos/refineschedule/{schedule}/history/", superuser(OK)
+    ),
+    "admin/memos/refineschedule/<path:object_id>/delete/": Row(
+        "/admin/memos/refineschedule/{schedule}/delete/",
+        superuser(OK),
+        superuser(ADMIN_INDEX),  # no change permission, so Django returns to the index
+        CONFIRM_DELETE,
+    ),
+    "admin/memos/refineschedule/<path:object_id>/change/": Row(
+        "/admin/memos/refineschedule/{schedule}/change/", superuser(OK), superuser(FORBIDDEN), SAVE
+    ),
+    "admin/memos/refineschedule/<path:object_id>/": Row(
+        "/admin/memos/refineschedule/{schedule}/",
+        superuser(redirect("/admin/memos/refineschedule/{schedule}/change/")),
+    ),
     # django-rq's dashboard, mounted in the admin: job arguments and queue actions, superusers only. The
     # ModelAdmin's own list page shares its route ("admin/django_rq/dashboard/") with the dashboard, which
     # answers first: one row covers both patterns.
@@ -910,6 +988,43 @@ def member(username: str, group: Group | None) -> User:
     return user
 
 
+def deck_values(owner: User, of: Company) -> dict[str, str]:
+    """A finished deck run of a brief of its own (so the memo version's review is untouched), its deck step
+    and the version it froze: three slides with bullets, a table and a chart."""
+    brief = Brief.objects.create(company=of, question="Which slides does the board need?", owner=owner)
+    run = Run.objects.create(
+        brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.DECK
+    )
+    deck = sample_deck(3)
+    measured = Measured(
+        figures=len(deck.figures()),
+        mismatches=0,
+        unresolved_ids=0,
+        missing_sections=[],
+        broken=[],
+        walls_of_text=0,
+        chart_figures=6,
+        humanizer=0,
+    )
+    r1 = R1Result(gates=r1_gates(measured), scores={}, composite=3.6, entry_bar=3.2, passed=True)
+    content = DeckOutput(deck=deck, escalated=False, r1=r1).model_dump(mode="json")
+    step = AgentStep.objects.create(
+        run=run, stage="deck", key="deck", kind="deck", title="The deck", status="done", output=content
+    )
+    with transaction.atomic():
+        version = freeze(
+            run,
+            Artefact(
+                kind="deck",
+                title="AAPL deck: hold",
+                content=content,
+                sections={f"Slide {s.number}: {s.section}": s.title for s in deck.slides},
+                evaluated=False,
+            ),
+        )
+    return {"deck_run": str(run.pk), "deck_step": str(step.pk), "deck_version": str(version.pk)}
+
+
 @dataclass
 class World:
     clients: dict[str, Client]
@@ -981,6 +1096,10 @@ def world(redis_url: str) -> Iterator[World]:
             ),
         )
     vote = review.cast_vote(users["committee"], version, "approve")
+    # A refinement schedule for the admin's pages (the product's form refuses this memo brief one).
+    schedule = RefineSchedule.objects.create(
+        brief=run.brief, set_by=users["owner"], set_at=version.created_at
+    )
     watch = FalsifierWatch.objects.create(
         version=version,
         brief=version.brief,
@@ -1024,6 +1143,7 @@ def world(redis_url: str) -> Iterator[World]:
         "vote": str(vote.pk),
         "motion": str(Motion.objects.get(version=version).pk),
         "watch": str(watch.pk),
+        "schedule": str(schedule.pk),
         "notice": str(Notice.objects.get(version=version, recipient=users["committee"]).pk),
         "policy": str(policy.pk),
         "prompt_version": str(prompt_version.pk),
@@ -1038,7 +1158,7 @@ def world(redis_url: str) -> Iterator[World]:
         "job": job.id,
         "failed_job": failed_job.id,
         "worker": worker.key,
-    }
+    } | deck_values(users["owner"], apple)
     clients = {"anonymous": csrf_client(None)} | {actor: csrf_client(user) for actor, user in users.items()}
     yield World(clients, values, queue, job)
     worker.register_death()  # type: ignore[no-untyped-call]
