@@ -128,6 +128,7 @@ def measure(
         walls_of_text=sum(1 for f in lint if f.rule == WALL_RULE),
         chart_figures=sum(len(slide.chart.points) for slide in deck.slides if slide.chart is not None),
         humanizer=len(human),
+        repeated=repeated_parts(deck),
     )
     return Candidate(
         deck=deck,
@@ -140,6 +141,25 @@ def measure(
         humanizer=human,
         pages=rendered.pages,
     )
+
+
+def repeated_parts(deck: Deck) -> int:
+    """Bullets, tables and charts that say again what an earlier slide said (the same words or the same
+    figures): a board reads each once."""
+    seen: set[tuple[str, ...]] = set()
+    repeats = 0
+    for slide in deck.slides:
+        parts = [
+            ("bullet", b.text.casefold().strip(), *(f.fact_id for f in b.figures)) for b in slide.bullets
+        ]
+        if slide.table is not None:
+            parts.append(("table", *(f.fact_id for f in slide.table.rows)))
+        if slide.chart is not None:
+            parts.append(("chart", *(f.fact_id for f in slide.chart.points)))
+        for part in parts:
+            repeats += part in seen
+            seen.add(part)
+    return repeats
 
 
 def _section_has_words(deck: Deck, section: str) -> bool:

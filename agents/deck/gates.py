@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
+from agents.deck.ceilings import ceilings
 from agents.deck.schemas import ProtectedDimension, R1Judgement, R1Score, R2Judgement, R2Score
 from agents.rubrics import Rubric
 
@@ -47,6 +48,7 @@ class Measured(_Frozen):
     walls_of_text: int
     chart_figures: int  # figures carried by charts
     humanizer: int  # T12 findings
+    repeated: int = 0  # bullets, tables and charts that repeat another slide's
 
 
 class R1Result(_Frozen):
@@ -55,6 +57,7 @@ class R1Result(_Frozen):
     composite: float
     entry_bar: float
     passed: bool
+    ceilings: list[str] = []  # scores code lowered where it measured the opposite (agents.deck.ceilings)
 
 
 def r1_gates(measured: Measured) -> list[GateResult]:
@@ -81,10 +84,16 @@ def r1_gates(measured: Measured) -> list[GateResult]:
     ]
 
 
-def r1_result(rubric: Rubric, measured: Measured, judgement: R1Judgement | None) -> R1Result:
+def r1_result(
+    rubric: Rubric,
+    measured: Measured,
+    judgement: R1Judgement | None,
+    quotes: Sequence[tuple[str, bool]] = (),
+) -> R1Result:
     """The gate's verdict; with no judgement (a hard gate failed, so the judge was not asked) the graded
     composite is 0."""
     scores = _complete(rubric, judgement.scores) if judgement is not None else {}
+    scores, capped = _capped(scores, measured, quotes)
     composite = float(rubric.composite(COMPOSITE, scores)) if judgement is not None else 0.0
     gates = r1_gates(measured)
     bar = rubric.thresholds["entry_bar"]
@@ -94,6 +103,7 @@ def r1_result(rubric: Rubric, measured: Measured, judgement: R1Judgement | None)
         composite=composite,
         entry_bar=bar,
         passed=all(gate.passed for gate in gates) and composite >= bar,
+        ceilings=capped,
     )
 
 
@@ -103,12 +113,26 @@ class Scored(_Frozen):
     scores: dict[str, int]
     composite: float  # R2, over the improvement dimensions only
     measured: Measured
+    ceilings: list[str] = []  # scores code lowered where it measured the opposite
 
 
-def r2_scored(rubric: Rubric, judgement: R2Judgement, measured: Measured) -> Scored:
-    scores = _complete(rubric, judgement.scores, extra=PROTECTED)
+def r2_scored(
+    rubric: Rubric, judgement: R2Judgement, measured: Measured, quotes: Sequence[tuple[str, bool]] = ()
+) -> Scored:
+    scores, capped = _capped(_complete(rubric, judgement.scores, extra=PROTECTED), measured, quotes)
     improvement = {key: float(scores[key]) for key in rubric.objective(COMPOSITE).weights()}
-    return Scored(scores=scores, composite=float(rubric.composite(COMPOSITE, improvement)), measured=measured)
+    return Scored(
+        scores=scores,
+        composite=float(rubric.composite(COMPOSITE, improvement)),
+        measured=measured,
+        ceilings=capped,
+    )
+
+
+def _capped(
+    scores: dict[str, int], measured: Measured, quotes: Sequence[tuple[str, bool]]
+) -> tuple[dict[str, int], list[str]]:
+    return ceilings(scores, repeated=measured.repeated, walls=measured.walls_of_text, quotes=quotes)
 
 
 def _complete(

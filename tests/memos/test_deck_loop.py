@@ -111,7 +111,9 @@ def test_code_accepts_and_rejects_each_lap_by_the_rubric_and_stops_on_a_plateau(
     assert [lap.decision.accepted for lap in laps] == [False, True, False, False, False], [
         (lap.decision.reasons, lap.error) for lap in laps
     ]
-    assert [lap.decision.margin for lap in laps] == [0.10, 0.20, 0.25, 0.80, 0.20]
+    assert [lap.decision.margin for lap in laps] == [0.10, 0.20, 0.25, 0.80, 0.20], [
+        lap.scored.ceilings for lap in laps if lap.scored
+    ]
     assert any("less than the +0.15 required" in r for r in laps[0].decision.reasons)
     assert any("protected regression: story_integrity" in r for r in laps[2].decision.reasons)
     assert any(r.startswith("truth") for r in laps[3].decision.reasons)

@@ -116,14 +116,17 @@ def _slide(section: str, index: int, ids: list[str]) -> dict[str, Any]:
     if series and index % 2 == 0:
         points = series[(index // 2) % len(series)][-5:]
         slide["chart"] = {"title": f"{section} over the last fiscal years", "kind": "bar", "points": points}
-        slide["bullets"] = [{"text": "The latest year sets the trend", "figures": points[-1:]}]
+        slide["bullets"] = [{"text": f"{section}: the latest year sets the trend", "figures": points[-1:]}]
     elif ids:
-        latest = [found[-1] for found in grouped.values()][:4] or ids[:2]
-        if len(latest) >= 2:
-            slide["table"] = {"title": f"{section} at a glance", "rows": latest[:4]}
-        slide["bullets"] = [{"text": "Filed figures back this view", "figures": latest[:1]}]
+        # A different handful of the latest figures on each slide: a board reads each table once.
+        latest = [found[-1] for found in grouped.values()] or ids
+        start = (index * 3) % len(latest)
+        rows = (latest[start:] + latest[:start])[:4]
+        if len(rows) >= 2:
+            slide["table"] = {"title": f"{section} at a glance", "rows": rows}
+        slide["bullets"] = [{"text": f"Filed figures back the {section.lower()} view", "figures": rows[:1]}]
     else:
-        slide["bullets"] = [{"text": "No filed figure speaks to this section", "figures": []}]
+        slide["bullets"] = [{"text": f"No filed figure speaks to {section.lower()}", "figures": []}]
     return slide
 
 

@@ -14,7 +14,7 @@ from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
-from memos.pipeline.deck.judging import checked_quotes, judge_r1
+from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r1
 from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, draft_key, lap_key
 from memos.pipeline.deck.reads import (
     brief_block,
@@ -96,12 +96,13 @@ def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftO
     if not all(gate.passed for gate in hard.gates):
         return DraftOutput(attempt=attempt, candidate=candidate, r1=hard)
     judgement = judge_r1(ctx, gw, candidate.deck, candidate.measured, DRAFT)
+    quotes = checked_quotes(judgement, candidate.deck)
     return DraftOutput(
         attempt=attempt,
         candidate=candidate,
         judgement=judgement,
-        quotes=checked_quotes(judgement, candidate.deck),
-        r1=r1_result(rubric, candidate.measured, judgement),
+        quotes=quotes,
+        r1=r1_result(rubric, candidate.measured, judgement, found_pairs(quotes)),
     )
 
 

@@ -97,6 +97,11 @@ def judge_r2(
     return _ask(ctx, gw, "deck_scorer", r2(ctx), deck, measured, R2Judgement, stage)
 
 
+def found_pairs(quotes: list[QuoteCheck]) -> list[tuple[str, bool]]:
+    """(dimension, quote found) as the score ceilings read them (agents.deck.ceilings)."""
+    return [(quote.dimension, quote.found) for quote in quotes]
+
+
 def checked_quotes(judgement: R1Judgement | R2Judgement, deck: Deck) -> list[QuoteCheck]:
     return [
         QuoteCheck(dimension=score.dimension, quote=score.evidence, found=quote_found(score.evidence, deck))

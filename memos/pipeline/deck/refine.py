@@ -24,7 +24,7 @@ from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.cycle import base_output
 from memos.pipeline.deck.data import data_version, deck_facts, figure_of
-from memos.pipeline.deck.judging import checked_quotes, judge_r2
+from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r2
 from memos.pipeline.deck.loop_state import Best, LoopState, accepted_draft
 from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, lap_key
 from memos.pipeline.deck.reads import (
@@ -116,12 +116,13 @@ def make_baseline(ctx: StageContext, gw: LLMGateway) -> BaselineOutput:
         raise StageFailed("no draft cleared the entry bar, so there is nothing to refine")
     deck, measured = accepted.candidate.deck, accepted.candidate.measured
     judgement = judge_r2(ctx, gw, deck, measured, REFINE)
+    quotes = checked_quotes(judgement, deck)
     return BaselineOutput(
         epoch=current_epoch(ctx),
         deck=deck,
-        scored=r2_scored(r2(ctx), judgement, measured),
+        scored=r2_scored(r2(ctx), judgement, measured, found_pairs(quotes)),
         judgement=judgement,
-        quotes=checked_quotes(judgement, deck),
+        quotes=quotes,
         findings=[*accepted.candidate.lint, *accepted.candidate.humanizer],
     )
 
@@ -144,12 +145,13 @@ def cycle_baseline(ctx: StageContext, gw: LLMGateway, base: DeckOutput) -> Basel
     scope = scope_output(ctx).scope
     candidate = build(draft_of(base.deck), figures(ctx), frame(ctx), scope, keep=kept_numbers(ctx))
     judgement = judge_r2(ctx, gw, candidate.deck, candidate.measured, REFINE)
+    quotes = checked_quotes(judgement, candidate.deck)
     return BaselineOutput(
         epoch=epoch,
         deck=candidate.deck,
-        scored=r2_scored(r2(ctx), judgement, candidate.measured),
+        scored=r2_scored(r2(ctx), judgement, candidate.measured, found_pairs(quotes)),
         judgement=judgement,
-        quotes=checked_quotes(judgement, candidate.deck),
+        quotes=quotes,
         findings=[*candidate.lint, *candidate.humanizer],
         previous_epoch=base.epoch,
     )
@@ -177,8 +179,13 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
     applied = apply_revision(draft_of(best.deck), order, revision)
     candidate = build(applied.draft, figures_now, frame(ctx), scope, keep=kept_numbers(ctx))
     judged, rescored = _judge_both(ctx, gw, candidate.deck, candidate.measured, best, number=number)
-    scored = r2_scored(rubric, judged, candidate.measured)
-    drift = drifted(rubric, best.scored.scores, {s.dimension: s.score for s in rescored.scores})
+    quotes = checked_quotes(judged, candidate.deck)
+    scored = r2_scored(rubric, judged, candidate.measured, found_pairs(quotes))
+    # The re-score goes through the same ceilings as the recorded one, so drift is the judge's alone.
+    again = r2_scored(
+        rubric, rescored, best.scored.measured, found_pairs(checked_quotes(rescored, best.deck))
+    )
+    drift = drifted(rubric, best.scored.scores, again.scores)
     decision = decide(rubric, scored, best.scored, drift=drift, new_epoch=bool(fresh_version))
     after = scored.composite if decision.accepted else best.scored.composite
     without = 0 if decision.accepted else state.without_accept + 1
@@ -189,9 +196,9 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
         ignored=applied.ignored,
         candidate=candidate,
         judgement=judged,
-        quotes=checked_quotes(judged, candidate.deck),
+        quotes=quotes,
         scored=scored,
-        rescored={s.dimension: s.score for s in rescored.scores},
+        rescored=again.scores,
         drift=drift,
         decision=decision,
         best=after,
