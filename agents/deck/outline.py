@@ -18,7 +18,7 @@ from agents.deck.schemas import (
     SlideDraft,
     TableDraft,
 )
-from agents.deck.spec import Deck, Slide, figure_text
+from agents.deck.spec import Deck, Figure, Slide, figure_text
 
 _BLANKS = re.compile(r"\s+")
 
@@ -50,19 +50,31 @@ def draft_of(deck: Deck) -> DeckDraft:
 
 
 def slide_draft(slide: Slide) -> SlideDraft:
+    """A resolved slide as the draft the reviser edits. A text code withheld (it typed a figure) is empty
+    here; the schema wants words, so it gets the plainest true ones code has: the section's name, or the
+    labels of the figures it shows. (A slide left with an empty title or takeaway never reaches this: the
+    lint marks it broken, so it is never the accepted best.)"""
+
+    def labels(figures: tuple[Figure, ...]) -> str:
+        return ", ".join(dict.fromkeys(f.label for f in figures)) or slide.section
+
     return SlideDraft(
         section=slide.section,
-        title=slide.title or "Untitled",
-        takeaway=slide.takeaway or "No takeaway",
+        title=slide.title or slide.section,
+        takeaway=slide.takeaway or slide.section,
         bullets=[
-            BulletDraft(text=bullet.text or "Figures", figures=[f.fact_id for f in bullet.figures])
+            BulletDraft(
+                text=bullet.text or labels(bullet.figures), figures=[f.fact_id for f in bullet.figures]
+            )
             for bullet in slide.bullets
         ],
-        table=TableDraft(title=slide.table.title or "Figures", rows=[f.fact_id for f in slide.table.rows])
+        table=TableDraft(
+            title=slide.table.title or labels(slide.table.rows), rows=[f.fact_id for f in slide.table.rows]
+        )
         if slide.table is not None and len(slide.table.rows) >= 2
         else None,
         chart=ChartDraft(
-            title=slide.chart.title or "Figures",
+            title=slide.chart.title or labels(slide.chart.points),
             kind=slide.chart.kind,
             points=[f.fact_id for f in slide.chart.points],
         )

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import ValidationError
-
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
 from memos.models import AgentStep, Run
 from memos.pipeline.deck import plan as deck_plan
@@ -17,6 +15,7 @@ from memos.pipeline.deck.final import deck_artefact, ending, run_deck
 from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT_KIND, FIGURES, LAP, RUBRIC, SCOPE
 from memos.pipeline.deck.refine import run_refine
 from memos.pipeline.deck.scope import run_scope
+from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/deck"
@@ -67,14 +66,7 @@ def _deck(output: DeckOutput) -> str:
 
 def notices(steps: Sequence[AgentStep]) -> list[str]:
     """Seed 001 rule 1 on the run page: the judge shares the drafter's or the reviser's model."""
-    for step in steps:
-        if step.kind == SCOPE and step.status == AgentStep.Status.DONE:
-            try:
-                warning = ScopeOutput.model_validate(step.output).same_model_warning
-            except ValidationError:  # written by an older version: its document says so; no banner
-                return []
-            return [warning] if warning else []
-    return []
+    return same_model_notices(steps, SCOPE, ScopeOutput)
 
 
 WORKFLOW = Workflow(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import ValidationError
-
 from agents.memo.outputs import (
     AuditOutput,
     EvaluationOutput,
@@ -25,6 +23,7 @@ from memos.pipeline.memo.memo import run_memo
 from memos.pipeline.memo.plan import AUDIT, EVALUATION, EVIDENCE, ITERATION, MEMO, SPECIALIST
 from memos.pipeline.memo.specialists import run_specialists
 from memos.pipeline.memo.synthesis import run_synthesis
+from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.workflows import Ending, Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/memo"
@@ -102,14 +101,7 @@ def ending(ctx: StageContext) -> Ending:
 
 def notices(steps: Sequence[AgentStep]) -> list[str]:
     """Seed 000's rubber-stamp risk, on the run page: the evaluator shares the synthesizer's model."""
-    for step in steps:
-        if step.kind == EVALUATION and step.status == AgentStep.Status.DONE:
-            try:
-                warning = EvaluationOutput.model_validate(step.output).same_model_warning
-            except ValidationError:  # written by an older version: its document says so; no banner
-                return []
-            return [warning] if warning else []
-    return []
+    return same_model_notices(steps, EVALUATION, EvaluationOutput)
 
 
 WORKFLOW = Workflow(
