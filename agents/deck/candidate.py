@@ -19,6 +19,7 @@ from agents.deck.resolve import DeckFrame, resolve
 from agents.deck.schemas import DeckDraft, Scope
 from agents.deck.spec import Deck, Figure
 from agents.factcheck.check import FactLookup, KnownFact, check
+from agents.memo.readable import trim_cut
 from agents.render.deck_html import deck_html, render_pdf
 from agents.render.lint import lint_pptx
 from agents.render.pptx import render_pptx
@@ -67,10 +68,14 @@ def build(
     *,
     keep: frozenset[str] = frozenset(),
 ) -> Candidate:
+    """The draft resolved and measured. A text the model's answer cut at its bound ends at its last whole
+    sentence: a board never reads half of one."""
+    draft, trimmed = trim_cut(draft)
     deck, notes = resolve(draft, figures, frame, keep=keep)
-    return measure(
+    measured = measure(
         deck, figures, scope, unresolved=notes.unresolved, withheld=notes.withheld, dropped=notes.dropped
     )
+    return measured.model_copy(update={"trimmed": trimmed}) if trimmed else measured
 
 
 def measure(

@@ -47,6 +47,7 @@ class Candidate(_Frozen):
     unresolved: list[str] = Field(default_factory=list)
     withheld: list[str] = Field(default_factory=list)
     dropped: list[str] = Field(default_factory=list)
+    trimmed: list[str] = Field(default_factory=list)  # texts cut at their bound, cut back to a whole sentence
     mismatches: list[str] = Field(default_factory=list)  # "pdf slide 3: USD 1 M, expected USD 2 M"
     lint: list[Finding] = Field(default_factory=list)
     humanizer: list[Finding] = Field(default_factory=list)
