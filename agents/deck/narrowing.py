@@ -17,7 +17,6 @@ from pydantic import Field, JsonValue, create_model
 from agents.deck.schemas import (
     BulletDraft,
     ChartDraft,
-    DeckDraft,
     RevisedSlide,
     Revision,
     SlideDraft,
@@ -55,15 +54,10 @@ def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideD
     return cast(type[SlideDraft], slide)
 
 
-@lru_cache(maxsize=64)
-def draft_schema(ids: tuple[str, ...], sections: tuple[str, ...], max_slides: int) -> type[DeckDraft]:
-    slide = slide_schema(ids, sections)
-    deck = create_model(
-        "CitedDeckDraft",
-        __base__=DeckDraft,
-        slides=(list[slide], Field(min_length=3, max_length=max_slides)),  # type: ignore[valid-type]
-    )
-    return cast(type[DeckDraft], deck)
+@lru_cache(maxsize=256)
+def section_slide_schema(ids: tuple[str, ...], section: str) -> type[SlideDraft]:
+    """One section's slide: its section is fixed, its figures the run's."""
+    return slide_schema(ids, (section,))
 
 
 @lru_cache(maxsize=64)

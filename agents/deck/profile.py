@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.deck.schemas import MAX_SLIDES
-
 MAX_REBUILDS = 4
 MAX_LAPS = 12
 
@@ -14,7 +12,6 @@ class DeckConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    max_slides: int = Field(ge=3, le=MAX_SLIDES)
     # Copied from the pinned rubrics when the run starts (R1's max_rebuilds, R2's max_iterations capped by
     # the profile), so the plan a run page draws and the loop that runs agree for the life of the run.
     max_rebuilds: int = Field(ge=0, le=MAX_REBUILDS)
@@ -25,11 +22,9 @@ class DeckConfig(BaseModel):
     base_version: int | None = None
 
 
-# Profile -> (slides, rebuilds, laps) at most: quick is the first impression on the embedded model.
-DECK_PROFILES: dict[str, tuple[int, int, int]] = {
-    "quick": (5, 1, 2),
-    "full": (MAX_SLIDES, MAX_REBUILDS, MAX_LAPS),
-}
+# Profile -> (rebuilds, laps) at most: quick is the first impression on the embedded model. A deck has one
+# slide per required section of its scope (3 to 6) until the reviser merges some.
+DECK_PROFILES: dict[str, tuple[int, int]] = {"quick": (1, 2), "full": (MAX_REBUILDS, MAX_LAPS)}
 
 
 def deck_config(
@@ -39,10 +34,9 @@ def deck_config(
         raise ValueError(
             f"Unknown deck profile {profile!r}; choose one of {', '.join(sorted(DECK_PROFILES))}."
         )
-    slides, rebuilds, laps = DECK_PROFILES[profile]
+    rebuilds, laps = DECK_PROFILES[profile]
     return DeckConfig(
         name=profile,
-        max_slides=slides,
         max_rebuilds=min(int(max_rebuilds), rebuilds),
         max_laps=min(int(max_iterations), laps),
         cycle_budget_tokens=budget,

@@ -111,6 +111,13 @@ class SlideDraft(_Strict):
     chart: ChartDraft | None = None
 
 
+class Framing(_Strict):
+    """The deck's title and thesis, drafted beside its slides."""
+
+    title: Title
+    thesis: Sentence
+
+
 class DeckDraft(_Strict):
     title: Title
     thesis: Sentence

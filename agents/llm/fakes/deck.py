@@ -18,6 +18,7 @@ DECK_ROLES = frozenset({"scope_builder", "rubric_builder", "drafter", "scorer", 
 SECTIONS = ("Thesis", "Performance", "Profitability", "Risks", "Recommendation")
 SLIDE_LINE = re.compile(r"^Slide \d+ \[[^\]]*\] (.+)$", re.MULTILINE)
 JUDGE_SCORE = 4
+THESIS = "The filed figures support holding the position while watching the risks named here."
 
 
 def deck_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | None:
@@ -26,8 +27,8 @@ def deck_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | No
     text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict)) if messages else ""
     if role == "scope_builder":
         return _scope()
-    if role == "drafter" and _find(schema, "slides") is not None:
-        return _draft(schema)
+    if role == "drafter":
+        return _drafted(schema)
     if role == "reviser":
         return _revision(schema)
     if role == "scorer":
@@ -130,18 +131,22 @@ def _slide(section: str, index: int, ids: list[str]) -> dict[str, Any]:
     return slide
 
 
-def _draft(schema: Mapping[str, Any]) -> dict[str, Any]:
-    slide_node = _slide_schema(schema)
-    sections = [str(s) for s in _enum(schema, slide_node, "section")] or list(SECTIONS)
-    ids = _ids(schema)
-    slides_node = _find(schema, "slides") or {}
-    most = int(slides_node.get("maxItems", len(sections)))
-    chosen = (sections * 2)[: max(3, min(most, len(sections)))]
-    return {
-        "title": "A board view of the position",
-        "thesis": "The filed figures support holding the position while watching the risks named here.",
-        "slides": [_slide(section, index, ids) for index, section in enumerate(chosen)],
-    }
+def _drafted(schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The drafter writes each section's slide apart, and the deck's title and thesis beside them."""
+    properties = schema.get("properties", {})
+    if "takeaway" in properties:
+        return _one_slide(schema)
+    if "thesis" in properties:
+        return {"title": "A board view of the position", "thesis": THESIS}
+    return None
+
+
+def _one_slide(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """One section's slide (the drafter drafts each section apart): the section is the schema's only one."""
+    sections = [str(s) for s in _enum(schema, schema, "section")] or [SECTIONS[0]]
+    section = sections[0]
+    index = SECTIONS.index(section) if section in SECTIONS else sum(map(ord, section)) % len(SECTIONS)
+    return _slide(section, index, _ids(schema))
 
 
 def _revision(schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,11 +5,18 @@ rubric's ``max_rebuilds``; then the deck is escalated ("can't clear the entry ba
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
+from pydantic import BaseModel
+
 from agents.deck.candidate import build
 from agents.deck.gates import r1_result
-from agents.deck.narrowing import draft_schema
+from agents.deck.narrowing import section_slide_schema
 from agents.deck.outputs import DraftOutput
-from agents.deck.schemas import DeckDraft
+from agents.deck.revise import MIN_SLIDES
+from agents.deck.schemas import DeckDraft, Framing, SectionPlan, SlideDraft
+from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
 from memos.models import AgentStep
@@ -29,6 +36,8 @@ from memos.pipeline.deck.reads import (
 )
 from memos.pipeline.deck.scope import scope_text
 from memos.pipeline.deck.skips import skip_steps
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
 
@@ -71,25 +80,9 @@ def run_draft(ctx: StageContext) -> None:
 
 
 def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftOutput | None) -> DraftOutput:
-    company = ctx.run.brief.company
+    draft = draft_deck(ctx, gw, rebuild_note(previous))
     scope = scope_output(ctx).scope
-    found = figures(ctx)
-    sections = tuple(section.name for section in scope.required_sections)
-    schema = draft_schema(tuple(found), sections, config(ctx).max_slides)
-    ctx.check()
-    prompt = template("deck_drafter", ctx.run).render(
-        {
-            "company": company.name,
-            "ticker": company.ticker,
-            "figures": figure_lines(found),
-            "rebuild": rebuild_note(previous),
-        },
-        {"scope": scope_text(scope), "brief": brief_block(ctx)},
-        nonce=ctx.run.nonce,
-    )
-    answer = gw.complete(prompt, schema, context=call(ctx, DRAFT, Role.DRAFTER))
-    draft = DeckDraft.model_validate(answer.model_dump())
-    candidate = build(draft, found, frame(ctx), scope, keep=kept_numbers(ctx))
+    candidate = build(draft, figures(ctx), frame(ctx), scope, keep=kept_numbers(ctx))
     rubric = r1(ctx)
     # The judge is asked only when every hard gate passed: a deck failing one is rebuilt whatever its grade.
     hard = r1_result(rubric, candidate.measured, None)
@@ -104,6 +97,59 @@ def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftO
         quotes=quotes,
         r1=r1_result(rubric, candidate.measured, judgement, found_pairs(quotes)),
     )
+
+
+def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
+    """Every section's slide and the deck's framing (title, thesis), drafted at once under the concurrency
+    bound: independent calls, and for a small model one slide per answer keeps the slides apart (asked for
+    a whole deck at once, the embedded 1.5B wrote one slide five times). A section whose slide could not be
+    drafted is missing from the deck, and the scope gate says so."""
+    scope = scope_output(ctx).scope
+    company = ctx.run.brief.company
+    found = figures(ctx)
+    shared = {"company": company.name, "ticker": company.ticker}
+    untrusted = {"scope": scope_text(scope), "brief": brief_block(ctx)}
+    names = ", ".join(section.name for section in scope.required_sections)
+
+    def slide(section: SectionPlan) -> SlideDraft:
+        ctx.check()
+        values = shared | {
+            "figures": figure_lines(found),
+            "sections": names,
+            "section": section.name,
+            "purpose": section.purpose,
+            "rebuild": rebuild,
+        }
+        prompt = template("deck_drafter", ctx.run).render(values, untrusted, nonce=ctx.run.nonce)
+        schema = section_slide_schema(tuple(found), section.name)
+        answer = gw.complete(prompt, schema, context=call(ctx, DRAFT, Role.DRAFTER))
+        # The section is the one asked for, whatever the answer says: code routes, the model writes.
+        return SlideDraft.model_validate(answer.model_dump() | {"section": section.name})
+
+    def framing() -> Framing:
+        ctx.check()
+        prompt = template("deck_framing", ctx.run).render(shared, untrusted, nonce=ctx.run.nonce)
+        return gw.complete(prompt, Framing, context=call(ctx, DRAFT, Role.DRAFTER))
+
+    tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]
+    tasks += [(section.name, partial(slide, section)) for section in scope.required_sections]
+    answers: dict[str, BaseModel] = {}
+    for key, future in in_parallel(tasks, limit=gw.settings.max_concurrency):
+        try:
+            answers[key] = future.result()
+        except BudgetExceeded:
+            raise
+        except LLMError:
+            continue  # that slide is missing: the gate names its section
+    slides = [
+        answer for s in scope.required_sections if isinstance(answer := answers.get(s.name), SlideDraft)
+    ]
+    head = answers.get("")
+    if not isinstance(head, Framing):  # no title: the scope's decision stands in (its own words)
+        head = Framing(title=scope.decision[:90], thesis=scope.decision)
+    if len(slides) < MIN_SLIDES:
+        raise StageFailed(f"only {len(slides)} of {len(scope.required_sections)} slides could be drafted")
+    return DeckDraft(title=head.title, thesis=head.thesis, slides=slides)
 
 
 def rebuild_note(previous: DraftOutput | None) -> str:

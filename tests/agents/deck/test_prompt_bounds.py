@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from agents.deck.narrowing import draft_schema, revision_schema
-from agents.deck.schemas import MAX_SLIDES, R1Judgement, R2Judgement, RubricProposal, Scope, WorkOrder
+from agents.deck.narrowing import revision_schema, section_slide_schema
+from agents.deck.schemas import Framing, R1Judgement, R2Judgement, RubricProposal, Scope, WorkOrder
 from agents.llm.prompts import load_prompt
 from agents.llm.schema import strict_json_schema
 from agents.memo.bounds import worst_case_tokens
@@ -22,7 +22,8 @@ SECTIONS = tuple(f"Section name number {n:02d} of the deck" for n in range(6))
 OUTPUTS: dict[str, type[BaseModel]] = {
     "deck_scope.md": Scope,
     "deck_rubric.md": RubricProposal,
-    "deck_drafter.md": draft_schema(IDS, SECTIONS, MAX_SLIDES),
+    "deck_drafter.md": section_slide_schema(IDS, SECTIONS[0]),
+    "deck_framing.md": Framing,
     "deck_reviser.md": revision_schema(IDS, SECTIONS, (1, 2, 3)),
     "deck_gate.md": R1Judgement,
     "deck_scorer.md": R2Judgement,
