@@ -6,7 +6,7 @@ The drafter and the reviser write words and fact ids. Here, code:
 - withholds every sentence in which the model typed a figure of its own (agents.memo.textrefs decides what
   a figure is: a year, a date, a duration or a number the analyst's brief contains is not one), and lists it,
   so a board never reads a number nobody can trace;
-- keeps a chart to one unit (the first point's) and a table to distinct facts, and numbers the slides.
+- keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
 """
 
 from __future__ import annotations
@@ -122,11 +122,13 @@ class _Resolver:
     def chart(self, draft: ChartDraft, where: str) -> Chart | None:
         points = self.resolved(draft.points, f"{where}: chart")
         unit = points[0].unit if points else ""
-        same_unit = [point for point in points if point.unit == unit]
+        label = points[0].label if points else ""
+        # One metric over periods: points of another metric (or unit) would read as more periods of it.
+        same_unit = [point for point in points if point.unit == unit and point.label == label]
         if len(same_unit) < len(points):
-            self.notes.dropped.append(f"{where}: chart points in another unit than {unit}")
+            self.notes.dropped.append(f"{where}: chart points of another metric than {label}")
         if len(same_unit) < MIN_CHART_POINTS:
-            self.notes.dropped.append(f"{where}: chart (fewer than {MIN_CHART_POINTS} figures in one unit)")
+            self.notes.dropped.append(f"{where}: chart (fewer than {MIN_CHART_POINTS} figures of one metric)")
             return None
         return Chart(
             title=self.words(draft.title, f"{where}: chart title"),

@@ -107,11 +107,17 @@ class Deck(_Frozen):
         return list(dict.fromkeys(slide.section for slide in self.slides))
 
 
-def display(value: Decimal, unit: str) -> str:
+# Pure numbers that are not shares of a whole: a beta of 1.02 is not "102.0%".
+MULTIPLES = frozenset({"beta", "beta_sector"})
+
+
+def display(value: Decimal, unit: str, *, fact_id: str = "") -> str:
     """How a deck prints a figure: a ratio (unit ``pure``, 0.4621) as a percent with one decimal, as boards
-    read margins and growth; everything else as the rest of the desk writes it (agents.data.formatting)."""
+    read margins, growth and returns, but a multiple (a beta: the fact id names the metric) with two
+    decimals; everything else as the rest of the desk writes it (agents.data.formatting)."""
     if unit == "pure":
-        return f"{value * 100:,.1f}%"
+        metric = fact_id.split(":")[1] if fact_id.count(":") >= 2 else ""
+        return f"{value:,.2f}" if metric in MULTIPLES else f"{value * 100:,.1f}%"
     return format_value(value, unit)
 
 

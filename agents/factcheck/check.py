@@ -95,7 +95,8 @@ class _Placement:
 
     @property
     def expected(self) -> str | None:
-        return display(self.fact.value, self.fact.unit) if self.fact is not None else None
+        fact = self.fact
+        return display(fact.value, fact.unit, fact_id=self.figure.fact_id) if fact is not None else None
 
 
 def _placements(placed: Iterable[Figure], known: Mapping[str, KnownFact]) -> list[_Placement]:

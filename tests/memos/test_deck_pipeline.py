@@ -50,7 +50,7 @@ def test_a_quick_deck_is_drafted_gated_refined_and_frozen_with_every_figure_from
     stored = {f.fact_id: f for f in FactRecord.objects.filter(fact_id__in=placed)}
     for fact_id, figure in placed.items():
         assert Decimal(figure.value) == stored[fact_id].value
-        assert figure.display == display(stored[fact_id].value, stored[fact_id].unit)
+        assert figure.display == display(stored[fact_id].value, stored[fact_id].unit, fact_id=fact_id)
 
     version = ArtefactVersion.objects.get(run=run)
     assert version.kind == "deck" and version.evaluated and version.score_label == "R2"

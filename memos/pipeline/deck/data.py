@@ -91,7 +91,7 @@ def figure_of(fact: FactRecord) -> Figure:
         period=period_label(fact),
         value=str(fact.value),
         unit=fact.unit,
-        display=display(fact.value, fact.unit),
+        display=display(fact.value, fact.unit, fact_id=fact.fact_id),
         source=_source(fact),
         url=fact.url,
     )
