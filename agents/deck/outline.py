@@ -18,7 +18,7 @@ from agents.deck.schemas import (
     SlideDraft,
     TableDraft,
 )
-from agents.deck.spec import Deck, Figure, Slide, figure_text
+from agents.deck.spec import Deck, Figure, Slide, bullet_text, figure_text
 
 _BLANKS = re.compile(r"\s+")
 
@@ -26,8 +26,7 @@ _BLANKS = re.compile(r"\s+")
 def slide_outline(slide: Slide) -> str:
     lines = [f"Slide {slide.number} [{slide.section}] {slide.title}", f"  Takeaway: {slide.takeaway}"]
     for bullet in slide.bullets:
-        shown = "; ".join([bullet.text, *(figure_text(figure) for figure in bullet.figures)])
-        lines.append(f"  - {shown.strip('; ')}")
+        lines.append(f"  - {bullet_text(bullet)}")
     if slide.table is not None:
         lines.append(f"  Table: {slide.table.title}")
         lines.extend(f"    | {figure_text(row)} | {row.source}" for row in slide.table.rows)

@@ -124,3 +124,13 @@ def display(value: Decimal, unit: str, *, fact_id: str = "") -> str:
 def figure_text(figure: Figure) -> str:
     """A figure as a bullet prints it after the bullet's words."""
     return f"{figure.label} {figure.period}: {figure.display}"
+
+
+def bullet_text(bullet: Bullet) -> str:
+    """A bullet as both renderers print it: its words, then each figure, separated by "; " (by a space
+    alone after words that end a sentence: "spending.; Capital" reads as a typo)."""
+    figures = "; ".join(map(figure_text, bullet.figures))
+    words = bullet.text.strip()
+    if not words or not figures:
+        return words or figures
+    return f"{words} {figures}" if words[-1] in ".!?:;" else f"{words}; {figures}"

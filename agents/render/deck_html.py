@@ -15,7 +15,7 @@ import tempfile
 from html import escape
 from pathlib import Path
 
-from agents.deck.spec import Chart, Deck, Slide, Table
+from agents.deck.spec import Chart, Deck, Slide, Table, bullet_text
 from agents.render import charts
 from agents.render.embedded import DECK_JSON_NAME, deck_attachment_href
 from agents.render.fonts import FONT_NAME
@@ -34,7 +34,6 @@ from agents.render.pptx import (
     TABLE_HEADER,
     Box,
     SlideLayout,
-    bullet_text,
     footer_lines,
     slide_layout,
     table_row,

@@ -29,7 +29,7 @@ from pptx.enum.text import MSO_ANCHOR, MSO_AUTO_SIZE
 from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches, Pt
 
-from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, figure_text
+from agents.deck.spec import Chart, Deck, Figure, Slide, Table, bullet_text
 from agents.render import charts
 from agents.render.embedded import embed_in_pptx
 from agents.render.fonts import FONT_NAME, font_path
@@ -429,11 +429,6 @@ def slide_layout(deck: Deck, slide: Slide) -> SlideLayout:
         chart_label_pt=_chart_label_size(chart, slide.chart),
         footer_pt=footer_pt,
     )
-
-
-def bullet_text(bullet: Bullet) -> str:
-    """A bullet as both renderers print it: its words, then each figure, separated by "; "."""
-    return "; ".join(part for part in (bullet.text.strip(), *map(figure_text, bullet.figures)) if part)
 
 
 def table_row(figure: Figure) -> tuple[str, str, str, str]:

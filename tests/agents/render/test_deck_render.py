@@ -16,14 +16,14 @@ from pptx import Presentation
 from pptx.util import Emu
 from pypdf import PdfReader
 
-from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, display
+from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, bullet_text, display
 from agents.render.charts import chart_svg
 from agents.render.deck_html import deck_html, render_pdf
 from agents.render.embedded import DECK_PART_NAME, NoEmbeddedDeck, read_deck
 from agents.render.fonts import FONT_NAME
 from agents.render.lint import lint_pptx
 from agents.render.pdf import RenderedPdf, html_to_pdf
-from agents.render.pptx import bullet_text, render_pptx
+from agents.render.pptx import render_pptx
 from tests.agents.deck.samples import figure, sample_deck
 
 SLIDES = 20
