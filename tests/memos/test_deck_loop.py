@@ -222,3 +222,38 @@ def test_a_deck_that_cannot_clear_the_entry_bar_is_escalated_frozen_unevaluated_
     assert not version.evaluated and version.content["escalated"]
     notice = Notice.objects.get(recipient=committee, version=version)
     assert "can't clear the entry bar" in notice.body
+
+
+def test_a_humanize_work_order_hands_the_reviser_the_slides_tells_and_its_rewrite_clears_them() -> None:
+    """T12: every slide is drafted with an em-dash and a hedge (the slides are drafted in parallel, so each
+    gets the same answer); the planner orders humanize_text on slide 1; the reviser is shown code's findings
+    for that slide, and its rewrite has none."""
+    tells = {
+        "section": "Thesis",
+        "title": "Thesis — what the filed figures say",
+        "takeaway": "It's worth noting that the position holds.",
+        "bullets": [],
+        "table": None,
+        "chart": None,
+    }
+    order = {
+        "target": "clean_concise_story",
+        "action": "humanize_text",
+        "slides": [1],
+        "instruction": "Plain words.",
+    }
+    script = {"deck_drafter": [tells] * 5, "deck_planner": [order], "deck_scorer": [BASE, LAP2]}
+    run = deck_run("quick")
+    with fake_deck_llm(script) as server:
+        driver.run_inline(str(run.pk))
+        revised = [r for r in server.requests if r["prompt_name"] == "deck_reviser"]
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    baseline = BaselineOutput.model_validate(AgentStep.objects.get(run=run, key="baseline").output)
+    before = [f for f in baseline.findings if f.slide == 1 and f.rule in ("em_dash", "hedging")]
+    assert {f.rule for f in before} == {"em_dash", "hedging"}
+    shown = revised[0]["body"]["messages"][1]["content"]
+    assert "em_dash" in shown and "hedging" in shown
+    lap = LapOutput.model_validate(AgentStep.objects.get(run=run, key="lap-1").output)
+    assert lap.candidate is not None and lap.changed == [1]
+    assert not [f for f in lap.candidate.humanizer if f.slide == 1 and f.rule in ("em_dash", "hedging")]
