@@ -228,7 +228,7 @@ def test_a_humanize_work_order_hands_the_reviser_the_slides_tells_and_its_rewrit
     """T12: every slide is drafted with an em-dash and a hedge (the slides are drafted in parallel, so each
     gets the same answer); the planner orders humanize_text on slide 1; the reviser is shown code's findings
     for that slide, and its rewrite has none."""
-    tells = {
+    tells: dict[str, Any] = {
         "section": "Thesis",
         "title": "Thesis — what the filed figures say",
         "takeaway": "It's worth noting that the position holds.",
@@ -242,7 +242,11 @@ def test_a_humanize_work_order_hands_the_reviser_the_slides_tells_and_its_rewrit
         "slides": [1],
         "instruction": "Plain words.",
     }
-    script = {"deck_drafter": [tells] * 5, "deck_planner": [order], "deck_scorer": [BASE, LAP2]}
+    script: dict[str, list[Any]] = {
+        "deck_drafter": [tells] * 5,
+        "deck_planner": [order],
+        "deck_scorer": [BASE, LAP2],
+    }
     run = deck_run("quick")
     with fake_deck_llm(script) as server:
         driver.run_inline(str(run.pk))
