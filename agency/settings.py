@@ -353,3 +353,7 @@ RUN_DB_OUTAGE_S = env_int("RUN_DB_OUTAGE_S", 120)
 RUN_MAX_ACTIVE_PER_USER = env_int("RUN_MAX_ACTIVE_PER_USER", 3)
 # The deck's refinement loop stops cleanly before a lap once a run has spent this many tokens (0: no bound).
 DECK_CYCLE_BUDGET_TOKENS = env_int("DECK_CYCLE_BUDGET_TOKENS", 0) or None
+# Seed 001 section 2: when true, the refinement loop runs only on an R2 version that passed its check against
+# human gold scores (manage.py calibrate_judge); otherwise the run page says the loop's gains may be judge
+# variance. Off by default: a new desk has no gold scores yet.
+DECK_REQUIRE_CALIBRATION = env_bool("DECK_REQUIRE_CALIBRATION", False)

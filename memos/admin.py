@@ -25,6 +25,7 @@ from django_rq.models import Dashboard
 
 from agents.data.formatting import format_value
 from memos import (
+    admin_calibration,  # noqa: F401  # registers the judge's calibration pages (memos/admin_calibration.py)
     admin_review,  # noqa: F401  # registers the review's pages (memos/admin_review.py)
     admin_schedules,  # noqa: F401  # registers the schedules' page (memos/admin_schedules.py)
 )

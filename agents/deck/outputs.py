@@ -90,6 +90,9 @@ class BaselineOutput(_Frozen):
     # because the epoch changed (then ``previous_epoch`` is the base version's).
     carried: bool = False
     previous_epoch: Epoch | None = None
+    # Seed 001 section 2: the pinned R2 version passed its check against human gold scores on the scorer
+    # model configured when the epoch began (memos.services.calibration); None for an older output.
+    calibrated: bool | None = None
 
 
 class LapOutput(_Frozen):

@@ -2,6 +2,7 @@
 rows live in ``memos.services`` and the run engine in ``memos.pipeline``."""
 
 from memos.models.accounts import DemoSeeding
+from memos.models.calibration import Calibration, GoldScore
 from memos.models.facts import Company, DataLoad, FactRecord, SourceDocument
 from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion
@@ -16,11 +17,13 @@ __all__ = [
     "ArtefactVersion",
     "AuditEvent",
     "Brief",
+    "Calibration",
     "Company",
     "DataLoad",
     "DemoSeeding",
     "FactRecord",
     "FalsifierWatch",
+    "GoldScore",
     "LLMCall",
     "Motion",
     "Notice",

@@ -40,9 +40,11 @@ from memos.models import (
     AgentStep,
     AuditEvent,
     Brief,
+    Calibration,
     Company,
     DataLoad,
     FalsifierWatch,
+    GoldScore,
     Motion,
     Notice,
     PromptVersion,
@@ -226,6 +228,11 @@ CONFIRM_DELETE = {"post": "yes"}
 RQ = "/admin/django_rq/dashboard"
 A_BRIEF = {"ticker": "AAPL", "question": "What would change the thesis?", "profile": "quick"}
 RQ_SELECTED = {"action": "delete", "job_ids": "{job}", "_selected_action": "{job}"}
+# A superuser's own gold score of the deck version, one whole score per dimension of R2's composite.
+R2_COMPOSITE = ("actionability", "executive_altitude", "visual_digestibility", "clean_concise_story")
+A_GOLD_SCORE = {"version": "{deck_version}", "rubric": "deck_r2"} | {
+    f"score_{key}": "4" for key in (*R2_COMPOSITE, "metric_traceability")
+}
 
 TABLE: dict[str, Row] = {
     # The product's pages
@@ -861,6 +868,58 @@ TABLE: dict[str, Row] = {
         "/admin/memos/refineschedule/{schedule}/",
         superuser(redirect("/admin/memos/refineschedule/{schedule}/change/")),
     ),
+    # The deck judge's calibration (memos/admin_calibration.py): superusers add and delete gold scores, never
+    # edit one; calibrations are written by manage.py calibrate_judge and only read here.
+    "admin/memos/goldscore/": Row(
+        "/admin/memos/goldscore/",
+        superuser(OK),
+        superuser(redirect("/admin/memos/goldscore/")),
+        delete_selected("{gold_score}"),
+    ),
+    "admin/memos/goldscore/add/": Row(
+        "/admin/memos/goldscore/add/",
+        superuser(OK),
+        superuser(redirect("/admin/memos/goldscore/")),
+        A_GOLD_SCORE,
+    ),
+    "admin/memos/goldscore/<path:object_id>/history/": Row(
+        "/admin/memos/goldscore/{gold_score}/history/", superuser(OK)
+    ),
+    "admin/memos/goldscore/<path:object_id>/delete/": Row(
+        "/admin/memos/goldscore/{gold_score}/delete/",
+        superuser(OK),
+        superuser(ADMIN_INDEX),  # no change permission, so Django returns to the index
+        CONFIRM_DELETE,
+    ),
+    "admin/memos/goldscore/<path:object_id>/change/": Row(
+        "/admin/memos/goldscore/{gold_score}/change/", superuser(OK), superuser(FORBIDDEN), SAVE
+    ),
+    "admin/memos/goldscore/<path:object_id>/": Row(
+        "/admin/memos/goldscore/{gold_score}/",
+        superuser(redirect("/admin/memos/goldscore/{gold_score}/change/")),
+    ),
+    "admin/memos/calibration/": Row(
+        "/admin/memos/calibration/", superuser(OK), superuser(OK), delete_selected("{calibration}")
+    ),
+    "admin/memos/calibration/add/": Row(
+        "/admin/memos/calibration/add/", superuser(FORBIDDEN), superuser(FORBIDDEN)
+    ),
+    "admin/memos/calibration/<path:object_id>/history/": Row(
+        "/admin/memos/calibration/{calibration}/history/", superuser(OK)
+    ),
+    "admin/memos/calibration/<path:object_id>/delete/": Row(
+        "/admin/memos/calibration/{calibration}/delete/",
+        superuser(FORBIDDEN),
+        superuser(FORBIDDEN),
+        CONFIRM_DELETE,
+    ),
+    "admin/memos/calibration/<path:object_id>/change/": Row(
+        "/admin/memos/calibration/{calibration}/change/", superuser(OK), superuser(FORBIDDEN), SAVE
+    ),
+    "admin/memos/calibration/<path:object_id>/": Row(
+        "/admin/memos/calibration/{calibration}/",
+        superuser(redirect("/admin/memos/calibration/{calibration}/change/")),
+    ),
     # django-rq's dashboard, mounted in the admin: job arguments and queue actions, superusers only. The
     # ModelAdmin's own list page shares its route ("admin/django_rq/dashboard/") with the dashboard, which
     # answers first: one row covers both patterns.
@@ -1025,6 +1084,26 @@ def deck_values(owner: User, of: Company) -> dict[str, str]:
     return {"deck_run": str(run.pk), "deck_step": str(step.pk), "deck_version": str(version.pk)}
 
 
+def calibration_values(scorer: User, deck_version: str) -> dict[str, str]:
+    """A person's gold score of the deck version, and a calibration of the active R2 rubric."""
+    gold = GoldScore.objects.create(
+        version_id=int(deck_version),
+        rubric="deck_r2",
+        scores={"actionability": 4, "executive_altitude": 3},
+        scored_by=scorer,
+    )
+    calibration = Calibration.objects.create(
+        rubric_version=RubricVersion.objects.get(name="deck_r2", is_active=True),
+        scorer_model="fake-judge",
+        examples=3,
+        pairs=15,
+        within_one=0.9,
+        by_dimension={"actionability": {"mean_abs_diff": 0.5, "within_one": 0.9, "pairs": 3}},
+        passed=True,
+    )
+    return {"gold_score": str(gold.pk), "calibration": str(calibration.pk)}
+
+
 @dataclass
 class World:
     clients: dict[str, Client]
@@ -1159,6 +1238,7 @@ def world(redis_url: str) -> Iterator[World]:
         "failed_job": failed_job.id,
         "worker": worker.key,
     } | deck_values(users["owner"], apple)
+    values |= calibration_values(users["owner"], values["deck_version"])
     clients = {"anonymous": csrf_client(None)} | {actor: csrf_client(user) for actor, user in users.items()}
     yield World(clients, values, queue, job)
     worker.register_death()  # type: ignore[no-untyped-call]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from agents.deck.outputs import BaselineOutput, DeckOutput, LapOutput
 from memos.models import AgentStep, ArtefactVersion, FactRecord, Notice, Run
@@ -261,3 +261,23 @@ def test_a_humanize_work_order_hands_the_reviser_the_slides_tells_and_its_rewrit
     lap = LapOutput.model_validate(AgentStep.objects.get(run=run, key="lap-1").output)
     assert lap.candidate is not None and lap.changed == [1]
     assert not [f for f in lap.candidate.humanizer if f.slide == 1 and f.rule in ("em_dash", "hedging")]
+
+
+def test_an_uncalibrated_judge_is_named_on_the_run_page_and_may_be_required(client: Client) -> None:
+    run = deck_run("quick")
+    with fake_deck_llm():
+        driver.run_inline(str(run.pk))
+    baseline = BaselineOutput.model_validate(AgentStep.objects.get(run=run, key="baseline").output)
+    assert baseline.calibrated is False  # no gold scores on this desk
+    client.force_login(run.brief.owner)
+    assert "not calibrated against human gold scores" in client.get(f"/runs/{run.pk}/").content.decode()
+
+    with override_settings(DECK_REQUIRE_CALIBRATION=True):
+        strict = deck_run("quick", user=run.brief.owner, question="Keep it, under a calibrated judge only?")
+        with fake_deck_llm():
+            driver.run_inline(str(strict.pk))
+    strict.refresh_from_db()
+    assert strict.status == Run.Status.DONE, strict.status_message
+    laps = AgentStep.objects.filter(run=strict, kind="lap")
+    assert {lap.status for lap in laps} == {"skipped"} and "not calibrated" in laps[0].summary
+    assert ArtefactVersion.objects.filter(run=strict).exists()  # the accepted draft is frozen for review

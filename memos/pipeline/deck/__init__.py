@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import ValidationError
+
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
 from memos.models import AgentStep, Run
 from memos.pipeline.deck import plan as deck_plan
@@ -66,7 +68,25 @@ def _deck(output: DeckOutput) -> str:
 
 def notices(steps: Sequence[AgentStep]) -> list[str]:
     """Seed 001 rule 1 on the run page: the judge shares the drafter's or the reviser's model."""
-    return same_model_notices(steps, SCOPE, ScopeOutput)
+    return same_model_notices(steps, SCOPE, ScopeOutput) + calibration_notices(steps)
+
+
+def calibration_notices(steps: Sequence[AgentStep]) -> list[str]:
+    """Seed 001 section 2 on the run page: an uncalibrated judge's improvements may be its own variance."""
+    for step in steps:
+        if step.kind == BASELINE and step.status == AgentStep.Status.DONE:
+            try:
+                calibrated = BaselineOutput.model_validate(step.output).calibrated
+            except ValidationError:
+                return []
+            if calibrated is False:
+                return [
+                    "The judge's R2 rubric is not calibrated against human gold scores for the scorer model "
+                    "in use: the loop's improvements may be the judge's own variance. Add gold scores in the "
+                    "admin and run manage.py calibrate_judge."
+                ]
+            return []
+    return []
 
 
 WORKFLOW = Workflow(

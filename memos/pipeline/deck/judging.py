@@ -13,12 +13,14 @@ from pydantic import BaseModel
 
 from agents.deck.gates import Measured
 from agents.deck.outline import outline, quote_found
-from agents.deck.outputs import QuoteCheck
+from agents.deck.outputs import QuoteCheck, ScopeOutput
 from agents.deck.schemas import R1Judgement, R2Judgement
 from agents.deck.spec import Deck
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
+from agents.llm.types import RenderedPrompt
 from agents.rubrics import Rubric
+from memos.models import Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.reads import call, r1, r2, scope_output
 from memos.pipeline.deck.scope import scope_text
@@ -63,24 +65,42 @@ def _ask(  # noqa: PLR0917 - one call, its pieces named at every call site
     stage: str,
     extra: dict[str, str] | None = None,
 ) -> J:
-    company = ctx.run.brief.company
     scope = scope_output(ctx)
+    ctx.check()
+    prompt = judge_prompt(
+        name, ctx.run, rubric, deck, measured, scope, protected=output is R2Judgement, extra=extra
+    )
+    return gw.complete(prompt, output, context=call(ctx, stage, Role.SCORER))
+
+
+def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every call site
+    name: str,
+    run: Run,
+    rubric: Rubric,
+    deck: Deck,
+    measured: Measured,
+    scope: ScopeOutput,
+    *,
+    protected: bool,
+    extra: dict[str, str] | None = None,
+) -> RenderedPrompt:
+    """The judge's prompt as the loop renders it; memos.services.calibration renders the same one for a
+    frozen deck, so a calibration measures the judge the loop uses."""
+    company = run.brief.company
     proposal = scope.proposal
     guidance = "\n".join(f"- {d.dimension}: {d.five}" for d in proposal.descriptors) if proposal else "(none)"
-    ctx.check()
-    prompt = template(name, ctx.run).render(
+    return template(name, run).render(
         {
             "company": company.name,
             "ticker": company.ticker,
             "rubric": rubric.title,
-            "dimensions": dimensions_text(rubric, protected=output is R2Judgement),
+            "dimensions": dimensions_text(rubric, protected=protected),
             "measured": measured_text(measured),
             **(extra or {}),
         },
         {"guidance": guidance, "scope": scope_text(scope.scope), "deck": outline(deck)},
-        nonce=ctx.run.nonce,
+        nonce=run.nonce,
     )
-    return gw.complete(prompt, output, context=call(ctx, stage, Role.SCORER))
 
 
 def judge_r1(ctx: StageContext, gw: LLMGateway, deck: Deck, measured: Measured, stage: str) -> R1Judgement:

@@ -8,6 +8,8 @@ killed half-way is redone by the next worker without paying again for a call alr
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from agents.deck.candidate import build
 from agents.deck.gates import Decision, Measured, StopReason, decide, drifted, r2_scored, stop_reason
 from agents.deck.narrowing import revision_schema
@@ -42,6 +44,7 @@ from memos.pipeline.errors import StageFailed, shown
 from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
+from memos.services.calibration_status import is_calibrated
 
 MAX_FINDINGS = 12  # the planner reads the first ones; a long list only costs prompt tokens
 
@@ -56,9 +59,17 @@ def run_refine(ctx: StageContext) -> None:
     else:
         ctx.start(baseline_step)
         baseline = make_baseline(ctx, gw)
+        baseline = baseline.model_copy(update={"calibrated": is_calibrated(DECK_R2, ctx.run.rubric_versions)})
         ctx.finish(baseline_step, baseline)
     state = LoopState.start(baseline, figures(ctx))
     laps = config(ctx).max_laps
+    if settings.DECK_REQUIRE_CALIBRATION and not baseline.calibrated:
+        # Seed 001: judge<->human agreement before the rubric drives the loop. The accepted draft is frozen.
+        reason = (
+            "not run: the R2 version is not calibrated against human gold scores (DECK_REQUIRE_CALIBRATION)"
+        )
+        skip_steps(ctx, REFINE, [lap_key(n) for n in range(1, laps + 1)], reason)
+        return
     for number in range(1, laps + 1):
         step = ctx.step(lap_key(number))
         if step.status == AgentStep.Status.SKIPPED:

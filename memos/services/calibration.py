@@ -1,0 +1,182 @@
+"""Calibrating the deck judge against people (seed 001 section 2): "calibration is not optional. Without it,
+R2's improvement is just judge variance."
+
+``calibrate`` shows the judge every gold example of a rubric exactly as the loop shows it a deck (the same
+prompt, memos.pipeline.deck.judging.judge_prompt, with the active rubric version) and compares its integer
+scores with the person's, dimension by dimension. ``is_calibrated`` says whether a run's pinned rubric has
+passed that check for the scorer model configured now.
+
+The judge is called through the gateway like any call, so a request identical to one the loop made (the same
+deck, rubric version, prompt version and model) is answered from the ledger's cache: the calibration then
+compares people with the very scores the loop acted on. A new rubric version or scorer model asks afresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from agents.deck.outputs import DeckOutput, ScopeOutput
+from agents.deck.schemas import R1Judgement, R2Judgement
+from agents.llm.roles import Role
+from agents.llm.types import CallContext
+from agents.rubrics import DECK_R1, DECK_R2, Rubric
+from memos.models import AgentStep, ArtefactVersion, Calibration, GoldScore, RubricVersion
+from memos.pipeline.deck.judging import judge_prompt
+from memos.pipeline.deck.plan import SCOPE
+from memos.pipeline.gateway import gateway, llm_settings
+from memos.pipeline.prompts import pinned_rubric
+from memos.services import governance
+from memos.services.errors import ServiceError
+
+# Seed 001 asks the judge to land within +-1 of the human score. Demanding it on every pair would fail a
+# judge over one odd example; 80% is the usual inter-rater bar for a 0-5 scale (two trained people agree
+# within one point about that often), so a judge meeting it disagrees with a person no more than people do.
+WITHIN_ONE_BAR = 0.8
+# Fewer examples than this and one deck decides the verdict: not a measurement.
+MIN_EXAMPLES = 3
+STAGE = "calibration"
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    prompt: str  # the prompt file the loop uses for this rubric
+    output: type[R1Judgement] | type[R2Judgement]
+
+
+JUDGE_CALLS = {
+    DECK_R2: JudgeCall("deck_scorer", R2Judgement),
+    DECK_R1: JudgeCall("deck_gate", R1Judgement),
+}
+
+
+class CalibrationError(ServiceError):
+    """Nothing to calibrate: an unknown rubric or no gold scores for it."""
+
+
+def composite_keys(rubric: Rubric) -> list[str]:
+    return [dimension.key for dimension in rubric.objective("composite").dimensions]
+
+
+def active_rubric(rubric_name: str) -> tuple[RubricVersion, Rubric]:
+    if rubric_name not in JUDGE_CALLS:
+        raise CalibrationError(f"unknown rubric {rubric_name!r}: one of {', '.join(sorted(JUDGE_CALLS))}")
+    pins = governance.current_pins().rubrics
+    row = RubricVersion.objects.get(name=rubric_name, content_hash=pins[rubric_name]["hash"])
+    return row, pinned_rubric(rubric_name, pins)
+
+
+# --- gold scores
+
+
+def gold_score_problems(rubric_name: str, scores: Mapping[str, Any]) -> list[str]:
+    """What is wrong with a person's scores against the active version of the rubric: a dimension of its
+    composite left out, or one it does not have."""
+    _, rubric = active_rubric(rubric_name)
+    keys = composite_keys(rubric)
+    problems = [f"no score for {key}" for key in keys if key not in scores]
+    problems += [f"{rubric_name} has no dimension {key}" for key in sorted(set(scores) - set(keys))]
+    return problems
+
+
+def record_gold_score(
+    *, version: ArtefactVersion, rubric_name: str, scores: dict[str, int], user: User
+) -> GoldScore:
+    gold = GoldScore(version=version, rubric=rubric_name, scores=scores, scored_by=user)
+    try:
+        gold.full_clean(validate_constraints=False)
+    except ValidationError as exc:
+        raise ServiceError("; ".join(exc.messages)) from exc
+    problems = gold_score_problems(rubric_name, scores)
+    if problems:
+        raise ServiceError("; ".join(problems))
+    try:
+        with transaction.atomic():
+            gold.save()
+    except IntegrityError as exc:  # one_gold_score_per_person_per_version
+        raise ServiceError(f"{user} has already scored {version} on {rubric_name}") from exc
+    return gold
+
+
+# --- the check
+
+
+def judge_scores(version: ArtefactVersion, rubric_name: str, rubric: Rubric) -> dict[str, int] | None:
+    """The judge's integer scores of a frozen deck, asked as the loop asks; None for a deck it cannot be
+    shown that way: an escalated deck has no measured values of its own (R1Result keeps none) and no R2,
+    and a run whose scope step did not finish has no scope."""
+    content = DeckOutput.model_validate(version.content)
+    raw_scope = (
+        AgentStep.objects.filter(run_id=version.run_id, stage=SCOPE, key=SCOPE, status="done")
+        .values_list("output", flat=True)
+        .first()
+    )
+    if content.r2 is None or raw_scope is None:
+        return None
+    call = JUDGE_CALLS[rubric_name]
+    prompt = judge_prompt(
+        call.prompt,
+        version.run,
+        rubric,
+        content.deck,
+        content.r2.measured,
+        ScopeOutput.model_validate(raw_scope),
+        protected=call.output is R2Judgement,
+    )
+    # Called outside any transaction: a judge call may take a minute, and no lock may wait on it.
+    judgement = gateway().complete(
+        prompt, call.output, context=CallContext(run_id=None, stage=STAGE, role=Role.SCORER)
+    )
+    return {score.dimension: score.score for score in judgement.scores}
+
+
+def calibrate(rubric_name: str) -> Calibration:
+    row, rubric = active_rubric(rubric_name)
+    gold = list(
+        GoldScore.objects.filter(rubric=rubric_name)
+        .select_related("version__run__brief__company")
+        .order_by("pk")
+    )
+    if not gold:
+        raise CalibrationError(f"no gold scores for {rubric_name}: add some in the admin first")
+    keys = composite_keys(rubric)
+    diffs: dict[str, list[int]] = {key: [] for key in keys}
+    examples = skipped = 0
+    for example in gold:
+        judged = judge_scores(example.version, rubric_name, rubric)
+        if judged is None:
+            skipped += 1
+            continue
+        examples += 1
+        for key in keys:
+            human = example.scores.get(key)
+            if isinstance(human, int) and key in judged:
+                diffs[key].append(judged[key] - human)
+    every = [d for found in diffs.values() for d in found]
+    within_one = _within(every)
+    return Calibration.objects.create(
+        rubric_version=row,
+        scorer_model=llm_settings().endpoint_for(Role.SCORER).model,
+        examples=examples,
+        skipped=skipped,
+        pairs=len(every),
+        within_one=within_one,
+        by_dimension={
+            key: {
+                "mean_abs_diff": sum(abs(d) for d in found) / len(found) if found else 0.0,
+                "within_one": _within(found),
+                "pairs": len(found),
+            }
+            for key, found in diffs.items()
+        },
+        passed=examples >= MIN_EXAMPLES and within_one >= WITHIN_ONE_BAR,
+    )
+
+
+def _within(diffs: list[int]) -> float:
+    return sum(1 for d in diffs if abs(d) <= 1) / len(diffs) if diffs else 0.0

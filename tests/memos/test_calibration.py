@@ -1,0 +1,218 @@
+"""Seed 001 section 2: the deck judge is checked against people's gold scores before its rubric is trusted.
+
+Deck runs finish on the fake server, whose judge answers 4 on every dimension; people's gold scores of the
+frozen decks are then near that judge or far from it.
+"""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.db import transaction
+from django.test import Client, override_settings
+
+from agents.deck.gates import Measured, R1Result, r1_gates
+from agents.deck.outputs import DeckOutput
+from agents.llm.config import Endpoint, LLMSettings
+from agents.llm.fakes.server import FakeLLMServer
+from agents.llm.roles import Role
+from agents.rubrics import DECK_R1, DECK_R2
+from memos.models import ArtefactVersion, Brief, Calibration, GoldScore, LLMCall, Run
+from memos.pipeline import driver
+from memos.pipeline.workflows import Artefact
+from memos.services.calibration import calibrate, record_gold_score
+from memos.services.calibration_status import is_calibrated
+from memos.services.errors import ServiceError
+from memos.services.versions import freeze
+from tests.agents.deck.samples import sample_deck
+from tests.memos.deck_support import deck_run, deck_settings, fake_deck_llm
+from tests.memos.factories import company, run_for
+from tests.memos.pipeline_support import analyst
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+R2_KEYS = (
+    "actionability",
+    "executive_altitude",
+    "visual_digestibility",
+    "clean_concise_story",
+    "metric_traceability",
+)
+R1_KEYS = ("thesis_clarity", "coverage_depth", "narrative_flow", "visual_baseline", "actionability")
+QUESTIONS = (
+    "Should the board keep the position through the next product cycle?",
+    "Should the committee add to the position before the next launch?",
+    "Should the fund trim the position after the last quarter?",
+)
+
+
+def finished_decks(count: int, owner: User) -> list[ArtefactVersion]:
+    versions = []
+    for question in QUESTIONS[:count]:
+        run = deck_run("quick", user=owner, question=question)
+        driver.run_inline(str(run.pk))
+        run.refresh_from_db()
+        assert run.status == Run.Status.DONE, run.status_message
+        versions.append(ArtefactVersion.objects.get(run=run))
+    return versions
+
+
+def score_all(versions: list[ArtefactVersion], user: User, values: list[int], rubric: str = DECK_R2) -> None:
+    keys = R2_KEYS if rubric == DECK_R2 else R1_KEYS
+    for version, value in zip(versions, values, strict=True):
+        record_gold_score(version=version, rubric_name=rubric, scores=dict.fromkeys(keys, value), user=user)
+
+
+def run_command(rubric: str = DECK_R2) -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("calibrate_judge", "--rubric", rubric, stdout=out, stderr=err)
+    except SystemExit as exc:
+        return int(str(exc.code)), out.getvalue(), err.getvalue()
+    return 0, out.getvalue(), err.getvalue()
+
+
+def another_judge(server: FakeLLMServer) -> LLMSettings:
+    configured = deck_settings(server)
+    other = Endpoint(base_url=server.url, api_key="test-key", model="another-judge")
+    return configured.model_copy(update={"roles": {**configured.roles, Role.SCORER: other}})
+
+
+def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_does_not() -> None:
+    owner = analyst()
+    with fake_deck_llm() as server:
+        versions = finished_decks(3, owner)
+        pins = versions[0].run.rubric_versions
+        assert not is_calibrated(DECK_R2, pins)  # never checked
+
+        score_all(versions, owner, [3, 4, 5])  # the judge says 4: off by 1, 0 and 1
+        near = calibrate(DECK_R2)
+        # One judge call per deck, in the ledger; the loop asked the very same prompt of the final deck, so
+        # the ledger's cache answers it with the score the loop acted on.
+        asked = LLMCall.objects.filter(stage="calibration", role="scorer")
+        assert sorted(asked.values_list("prompt_name", flat=True)) == ["deck_scorer"] * 3
+        assert near.passed and near.examples == 3 and near.pairs == 15 and near.within_one == 1.0
+        assert near.scorer_model == "fake-judge" and near.rubric_version.name == DECK_R2
+        assert near.by_dimension["actionability"]["mean_abs_diff"] == pytest.approx(2 / 3)
+        assert is_calibrated(DECK_R2, pins)
+        with override_settings(LLM_SETTINGS=another_judge(server)):
+            assert not is_calibrated(DECK_R2, pins)  # passed on fake-judge says nothing of another model
+
+        code, out, err = run_command()
+        assert code == 0 and err == ""
+        assert "actionability: mean |judge - human| 0.67, within +-1 100% (3 examples)" in out
+        assert out.strip().splitlines()[-1].startswith("PASSED: deck_r2 v1 on fake-judge, 100% of 15 scores")
+
+        GoldScore.objects.all().delete()
+        score_all(versions, owner, [1, 1, 1])  # three points below the judge everywhere
+        far = calibrate(DECK_R2)
+        assert not far.passed and far.within_one == 0.0
+        assert {key: found["mean_abs_diff"] for key, found in far.by_dimension.items()} == dict.fromkeys(
+            R2_KEYS, 3.0
+        )
+        assert not is_calibrated(DECK_R2, pins)  # the latest check withdrew the earlier pass
+        code, out, _ = run_command()
+        assert code == 1
+        assert "metric_traceability: mean |judge - human| 3.00, within +-1 0%" in out
+        assert out.strip().splitlines()[-1].startswith("NOT PASSED")
+
+        score_all(versions, owner, [4, 5, 3], rubric=DECK_R1)  # the gate's judge, asked as the gate asks
+        gate = calibrate(DECK_R1)
+        assert LLMCall.objects.filter(stage="calibration", prompt_name="deck_gate").count() == 3
+        assert gate.passed and gate.rubric_version.name == DECK_R1 and set(gate.by_dimension) == set(R1_KEYS)
+    assert Calibration.objects.count() == 5
+
+
+def test_fewer_than_three_examples_do_not_pass_even_when_the_judge_agrees() -> None:
+    owner = analyst()
+    with fake_deck_llm():
+        versions = finished_decks(2, owner)
+        score_all(versions, owner, [4, 4])
+        result = calibrate(DECK_R2)
+    assert result.within_one == 1.0 and result.examples == 2 and not result.passed
+
+
+def frozen_deck(owner: User) -> ArtefactVersion:
+    """A deck version frozen without a run behind it: enough for the gold score's own checks."""
+    brief = Brief.objects.create(company=company(), question="Which slides does the board need?", owner=owner)
+    run = Run.objects.create(
+        brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.DECK
+    )
+    deck = sample_deck(3)
+    measured = Measured(
+        figures=len(deck.figures()),
+        mismatches=0,
+        unresolved_ids=0,
+        missing_sections=[],
+        broken=[],
+        walls_of_text=0,
+        chart_figures=0,
+        humanizer=0,
+    )
+    r1 = R1Result(gates=r1_gates(measured), scores={}, composite=3.6, entry_bar=3.2, passed=True)
+    content = DeckOutput(deck=deck, escalated=False, r1=r1).model_dump(mode="json")
+    with transaction.atomic():
+        return freeze(
+            run, Artefact(kind="deck", title="AAPL deck", content=content, sections={}, evaluated=False)
+        )
+
+
+def test_a_gold_score_refuses_a_memo_version_a_missing_dimension_and_a_second_score_by_the_same_person() -> (
+    None
+):
+    owner = analyst()
+    memo_run = run_for(owner, company("MSFT", "Microsoft Corp.", 789019))
+    with transaction.atomic():
+        memo = freeze(
+            memo_run,
+            Artefact(kind="memo", title="memo", content={}, sections={"Thesis": "Hold."}, evaluated=True),
+        )
+    full = dict.fromkeys(R2_KEYS, 3)
+    with pytest.raises(ServiceError, match="only a deck version"):
+        record_gold_score(version=memo, rubric_name=DECK_R2, scores=full, user=owner)
+
+    deck = frozen_deck(owner)
+    partial = {key: 3 for key in R2_KEYS if key != "metric_traceability"}
+    with pytest.raises(ServiceError, match="no score for metric_traceability"):
+        record_gold_score(version=deck, rubric_name=DECK_R2, scores=partial, user=owner)
+    with pytest.raises(ServiceError, match="whole numbers 0-5: actionability"):
+        record_gold_score(version=deck, rubric_name=DECK_R2, scores=full | {"actionability": 6}, user=owner)
+
+    record_gold_score(version=deck, rubric_name=DECK_R2, scores=full, user=owner)
+    with pytest.raises(ServiceError, match="already scored"):
+        record_gold_score(version=deck, rubric_name=DECK_R2, scores=full, user=owner)
+    assert GoldScore.objects.count() == 1
+
+
+def test_the_command_refuses_an_unknown_rubric_and_a_rubric_without_gold_scores() -> None:
+    code, out, err = run_command("deck_r9")
+    assert (code, out) == (
+        2,
+        "",
+    ) and err.strip() == "calibrate_judge: unknown rubric 'deck_r9': one of deck_r1, deck_r2"
+    code, out, err = run_command(DECK_R2)
+    assert (
+        (code, out) == (2, "") and "no gold scores for deck_r2" in err and len(err.strip().splitlines()) == 1
+    )
+    assert not Calibration.objects.exists()
+
+
+def test_a_superuser_adds_a_gold_score_with_one_field_per_dimension_and_the_form_names_a_missing_one(
+    client: Client,
+) -> None:
+    root = User.objects.create_superuser(username="root", password="root-secret-pass")
+    deck = frozen_deck(analyst())
+    client.force_login(root)
+    page = client.get("/admin/memos/goldscore/add/").content.decode()
+    assert 'name="score_metric_traceability"' in page and 'name="score_thesis_clarity"' in page
+
+    form = {"version": str(deck.pk), "rubric": DECK_R2} | {f"score_{key}": "4" for key in R2_KEYS}
+    missing = {k: v for k, v in form.items() if k != "score_actionability"}
+    refused = client.post("/admin/memos/goldscore/add/", missing)
+    assert refused.status_code == 200 and "no score for actionability" in refused.content.decode()
+    assert client.post("/admin/memos/goldscore/add/", form).status_code == 302
+    gold = GoldScore.objects.get()
+    assert gold.scored_by == root and gold.scores == dict.fromkeys(R2_KEYS, 4)
