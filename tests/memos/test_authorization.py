@@ -34,8 +34,6 @@ from rq.registry import FailedJobRegistry
 from rq.worker import Worker
 
 import memos.admin_review  # noqa: F401  # the review's admin pages (memos/admin.py imports it too)
-from agents.deck.gates import Measured, R1Result, r1_gates
-from agents.deck.outputs import DeckOutput
 from memos.models import (
     AgentStep,
     AuditEvent,
@@ -58,7 +56,7 @@ from memos.services import review
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.governance import seed_from_files
 from memos.services.versions import freeze
-from tests.agents.deck.samples import sample_deck
+from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.memos.factories import company, ledger_row, revenue_fact, run_for
 
 pytestmark = pytest.mark.django_db
@@ -1055,18 +1053,7 @@ def deck_values(owner: User, of: Company) -> dict[str, str]:
         brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.DECK
     )
     deck = sample_deck(3)
-    measured = Measured(
-        figures=len(deck.figures()),
-        mismatches=0,
-        unresolved_ids=0,
-        missing_sections=[],
-        broken=[],
-        walls_of_text=0,
-        chart_figures=6,
-        humanizer=0,
-    )
-    r1 = R1Result(gates=r1_gates(measured), scores={}, composite=3.6, entry_bar=3.2, passed=True)
-    content = DeckOutput(deck=deck, escalated=False, r1=r1).model_dump(mode="json")
+    content = cleared_r1(deck, composite=3.6).model_dump(mode="json")
     step = AgentStep.objects.create(
         run=run, stage="deck", key="deck", kind="deck", title="The deck", status="done", output=content
     )

@@ -14,8 +14,6 @@ from django.core.management import call_command
 from django.db import transaction
 from django.test import Client, override_settings
 
-from agents.deck.gates import Measured, R1Result, r1_gates
-from agents.deck.outputs import DeckOutput
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
@@ -27,7 +25,7 @@ from memos.services.calibration import calibrate, record_gold_score
 from memos.services.calibration_status import is_calibrated
 from memos.services.errors import ServiceError
 from memos.services.versions import freeze
-from tests.agents.deck.samples import sample_deck
+from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.memos.deck_support import deck_run, deck_settings, fake_deck_llm
 from tests.memos.factories import company, run_for
 from tests.memos.pipeline_support import analyst
@@ -142,18 +140,7 @@ def frozen_deck(owner: User) -> ArtefactVersion:
         brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.DECK
     )
     deck = sample_deck(3)
-    measured = Measured(
-        figures=len(deck.figures()),
-        mismatches=0,
-        unresolved_ids=0,
-        missing_sections=[],
-        broken=[],
-        walls_of_text=0,
-        chart_figures=0,
-        humanizer=0,
-    )
-    r1 = R1Result(gates=r1_gates(measured), scores={}, composite=3.6, entry_bar=3.2, passed=True)
-    content = DeckOutput(deck=deck, escalated=False, r1=r1).model_dump(mode="json")
+    content = cleared_r1(deck, composite=3.6).model_dump(mode="json")
     with transaction.atomic():
         return freeze(
             run, Artefact(kind="deck", title="AAPL deck", content=content, sections={}, evaluated=False)

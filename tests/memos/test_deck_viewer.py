@@ -18,7 +18,6 @@ from django.test import Client
 from pptx import Presentation
 from pypdf import PdfReader
 
-from agents.deck.gates import Measured, R1Result, r1_gates
 from agents.deck.outputs import DeckOutput
 from agents.deck.spec import Chart, Deck
 from memos.cache import shared_cache
@@ -28,8 +27,8 @@ from memos.pipeline.workflows import Artefact
 from memos.services import deck_images
 from memos.services.versions import freeze
 from memos.views.decks import deck_context
+from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.agents.deck.samples import figure as sample_figure
-from tests.agents.deck.samples import sample_deck
 from tests.memos.deck_support import deck_run, fake_deck_llm
 from tests.memos.pipeline_support import analyst
 
@@ -325,18 +324,7 @@ def test_the_page_as_pdf_lists_every_slide_of_the_deck(finished: Finished, owner
 
 def drawn(deck: Deck) -> Any:
     """The deck view a version page shows for ``deck`` (a version row that is never saved)."""
-    measured = Measured(
-        figures=len(deck.figures()),
-        mismatches=0,
-        unresolved_ids=0,
-        missing_sections=[],
-        broken=[],
-        walls_of_text=0,
-        chart_figures=0,
-        humanizer=0,
-    )
-    r1 = R1Result(gates=r1_gates(measured), scores={}, composite=3.5, entry_bar=3.2, passed=True)
-    content = DeckOutput(deck=deck, escalated=False, r1=r1).model_dump(mode="json")
+    content = cleared_r1(deck, composite=3.5).model_dump(mode="json")
     brief = Brief(company=Company(ticker="AAPL", name="Apple Inc."))
     return deck_context(ArtefactVersion(pk=1, number=1, kind="deck", content=content, brief=brief))[
         "deck_view"
