@@ -20,15 +20,12 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from agents.rubrics import DECK_R1, DECK_R2
+from memos.admin_records import RecordAdmin, superuser
 from memos.models import ArtefactVersion, Calibration, GoldScore
 from memos.models.calibration import DECK_KIND, SCORE_MAX, SCORE_MIN
 from memos.services.calibration import active_rubric, composite_keys, gold_score_problems
 
 FIELD_PREFIX = "score_"
-
-
-def _superuser(request: HttpRequest) -> bool:
-    return bool(request.user.is_active and request.user.is_superuser)
 
 
 class GoldScoreForm(forms.ModelForm[GoldScore]):
@@ -97,19 +94,19 @@ class GoldScoreAdmin(admin.ModelAdmin[GoldScore]):
     list_select_related = ("version__brief__company", "scored_by")
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         if obj is None and request.user.pk is not None:
@@ -129,7 +126,7 @@ class GoldScoreAdmin(admin.ModelAdmin[GoldScore]):
 
 
 @admin.register(Calibration)
-class CalibrationAdmin(admin.ModelAdmin[Calibration]):
+class CalibrationAdmin(RecordAdmin[Calibration]):
     list_display = (
         "created_at",
         "rubric_version",
@@ -142,25 +139,7 @@ class CalibrationAdmin(admin.ModelAdmin[Calibration]):
     )
     list_filter = ("passed", "scorer_model", "rubric_version__name")
     list_select_related = ("rubric_version",)
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request)
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        stored = [f.name for f in self.model._meta.get_fields() if f.concrete and not f.auto_created]
-        return [*stored, "by_dimension_table"]
+    readonly_fields = ("by_dimension_table",)
 
     @admin.display(description="verdict", boolean=True, ordering="passed")
     def verdict(self, obj: Calibration) -> bool:

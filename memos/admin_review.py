@@ -12,54 +12,19 @@ member do not open these pages.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import models
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from memos.admin_records import RecordAdmin, superuser
 from memos.models import ArtefactVersion, AuditEvent, FalsifierWatch, Motion, Notice, ReviewPolicy, Vote
 from memos.services.accounts import Roles
 from memos.services.notifications import members
-
-M = TypeVar("M", bound=models.Model)
-
-
-def _superuser(request: HttpRequest) -> bool:
-    return bool(request.user.is_active and request.user.is_superuser)
-
-
-def _stored_fields(model: type[models.Model]) -> list[str]:
-    """Every stored field of a model, read from it so a field added later is shown (read-only) too."""
-    return [f.name for f in model._meta.get_fields() if f.concrete and not f.auto_created]
-
-
-class ReviewRecordAdmin(admin.ModelAdmin[M]):
-    """A record of the review: listed and opened by superusers, never added, changed or deleted here
-    (Django drops the bulk delete action along with the permission, and refuses the POSTs with a 403)."""
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request)
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        # Shown as text, not as disabled inputs: no form field is built for a page that saves nothing.
-        return [*_stored_fields(self.model), *super().get_readonly_fields(request, obj)]
 
 
 def _short(digest: str) -> SafeString:
@@ -78,7 +43,7 @@ class AuditInline(admin.TabularInline[AuditEvent, ArtefactVersion]):
     show_change_link = True
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -91,7 +56,7 @@ class AuditInline(admin.TabularInline[AuditEvent, ArtefactVersion]):
 
 
 @admin.register(ArtefactVersion)
-class ArtefactVersionAdmin(ReviewRecordAdmin[ArtefactVersion]):
+class ArtefactVersionAdmin(RecordAdmin[ArtefactVersion]):
     list_display = (
         "__str__",
         "kind",
@@ -127,7 +92,7 @@ class ArtefactVersionAdmin(ReviewRecordAdmin[ArtefactVersion]):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(ReviewRecordAdmin[AuditEvent]):
+class AuditEventAdmin(RecordAdmin[AuditEvent]):
     """The audit trail: append-only in the database, read-only here."""
 
     list_display = ("created_at", "version", "action", "actor_shown", "short_hash")
@@ -145,7 +110,7 @@ class AuditEventAdmin(ReviewRecordAdmin[AuditEvent]):
 
 
 @admin.register(Vote)
-class VoteAdmin(ReviewRecordAdmin[Vote]):
+class VoteAdmin(RecordAdmin[Vote]):
     list_display = ("version", "member", "choice", "rationale", "cast_at", "changed_at")
     list_filter = ("choice",)
     search_fields = ("member__username", "version__brief__company__ticker", "rationale")
@@ -153,7 +118,7 @@ class VoteAdmin(ReviewRecordAdmin[Vote]):
 
 
 @admin.register(Motion)
-class MotionAdmin(ReviewRecordAdmin[Motion]):
+class MotionAdmin(RecordAdmin[Motion]):
     list_display = ("version", "is_open", "opened_at", "closed_at", "closed_because")
     list_filter = (("closed_at", admin.EmptyFieldListFilter),)
     search_fields = ("version__brief__company__ticker", "closed_because")
@@ -165,7 +130,7 @@ class MotionAdmin(ReviewRecordAdmin[Motion]):
 
 
 @admin.register(FalsifierWatch)
-class FalsifierWatchAdmin(ReviewRecordAdmin[FalsifierWatch]):
+class FalsifierWatchAdmin(RecordAdmin[FalsifierWatch]):
     """The positions register: moved only by a version's freezing and by newer data (memos.services)."""
 
     list_display = ("version", "number", "metric", "condition", "baseline_fact_id", "status", "hit_fact_id")
@@ -175,7 +140,7 @@ class FalsifierWatchAdmin(ReviewRecordAdmin[FalsifierWatch]):
 
 
 @admin.register(Notice)
-class NoticeAdmin(ReviewRecordAdmin[Notice]):
+class NoticeAdmin(RecordAdmin[Notice]):
     list_display = ("created_at", "recipient", "event", "version", "emailed_at", "read_at", "email_error")
     list_filter = (
         "event",
@@ -217,17 +182,17 @@ class ReviewPolicyAdmin(admin.ModelAdmin[ReviewPolicy]):
     readonly_fields = ("updated_at",)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
+        return superuser(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # The migration made the row; add only brings it back should it ever be missing.
-        return _superuser(request) and not ReviewPolicy.objects.exists()
+        return superuser(request) and not ReviewPolicy.objects.exists()
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -17,15 +17,12 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from memos.admin_records import RecordAdmin, superuser
 from memos.models import RefineSchedule
 
 
-def _superuser(request: HttpRequest) -> bool:
-    return bool(request.user.is_active and request.user.is_superuser)
-
-
 @admin.register(RefineSchedule)
-class RefineScheduleAdmin(admin.ModelAdmin[RefineSchedule]):
+class RefineScheduleAdmin(RecordAdmin[RefineSchedule]):
     list_display = (
         "brief",
         "cadence",
@@ -40,25 +37,10 @@ class RefineScheduleAdmin(admin.ModelAdmin[RefineSchedule]):
     list_select_related = ("brief__company", "set_by")
     actions = ("switch_off",)
 
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return _superuser(request)
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    readonly_fields = ("next_due",)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return _superuser(request)
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        # Shown as text: no form field is built for a page that saves nothing.
-        stored = [f.name for f in self.model._meta.get_fields() if f.concrete and not f.auto_created]
-        return [*stored, "next_due"]
+        return superuser(request)
 
     @admin.display(description="next cycle (UTC)")
     def next_due(self, obj: RefineSchedule) -> str:

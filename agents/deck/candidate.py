@@ -20,7 +20,7 @@ from agents.deck.schemas import DeckDraft, Scope
 from agents.deck.spec import Deck, Figure
 from agents.factcheck.check import FactLookup, KnownFact, check
 from agents.memo.readable import trim_cut
-from agents.render.deck_html import deck_html, render_pdf
+from agents.render.deck_html import deck_html, pdf_of_html
 from agents.render.lint import lint_pptx
 from agents.render.pptx import render_pptx
 
@@ -36,11 +36,13 @@ class Rendered:
     pptx: bytes
     pdf: bytes
     pages: int
+    html: str  # what the PDF was drawn from: the humanizer reads its styling
 
 
 def render(deck: Deck) -> Rendered:
-    pdf = render_pdf(deck)
-    return Rendered(pptx=render_pptx(deck), pdf=pdf.pdf, pages=pdf.pages)
+    html = deck_html(deck)
+    pdf = pdf_of_html(html)
+    return Rendered(pptx=render_pptx(deck), pdf=pdf.pdf, pages=pdf.pages, html=html)
 
 
 def lookup_for(figures: Mapping[str, Figure]) -> FactLookup:
@@ -106,7 +108,7 @@ def measure(
     ]
     human = [
         Finding(rule=f.rule, slide=f.slide, shape=f.where, message=f'{f.message}: "{f.quote}"')
-        for f in humanize_findings(deck, pptx=rendered.pptx, html=deck_html(deck))
+        for f in humanize_findings(deck, pptx=rendered.pptx, html=rendered.html)
     ]
     present = set(deck.sections())
     missing = [

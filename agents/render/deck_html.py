@@ -14,12 +14,15 @@ from __future__ import annotations
 import tempfile
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agents.render.pdf import RenderedPdf
 
 from agents.deck.spec import Chart, Deck, Slide, Table, bullet_text
 from agents.render import charts
 from agents.render.embedded import DECK_JSON_NAME, deck_attachment_href
 from agents.render.fonts import FONT_NAME
-from agents.render.pdf import RenderedPdf, html_to_pdf
 from agents.render.pptx import (
     BAND_SUBTITLE_LESS_PT,
     BAND_TITLE_EXTRA_PT,
@@ -81,7 +84,15 @@ def deck_html(deck: Deck, *, spec: Deck | None = None) -> str:
 
 
 def render_pdf(deck: Deck, *, spec: Deck | None = None) -> RenderedPdf:
-    html = deck_html(deck, spec=spec)
+    return pdf_of_html(deck_html(deck, spec=spec))
+
+
+def pdf_of_html(html: str) -> RenderedPdf:
+    """A deck's HTML (``deck_html``) as its PDF. WeasyPrint is imported here, on the first render, not when
+    a process imports the deck pipeline: it takes about a second and every web process and command would
+    pay it (agents.render.pdf's own note)."""
+    from agents.render.pdf import html_to_pdf
+
     # The deck links nothing but its data: attachment; an empty static root of its own keeps the
     # fetcher's contract (the root must exist) while leaving nothing on disk it could serve.
     with tempfile.TemporaryDirectory(prefix="deck-render-") as empty:

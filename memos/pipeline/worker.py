@@ -23,7 +23,10 @@ MAX_WAIT_S = 30.0
 
 
 def warm_up() -> None:
-    """Import every workflow's stages, load the prompts and build the shared gateway's clients."""
+    """Import every workflow's stages and the PDF renderer, load the prompts and build the shared gateway's
+    clients. (Web processes import WeasyPrint only when they first render; a work-horse would pay its second
+    of import per job.)"""
+    from agents.render import pdf  # noqa: F401 - imported for its side effect: loaded before fork
     from memos.pipeline import jobs  # noqa: F401 - imported for its side effect: loaded before fork
     from memos.pipeline.gateway import gateway
     from memos.pipeline.prompts import templates
