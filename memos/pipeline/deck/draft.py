@@ -35,11 +35,11 @@ from memos.pipeline.deck.reads import (
     scope_output,
 )
 from memos.pipeline.deck.scope import scope_text
-from memos.pipeline.deck.skips import skip_steps
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
+from memos.pipeline.skips import skip_steps
 
 
 def run_draft(ctx: StageContext) -> None:

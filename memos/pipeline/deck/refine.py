@@ -39,11 +39,11 @@ from memos.pipeline.deck.reads import (
     r2,
     scope_output,
 )
-from memos.pipeline.deck.skips import skip_steps
 from memos.pipeline.errors import StageFailed, shown
 from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
+from memos.pipeline.skips import skip_steps
 from memos.services.calibration_status import is_calibrated
 
 MAX_FINDINGS = 12  # the planner reads the first ones; a long list only costs prompt tokens

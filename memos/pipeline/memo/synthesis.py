@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from django.utils import timezone
-
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
 from agents.memo import catalysts, escape, gaps, hillclimb
@@ -31,8 +29,6 @@ from agents.memo.rubric import MemoRubric
 from agents.memo.schemas import SynthesisIteration
 from agents.rubrics import MEMO_RUBRIC
 from memos.models import AgentStep
-from memos.pipeline.cards import publish_step
-from memos.pipeline.claims import fenced_write
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
@@ -48,6 +44,7 @@ from memos.pipeline.memo.reads import (
     specialist_outputs,
 )
 from memos.pipeline.prompts import rubric, template
+from memos.pipeline.skips import skip_steps
 
 FIRST_APERTURE = "Answer the previous iteration's what-I-missed list."
 
@@ -108,19 +105,8 @@ def run_synthesis(ctx: StageContext) -> None:
 def skip_rest(ctx: StageContext, number: int, total: int) -> None:
     """The iterations after ``number`` are not needed: marked skipped, with the reason on their cards."""
     keys = [iteration_key(n) for n in range(number + 1, total + 1)]
-    if not keys:
-        return
-    rows = AgentStep.objects.filter(run_id=ctx.run.pk, stage=SYNTHESIS, key__in=keys).exclude(
-        status=AgentStep.Status.DONE
-    )
     reason = f"not needed: iteration {number} met the thresholds (seed 000's escape valve)"
-
-    def write() -> list[AgentStep]:
-        rows.update(status=AgentStep.Status.SKIPPED, summary=reason, finished_at=timezone.now())
-        return list(AgentStep.objects.filter(run_id=ctx.run.pk, stage=SYNTHESIS, key__in=keys))
-
-    for step in fenced_write(ctx.hold, write, what="skipping the iterations not needed"):
-        publish_step(step)
+    skip_steps(ctx, SYNTHESIS, keys, reason)
 
 
 def _audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[CheckedClaim], AuditReport]:

@@ -1,5 +1,6 @@
-"""Steps a deck run plans but does not need (a draft that cleared R1 early, laps after a stop): marked skipped
-with the reason on their cards, through the stage's fence."""
+"""Steps a run plans but does not need (memo iterations after the escape valve, a deck's rebuilds after a
+draft cleared R1, laps after the loop stopped): marked skipped with the reason on their cards, through the
+stage's fence."""
 
 from __future__ import annotations
 
