@@ -1,5 +1,5 @@
-"""What pages compute from rows or files that cannot change, kept in the shared cache (Redis) under keys
-naming what it was made of.
+"""What pages (and the data stage's evidence selection) compute from rows or files that cannot change, kept
+in the shared cache (Redis) under keys naming what it was made of.
 
 A key names the rows or files a value was computed from (a finished run's lease and status, the fact store's
 version, a folder's fingerprint) and the code that computed it: ``code_version`` changes whenever a module or

@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce, JSONArray
 
 from agents.data.errors import DataError
 from memos.cache import cache_key, cached
-from memos.models import Company, DataLoad, FactRecord, SourceDocument
+from memos.models import Company, FactRecord, SourceDocument
 
 STATEMENT_SOURCES = (FactRecord.Source.COMPANYFACTS, FactRecord.Source.INLINE_XBRL)
 PRICES_FOLDER = ("prices", "daily")
@@ -97,21 +97,17 @@ def holdings(*, companies: Sequence[Company], snapshot: Path) -> dict[str, Holdi
 
 
 def fact_store_version() -> str:
-    """Changes whenever what ``holdings`` reads from the database may have: every writer of facts and
-    documents (a snapshot load, a company's facts saved by the data stage or ``facts --save``) adds rows or
-    saves the company row (``Company.updated_at``); a snapshot load also records a ``DataLoad``. One query."""
-    company, fact, document, load = (
-        m._meta.db_table for m in (Company, FactRecord, SourceDocument, DataLoad)
-    )
-    # Our own tables' names, no input: nothing to inject.
-    sql = (
-        f"SELECT (SELECT count(*) FROM {company}), (SELECT max(updated_at) FROM {company}), "  # noqa: S608
-        f"(SELECT max(id) FROM {fact}), (SELECT max(id) FROM {document}), (SELECT max(id) FROM {load})"
-    )
+    """Changes whenever anything ``holdings`` or an evidence selection reads from the database may have.
+
+    Every statement that writes companies, facts, documents or data loads adds a row to the change log
+    (triggers, migration 0012), whoever ran it. The version is the log's size, its newest row and the date of
+    its first: the log only grows, so two readers with the same version see the same committed writes (a
+    transaction still open or rolled back adds a row nobody else sees), and a recreated database never takes
+    an older one's version. One query."""
     with connection.cursor() as cursor:
-        cursor.execute(sql)
-        row = cursor.fetchone()
-    return "/".join(str(value) for value in row)
+        cursor.execute("SELECT count(*), max(id), min(changed_at) FROM memos_fact_store_change")
+        count, newest, first = cursor.fetchone()
+    return f"{count}/{newest}/{first.timestamp() if first else ''}"
 
 
 def _fact_summaries(companies: Sequence[Company]) -> dict[int, dict[str, Any]]:

@@ -9,7 +9,7 @@ from agents.memo.evidence import EvidenceItem
 from agents.memo.outputs import EvidenceOutput, EvidenceSelection
 from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
-from memos.pipeline.memo.evidence import select_evidence
+from memos.pipeline.memo.evidence import current_evidence
 from memos.pipeline.memo.plan import EVIDENCE
 from memos.pipeline.memo.reads import config
 
@@ -19,7 +19,7 @@ def run_data(ctx: StageContext) -> None:
     step = ctx.step(EVIDENCE)
     ctx.start(step)
     ensure_company_facts(ctx, step, company)
-    by_specialist = select_evidence(company, config(ctx).roster)
+    by_specialist = current_evidence(company, config(ctx).roster)
     version = data_version(by_specialist)
     ctx.set_run(data_version=version)
     ctx.finish(

@@ -16,7 +16,9 @@ from agents.data.formatting import format_value
 from agents.memo.evidence import EvidenceItem, document_tier, fact_tier
 from agents.memo.readable import fit
 from agents.memo.schemas import FundamentalMetric
+from memos.cache import cache_key, cached
 from memos.models import Company, FactRecord, SourceDocument
+from memos.services.holdings import fact_store_version
 
 FUNDAMENTAL_METRICS: tuple[str, ...] = get_args(FundamentalMetric)
 PEER_METRICS = ("revenue", "revenue_growth_yoy", "gross_margin", "operating_margin", "rnd_expense")
@@ -177,8 +179,18 @@ def evidence_for(company: Company, specialist: str) -> list[EvidenceItem]:
 
 
 def select_evidence(company: Company, roster: Iterable[str]) -> dict[str, list[EvidenceItem]]:
-    """A fresh selection from the fact store: the data stage freezes it; rehearsal scripts read it first."""
+    """A fresh selection from the fact store (some twenty queries); rehearsal scripts read it first."""
     return {name: evidence_for(company, name) for name in roster}
+
+
+def current_evidence(company: Company, roster: Iterable[str]) -> dict[str, list[EvidenceItem]]:
+    """``select_evidence`` for the store as it stands, which the data stage freezes: kept in the shared cache
+    under the store's version, so the next run on the company while nothing was loaded reads it in one query
+    and one cache hit. The version is read first: a selection made after a later write is at worst newer
+    than its key says, never older."""
+    names = list(roster)
+    key = cache_key("evidence", fact_store_version(), company.pk, ",".join(names))
+    return cached(key, lambda: select_evidence(company, names), type_=dict)
 
 
 def fact_lines(items: Iterable[EvidenceItem]) -> str:
