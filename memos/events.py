@@ -8,6 +8,7 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import Literal
 
 from asgiref.sync import async_to_sync
@@ -33,21 +34,27 @@ class RunEvent(BaseModel):
     html: str
 
 
+# An event, or a function that draws one (memos.pipeline.cards), called on the sender's thread.
+Pending = RunEvent | Callable[[], RunEvent]
+
+
 class _Sender:
     """Sends events from one background thread with its own event loop, in the order they were queued.
 
-    A pipeline step must not wait on Redis for every status change (a few ms each, dozens per run); it hands
-    the event over and goes on. ``flush`` waits for the queue to drain: a stage calls it before its process
-    may exit (an RQ work-horse ends with ``os._exit``, which would drop what is still queued).
+    A pipeline step must not wait on Redis for every status change (a few ms each, dozens per run), nor on
+    drawing the card it sends (a template, a few ms more): it hands over the event, or a function that draws
+    it from copies of its rows, and goes on, and this thread draws while the stage waits on a model.
+    ``flush`` waits for the queue to drain: a stage calls it before its process may exit (an RQ work-horse
+    ends with ``os._exit``, which would drop what is still queued).
     """
 
     def __init__(self) -> None:
-        self._queue: queue.Queue[RunEvent] = queue.Queue()
+        self._queue: queue.Queue[Pending] = queue.Queue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = 0
 
-    def put(self, event: RunEvent) -> None:
+    def put(self, event: Pending) -> None:
         self._ensure_thread()
         self._queue.put(event)
 
@@ -72,14 +79,15 @@ class _Sender:
         layer = get_channel_layer()
         pending = self._queue
         while True:
-            event = pending.get()
+            queued = pending.get()
             try:
+                event = queued if isinstance(queued, RunEvent) else queued()
                 if layer is not None:
                     message = {"type": "run.event", "event": event.model_dump()}
                     loop.run_until_complete(layer.group_send(run_group(event.run_id), message))
             except Exception:
                 # At-most-once by design: the page re-syncs from the database when it (re)connects.
-                log.warning("could not send a live event for run %s", event.run_id, exc_info=True)
+                log.warning("could not send a live event", exc_info=True)
             finally:
                 pending.task_done()
 
@@ -91,9 +99,10 @@ def flush_events(timeout_s: float = 5.0) -> None:
     _sender.flush(timeout_s)
 
 
-def send_after_commit(event: RunEvent) -> None:
+def send_after_commit(event: Pending) -> None:
     """The channel layer is at-most-once and the page re-syncs from the database, so losing one is harmless;
-    sending before commit is not (a browser would fetch a row that does not exist yet)."""
+    sending before commit is not (a browser would fetch a row that does not exist yet). A function is
+    called on the sender's thread to draw the event: it must read nothing but what it was given."""
     transaction.on_commit(lambda: _sender.put(event))
 
 

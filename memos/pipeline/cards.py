@@ -1,10 +1,15 @@
 """What the run page shows of a run and its steps, rendered from rows, and sent live after commit.
 
 Rendering reads only the rows (a step's card carries the one-line summary the stage stored beside the
-output), so anything that changes a run can redraw it without knowing which workflow it belongs to.
+output), so anything that changes a run can redraw it without knowing which workflow it belongs to. A running
+run's cards are drawn on the events thread (memos.events) from copies of the rows taken when they were
+published: the stage does not wait on a template, a row it changes afterwards does not change what was
+sent, and nothing is read from the database there.
 """
 
 from __future__ import annotations
+
+import copy
 
 from django.template.loader import render_to_string
 
@@ -30,18 +35,31 @@ def step_event(step: AgentStep, run: Run) -> RunEvent:
     )
 
 
+def _drawable(run: Run) -> Run:
+    """A copy of the run to draw on the events thread, whose card and line read its brief and company: read
+    here if the run was not read with them (the events thread must never query)."""
+    _ = run.brief.company
+    return copy.copy(run)
+
+
 def publish_step(step: AgentStep) -> None:
-    send_after_commit(step_event(step, step.run))
+    shown, run = copy.copy(step), _drawable(step.run)
+    send_after_commit(lambda: step_event(shown, run))
 
 
 def publish_status(run: Run) -> None:
-    """The status line of a run already in hand (read with its brief and company)."""
-    send_after_commit(status_event(run))
+    """The status line of a running run already in hand (read with its brief and company)."""
+    if not run.is_active:  # its line names the version it froze: a query, made here
+        send_after_commit(status_event(run))
+        return
+    shown = _drawable(run)
+    send_after_commit(lambda: status_event(shown))
 
 
 def publish_run(run_id: str, *, with_steps: bool = False) -> None:
     """The run's status line (and every step's card, after a change that touched many steps)."""
     run = Run.objects.select_related("brief__company").get(pk=run_id)
+    # Drawn here: an ended run's line names the version it froze, a query the events thread must not make.
     send_after_commit(status_event(run))
     if with_steps:
         for step in run.steps.order_by("position", "key"):

@@ -1,6 +1,7 @@
 """The run page's WebSocket: login and access are checked at connect; state is re-synced on connect."""
 
 import asyncio
+import threading
 from collections.abc import Collection
 from typing import Any
 
@@ -12,7 +13,8 @@ from django.contrib.auth.models import AnonymousUser, User
 from memos import socket_access
 from memos.consumers import CLOSED_NOT_VISIBLE, RECHECK_S, RunConsumer
 from memos.events import RunEvent, send_after_commit
-from memos.models import Run
+from memos.models import AgentStep, Run
+from memos.pipeline.cards import publish_step
 from memos.socket_access import Access, SocketKey
 from tests.memos.factories import run_for
 
@@ -100,3 +102,34 @@ async def test_sockets_of_one_user_on_one_run_share_one_recheck(
     assert batches == [1]  # one batch, of the one (session, user, run) the two sockets share
     await first.disconnect()
     await second.disconnect()
+
+
+async def test_a_step_card_shows_the_step_as_it_was_when_published(alice: User) -> None:
+    """Cards are drawn on the events thread, after the stage has gone on: from a copy, not the live row."""
+    run = await sync_to_async(run_for)(alice)
+    step = await sync_to_async(AgentStep.objects.create)(
+        run=run, stage="specialists", key="fundamentals", kind="specialist", title="Fundamentals"
+    )
+    step.run = run
+    socket = communicator(run, alice)
+    await socket.connect()
+    await socket.receive_json_from(timeout=5)  # the status line
+    await socket.receive_json_from(timeout=5)  # and the step's card, as it is now
+    hold_drawing = threading.Event()
+
+    def blocked() -> RunEvent:
+        hold_drawing.wait(5)  # the events thread is busy until the step has changed
+        return RunEvent(kind="status", run_id=str(run.id), target="run-status", html="<div>busy</div>")
+
+    await sync_to_async(send_after_commit)(blocked)
+    step.status = AgentStep.Status.RUNNING
+    await sync_to_async(publish_step)(step)
+    step.status, step.summary = AgentStep.Status.DONE, "a later summary"
+    hold_drawing.set()
+
+    assert (await socket.receive_json_from(timeout=5))["html"] == "<div>busy</div>"
+    card = await socket.receive_json_from(timeout=5)
+    assert card["target"] == f"step-{step.pk}"
+    assert 'data-status="running"' in card["html"]
+    assert "a later summary" not in card["html"]
+    await socket.disconnect()
