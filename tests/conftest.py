@@ -20,10 +20,16 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 
 
 @pytest.fixture(autouse=True)
-def _fan_out_threads_let_go() -> Iterator[None]:
+def _background_threads_let_go() -> Iterator[None]:
     """The pipeline's thread pool outlives a stage and keeps its database connections; after a test they
-    are closed, so the test database can be flushed and dropped with nobody connected to it."""
+    are closed (and the notice sender has finished), so the test database can be flushed and dropped with
+    nobody connected to it."""
     yield
+    notifications = sys.modules.get("memos.services.notifications")
+    if notifications is not None:
+        # A run's notices are e-mailed in the background (a worker waits for them before it exits): their
+        # sweep ends, and closes its connection, before the next test changes the tables it reads.
+        notifications.wait_for_mail()
     fanout = sys.modules.get("memos.pipeline.fanout")
     if fanout is not None:
         fanout.shutdown()

@@ -19,10 +19,11 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import BooleanField, F, Model, QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
@@ -54,7 +55,7 @@ class Hold:
     claim_pk: int
     lock: RunLock
     lost: threading.Event = field(default_factory=threading.Event)
-    handed_over: bool = False  # moved on to by hand_over, whose status line the next stage's driver draws
+    run: Run | None = None  # handed over: the run as the hand-over left it, which the next stage goes on with
 
     def check(self) -> None:
         """Stop before doing more work (an LLM call, a write) for a stage that is no longer ours."""
@@ -126,8 +127,10 @@ def _claim_in_database(run_id: str, stage: str, *, first: bool) -> tuple[int, in
             run_id=run_id, stage=stage, status=AgentStep.Status.RUNNING
         ).update(status=AgentStep.Status.PENDING)
         claim = StageClaim.objects.create(run_id=run_id, stage=stage, lease=run.lease, worker=worker_name())
-        # Every card is redrawn only when a resumed stage put some back to pending; else the status line.
-        publish_run(run_id, with_steps=bool(orphaned))
+        # Every card is redrawn when a resumed stage put some back to pending; the status line is drawn by
+        # the driver from the run it reads under the claim.
+        if orphaned:
+            publish_run(run_id, with_steps=True)
     return run.lease, run.stage_attempts, claim.pk
 
 
@@ -213,42 +216,56 @@ def stamp_heartbeat(run_id: str, lease: int) -> bool:
     )
 
 
-def set_fields(hold: Hold, **fields: Any) -> None:
-    """Fields of the run (a data version, a message) written by its holder."""
-
+def write_fields(hold: Hold, **fields: Any) -> None:
+    """Fields of the run (a data version, a message) written by its holder; the caller redraws its status."""
     fenced_update(hold, Run.objects.filter(pk=hold.run_id), "updating the run", **fields)
+
+
+def set_fields(hold: Hold, **fields: Any) -> None:
+    """``write_fields``, then the run's status line drawn from the row as it is now."""
+    write_fields(hold, **fields)
     publish_run(hold.run_id)
 
 
-def hand_over(hold: Hold, following: str) -> Hold:
-    """The stage is done and this worker goes straight on with ``following``: one transaction moves the run
+def hand_over(hold: Hold, following: str, run: Run) -> Hold:
+    """The stage is done and this worker goes straight on with ``following``: one statement moves the run
     on (a new lease, as a claim would give), closes this claim and opens the next, under the Redis lock it
     already holds. No queue hop, no second claim; a worker that dies after it leaves the run running at
-    ``following`` with a heartbeat that goes stale, which the watchdog resumes like any other."""
-    now = timezone.now()
+    ``following`` with a heartbeat that goes stale, which the watchdog resumes like any other.
 
-    def write() -> int:
-        with transaction.atomic():
-            moved = Run.objects.filter(pk=hold.run_id, lease=hold.lease, status=Run.Status.RUNNING).update(
-                stage=following,
-                lease=F("lease") + 1,
-                stage_attempts=1,
-                tokens_reserved=0,
-                heartbeat_at=now,
-                status_message=f"{following}…",
-            )
-            if not moved:
-                hold.lost.set()
-                raise LeaseLost(f"run {hold.run_id}: lease {hold.lease} on {hold.stage} is no longer current")
-            StageClaim.objects.filter(pk=hold.claim_pk).update(outcome=Outcome.FINISHED, released_at=now)
-            claim = StageClaim.objects.create(
-                run_id=hold.run_id, stage=following, lease=hold.lease + 1, worker=worker_name()
-            )
-            # No status line drawn here: the driver draws it from the run it reads for the next stage.
-            return claim.pk
+    ``run`` (the stage's, read with its brief and company) is brought up to date from the statement's own
+    result, and the next stage starts from it without reading the run again: nobody else writes a run whose
+    lease this worker holds."""
+    now = timezone.now()
+    message = f"{following}…"
+    params: dict[str, Any] = {
+        "run": uuid.UUID(hold.run_id),
+        "lease": hold.lease,
+        "running": Run.Status.RUNNING,
+        "following": following,
+        "now": now,
+        "message": message,
+        "claim": hold.claim_pk,
+        "finished": Outcome.FINISHED,
+        "claim_running": Outcome.RUNNING,
+        "worker": worker_name(),
+    }
+
+    def write() -> tuple[int, int] | None:
+        with connection.cursor() as cursor:
+            cursor.execute(_hand_over_sql(), params)
+            row = cursor.fetchone()
+        return None if row is None else (int(row[0]), int(row[1]))
 
     hold.check()
-    claim_pk = retry_on_lost_connection(write, what=f"moving on to {following}")
+    moved = retry_on_lost_connection(write, what=f"moving on to {following}")
+    if moved is None:
+        hold.lost.set()
+        raise LeaseLost(f"run {hold.run_id}: lease {hold.lease} on {hold.stage} is no longer current")
+    claim_pk, tokens_spent = moved
+    run.stage, run.lease, run.stage_attempts, run.tokens_reserved = following, hold.lease + 1, 1, 0
+    run.heartbeat_at, run.status_message, run.tokens_spent = now, message, tokens_spent
+    # No status line drawn here: the driver draws it when the next stage starts.
     return Hold(
         hold.run_id,
         following,
@@ -256,7 +273,27 @@ def hand_over(hold: Hold, following: str) -> Hold:
         attempt=1,
         claim_pk=claim_pk,
         lock=hold.lock,
-        handed_over=True,
+        run=run,
+    )
+
+
+@cache
+def _hand_over_sql() -> str:
+    """Move the run on if its lease is still the holder's, close the holder's claim, open the next: one
+    statement, so no transaction to open and commit between two stages. Returns the new claim and the run's
+    tokens, or no row when the lease had moved on."""
+    runs, claims = (connection.ops.quote_name(m._meta.db_table) for m in (Run, StageClaim))
+    # Our own tables' names; every value is a parameter.
+    return (
+        f"WITH moved AS (UPDATE {runs} SET stage = %(following)s, lease = lease + 1, "  # noqa: S608
+        "stage_attempts = 1, tokens_reserved = 0, heartbeat_at = %(now)s, status_message = %(message)s "
+        "WHERE id = %(run)s AND lease = %(lease)s AND status = %(running)s "
+        "RETURNING id, lease, tokens_spent), "
+        f"closed AS (UPDATE {claims} SET outcome = %(finished)s, released_at = %(now)s "
+        "WHERE id = %(claim)s AND EXISTS (SELECT 1 FROM moved)) "
+        f"INSERT INTO {claims} (run_id, stage, lease, worker, claimed_at, outcome, error) "
+        "SELECT id, %(following)s, lease, %(worker)s, %(now)s, %(claim_running)s, '' FROM moved "
+        "RETURNING id, (SELECT tokens_spent FROM moved)"
     )
 
 

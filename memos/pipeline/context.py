@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from memos.models import AgentStep, Run
 from memos.pipeline import claims, fanout
-from memos.pipeline.cards import publish_step
+from memos.pipeline.cards import publish_status, publish_step
 from memos.pipeline.claims import Hold
 from memos.pipeline.workflows import Workflow
 
@@ -58,9 +58,9 @@ class StageContext:
 
     def step(self, key: str) -> AgentStep:
         """This stage's step ``key``: planned when the run started, or made from the plan now."""
-        if self._steps is None:  # the stage's planned steps, in one query
-            rows = AgentStep.objects.filter(run_id=self.run.pk, stage=self.hold.stage)
-            self._steps = {step.key: step for step in rows}
+        if self._steps is None:
+            self._read_steps()
+        assert self._steps is not None
         step = self._steps.get(key)
         if step is None:
             planned = self.workflow.planned(self.config, self.hold.stage, key)
@@ -81,6 +81,16 @@ class StageContext:
                 publish_step(step)
             return step
         step.run = self.run  # the card is drawn from the run already in hand, not a query per write
+        return step
+
+    def planned_step(self, key: str) -> AgentStep | None:
+        """This stage's step ``key`` if the run has it, without making one."""
+        if self._steps is None:
+            self._read_steps()
+        assert self._steps is not None
+        step = self._steps.get(key)
+        if step is not None:
+            step.run = self.run
         return step
 
     def start(self, step: AgentStep) -> None:
@@ -154,14 +164,21 @@ class StageContext:
 
     def _earlier_steps(self) -> dict[tuple[str, str], tuple[str, Any]]:
         if self._earlier is None:
-            rows = (
-                AgentStep.objects.filter(run_id=self.run.pk, status=Status.DONE)
-                .exclude(stage=self.hold.stage)
-                .order_by("position", "key")
-                .values_list("stage", "key", "kind", "output")
-            )
-            self._earlier = {(stage, key): (kind, raw) for stage, key, kind, raw in rows}
+            self._read_steps()
+        assert self._earlier is not None
         return self._earlier
+
+    def _read_steps(self) -> None:
+        """The run's steps in one query, whichever is asked for first: this stage's rows, and the earlier
+        stages' finished outputs."""
+        steps: dict[str, AgentStep] = {}
+        earlier: dict[tuple[str, str], tuple[str, Any]] = {}
+        for step in AgentStep.objects.filter(run_id=self.run.pk).order_by("position", "key"):
+            if step.stage == self.hold.stage:
+                steps[step.key] = step
+            elif step.status == Status.DONE:
+                earlier[(step.stage, step.key)] = (step.kind, step.output)
+        self._steps, self._earlier = steps, earlier
 
     def _typed(self, stage: str, key: str, raw: Any, output_type: type[T]) -> T:
         cached = self._parsed.get((stage, key, output_type))
@@ -176,6 +193,7 @@ class StageContext:
 
     def set_run(self, **fields: Any) -> None:
         self.settle()
-        claims.set_fields(self.hold, **fields)
+        claims.write_fields(self.hold, **fields)
         for name, value in fields.items():
             setattr(self.run, name, value)
+        publish_status(self.run)

@@ -42,7 +42,6 @@ from memos.pipeline.liveness import Heartbeat
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Workflow
 from memos.services import versions
-from memos.services.notifications import wait_for_mail
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +57,23 @@ def enqueue_stage(run_id: str, stage: str) -> None:
 
 def run_inline(run_id: str) -> None:
     """Every remaining stage in this process, in order: ``analyze --inline`` and the benchmarks."""
-    run = Run.objects.get(pk=run_id)
-    execute_stage(run_id, run.stage or workflow_for(run.workflow).first_stage)
+    run = _read(run_id)
+    _execute_from(run, run.stage or workflow_for(run.workflow).first_stage)
 
 
 def execute_stage(run_id: str, stage: str) -> None:
     """Run ``stage`` if the run is waiting for it, then every following stage while this worker holds it."""
-    run = retry_on_lost_connection(
+    _execute_from(_read(run_id), stage)
+
+
+def _read(run_id: str) -> Run:
+    return retry_on_lost_connection(
         lambda: Run.objects.select_related("brief__company").get(pk=run_id), what="reading the run"
     )
+
+
+def _execute_from(run: Run, stage: str) -> None:
+    run_id = str(run.pk)
     workflow = workflow_for(run.workflow)
     if not run.is_active or workflow.is_past(run.stage, stage):
         return
@@ -81,8 +88,9 @@ def execute_stage(run_id: str, stage: str) -> None:
         while hold is not None:
             hold = _execute(workflow, hold)
     finally:
-        flush_events()  # a work-horse exits right after the job: let the page hear about this stage first
-        wait_for_mail()  # and the notices of a version it froze leave before it does
+        # The page hears that the run has ended before this returns. (The notices of a version it froze are
+        # e-mailed in the background; a process about to exit waits for them: memos.pipeline.jobs.)
+        flush_events()
 
 
 def _execute(workflow: Workflow, hold: Hold) -> Hold | None:
@@ -90,10 +98,10 @@ def _execute(workflow: Workflow, hold: Hold) -> Hold | None:
     outcome: str = Outcome.ERROR
     error, following = "", None
     try:
-        # Re-read under the claim: what the run looks like now that this worker holds it.
-        run = Run.objects.select_related("brief__company").get(pk=hold.run_id)
-        if hold.handed_over:
-            publish_status(run)  # the page hears of the new stage from here, not from a read in hand_over
+        # Read under the claim: what the run looks like now that this worker holds it (a stage handed over
+        # by this worker goes on with the run its hand-over brought up to date).
+        run = hold.run or Run.objects.select_related("brief__company").get(pk=hold.run_id)
+        publish_status(run)  # the page hears of the stage from here
         ctx = StageContext(run=run, workflow=workflow, hold=hold)
         with Heartbeat(hold.run_id, hold.lease, hold.lock, hold.lost, claims.stamp_heartbeat):
             outcome, error, following = _run_body(workflow, ctx)
@@ -133,7 +141,7 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
     """Hand the run over to the next stage, or finish it with the workflow's ending."""
     following = workflow.following(ctx.hold.stage)
     if following is not None:
-        return claims.hand_over(ctx.hold, following)
+        return claims.hand_over(ctx.hold, following, ctx.run)
     ending = workflow.ending(ctx)
     # Built before the transaction: it only reads the run's outputs. None: the run made nothing new to freeze
     # (a deck's refinement cycle that changed nothing).

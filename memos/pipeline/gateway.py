@@ -7,7 +7,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import redis
 from django.conf import settings
 
 from agents.llm.config import LLMSettings
@@ -15,6 +14,7 @@ from agents.llm.gateway import LLMGateway
 from agents.llm.limiter import RedisLimiter
 from agents.llm.roles import Role
 from memos.pipeline.ledger import DjangoLedger
+from memos.pipeline.liveness import redis_client
 
 
 class _Override:
@@ -57,8 +57,8 @@ class _SharedGateway:
             if self._gateway is None or key != self._key:
                 if self._gateway is not None:
                     self._gateway.close()
-                client = redis.Redis.from_url(settings.REDIS_URL)
-                self._gateway = LLMGateway(llm, DjangoLedger(), RedisLimiter(client, llm.max_concurrency))
+                limiter = RedisLimiter(redis_client(), llm.max_concurrency)
+                self._gateway = LLMGateway(llm, DjangoLedger(), limiter)
                 self._key = key
             return self._gateway
 

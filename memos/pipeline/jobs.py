@@ -16,6 +16,7 @@ from agents.data.edgar import load_company_facts
 from memos.pipeline import driver
 from memos.services import falsifier_hits
 from memos.services.facts import save_company_facts
+from memos.services.notifications import wait_for_mail
 from memos.services.sources import edgar_source
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,10 @@ log = logging.getLogger(__name__)
 
 def run_stage(run_id: str, stage: str) -> None:
     """A run from ``stage`` to its end, in this job (memos.pipeline.driver)."""
-    driver.execute_stage(run_id, stage)
+    try:
+        driver.execute_stage(run_id, stage)
+    finally:
+        wait_for_mail()  # the work-horse exits right after the job: the notices of a frozen version go first
 
 
 def refresh_company_facts(ticker: str) -> dict[str, object]:

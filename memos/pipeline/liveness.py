@@ -47,8 +47,23 @@ return 0
 """
 
 
-def _client() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL)
+_clients: dict[str, redis.Redis] = {}
+_clients_lock = threading.Lock()
+
+
+def redis_client() -> redis.Redis:
+    """This process's client for ``REDIS_URL``, shared by its threads and kept for its life.
+
+    Its pool keeps connections open between claims, calls and runs: a new client per claim or per gateway
+    paid a connect and a handshake on a run's path (a few ms each, more when several threads connected at
+    once). redis-py gives a forked child (an RQ work-horse) a fresh pool of its own.
+    """
+    url = settings.REDIS_URL
+    with _clients_lock:
+        client = _clients.get(url)
+        if client is None:
+            client = _clients[url] = redis.Redis.from_url(url)
+        return client
 
 
 def lock_ttl_ms() -> int:
@@ -61,7 +76,7 @@ class RunLock:
     def __init__(self, run_id: str, token: str, *, client: redis.Redis | None = None) -> None:
         self.key = LOCK_PREFIX + run_id
         self.token = token
-        self._client = client or _client()
+        self._client = client or redis_client()
         self._refresh = self._client.register_script(_REFRESH)
         self._release = self._client.register_script(_RELEASE)
 
@@ -78,8 +93,6 @@ class RunLock:
         except redis.RedisError as exc:
             # It expires by itself; a lost release only delays the next claim by one TTL.
             log.warning("could not release %s: %s", self.key, exc)
-        finally:
-            self._client.close()
 
 
 class Heartbeat:

@@ -49,9 +49,11 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
     existing = ArtefactVersion.objects.filter(run=run, content_hash=digest).first()
     if existing is not None:
         return existing
-    brief = Brief.objects.select_for_update().get(pk=run.brief_id)
+    # Locks the brief row alone; its company comes with it (the falsifier watches read it).
+    brief = Brief.objects.select_related("company").select_for_update(of=("self",)).get(pk=run.brief_id)
     previous = ArtefactVersion.objects.filter(brief=brief).order_by("-number").first()
     delta = _delta(previous, artefact.score)
+    prompts, models = _pins_and_models(run)
     version = ArtefactVersion.objects.create(
         brief=brief,
         run=run,
@@ -68,9 +70,9 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
         scores=artefact.scores,
         sections=artefact.sections,
         sources=_sources(artefact.cited),
-        prompt_versions=_prompts_used(run),
+        prompt_versions=prompts,
         rubric_versions=_rubrics_of(run, artefact.kind),
-        model_versions=_models(run),
+        model_versions=models,
         data_version=run.data_version,
         changelog=changelog(previous, artefact, delta),
     )
@@ -196,20 +198,20 @@ def _announce(version: ArtefactVersion) -> None:
     notifications.notify(version, Notice.Event.FROZEN, reviewers)
 
 
-def _prompts_used(run: Run) -> dict[str, Any]:
-    """The run's pinned prompts that it asked a model with (it pins every active prompt when it starts)."""
-    asked = set(LLMCall.objects.filter(run=run).values_list("prompt_name", flat=True))
-    return {name: pin for name, pin in sorted(run.prompt_versions.items()) if name in asked}
+def _pins_and_models(run: Run) -> tuple[dict[str, Any], dict[str, str]]:
+    """The run's pinned prompts that it asked a model with (it pins every active prompt when it starts), and
+    the model each role answered with: one read of its ledger."""
+    rows = set(LLMCall.objects.filter(run=run).values_list("prompt_name", "role", "model", "outcome"))
+    asked = {prompt for prompt, _, _, _ in rows}
+    answered = {LLMCall.Outcome.OK, LLMCall.Outcome.CACHED}
+    prompts = {name: pin for name, pin in sorted(run.prompt_versions.items()) if name in asked}
+    models = dict(sorted({(role, model) for _, role, model, outcome in rows if outcome in answered}))
+    return prompts, models
 
 
 def _rubrics_of(run: Run, kind: str) -> dict[str, Any]:
     """The run's pinned rubrics of its own workflow (named for it: memo_j, deck_r1, ...)."""
     return {name: pin for name, pin in sorted(run.rubric_versions.items()) if name.startswith(f"{kind}_")}
-
-
-def _models(run: Run) -> dict[str, str]:
-    calls = LLMCall.objects.filter(run=run, outcome__in=[LLMCall.Outcome.OK, LLMCall.Outcome.CACHED])
-    return dict(sorted(set(calls.values_list("role", "model"))))
 
 
 def _sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:

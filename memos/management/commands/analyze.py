@@ -21,6 +21,7 @@ from memos.management.brief_arguments import add_brief_arguments
 from memos.models import AgentStep, Run
 from memos.pipeline import driver
 from memos.services.errors import ServiceError
+from memos.services.notifications import wait_for_mail
 from memos.services.runs import create_brief, start_run
 
 BAR_WIDTH = 30
@@ -53,6 +54,7 @@ class Command(BaseCommand):
             started = time.monotonic()
             driver.run_inline(str(run.pk))
             self._finish(Run.objects.get(pk=run.pk), time.monotonic() - started)
+            wait_for_mail()  # the notices of the version it froze leave before this process does
         elif options["wait"]:
             self._follow(run, options["timeout"])
 

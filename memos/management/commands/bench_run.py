@@ -41,6 +41,7 @@ from memos.pipeline.gateway import endpoints
 from memos.pipeline.memo.rehearsal import script_for_run
 from memos.pipeline.worker import warm_up
 from memos.services.errors import ServiceError
+from memos.services.notifications import wait_for_mail
 from memos.services.runs import create_brief, start_run
 
 SUMMARISED = ("wall_s", "ratio", "overhead_ms_per_call")
@@ -88,6 +89,7 @@ class Command(BaseCommand):
             report["speedup"] = round(
                 report["sequential"]["wall_s"]["median"] / report["parallel"]["wall_s"]["median"], 2
             )
+        wait_for_mail()  # the runs' notices, e-mailed in the background as a worker's are, leave first
         self._print(report, as_json=options["json"])
         if any(r["status"] != Run.Status.DONE for mode in modes for r in report[mode]["each"]):
             raise SystemExit(1)

@@ -25,6 +25,7 @@ from memos.management.brief_arguments import add_brief_arguments
 from memos.models import AgentStep, Run
 from memos.pipeline import driver
 from memos.services.errors import ServiceError
+from memos.services.notifications import wait_for_mail
 from memos.services.runs import create_brief, start_run
 
 POLL_S = 0.5
@@ -65,6 +66,7 @@ class Command(BaseCommand):
         started = time.monotonic()
         if options["inline"]:
             driver.run_inline(str(run.pk))
+            wait_for_mail()  # the notices of the version it froze leave before this process does
         elif options["wait"] or out is not None:
             self._follow(run, options["timeout"])
         else:

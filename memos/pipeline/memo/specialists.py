@@ -32,16 +32,16 @@ def run_specialists(ctx: StageContext) -> None:
     by_specialist = evidence(ctx)
     catalog = catalog_of(by_specialist)
     todo: list[tuple[AgentStep, list[EvidenceItem]]] = []
+    silent: list[AgentStep] = []  # nothing to ask a model about
     for name in config(ctx).roster:
         step = ctx.step(name)
         if step.status == AgentStep.Status.DONE:
             continue
-        if not by_specialist.get(name):
-            ctx.finish(step, silent_brief(ctx, name))  # nothing to ask a model about
-            continue
-        todo.append((step, by_specialist[name]))
-    if todo:
-        _fan_out(ctx, todo, catalog)
+        if by_specialist.get(name):
+            todo.append((step, by_specialist[name]))
+        else:
+            silent.append(step)
+    _fan_out(ctx, todo, catalog, silent)
     if not ctx.any_done(SPECIALISTS_STAGE):
         raise StageFailed("no specialist produced a usable brief; see each specialist's error")
 
@@ -58,7 +58,10 @@ def silent_brief(ctx: StageContext, name: str) -> SpecialistOutput:
 
 
 def _fan_out(
-    ctx: StageContext, todo: list[tuple[AgentStep, list[EvidenceItem]]], catalog: EvidenceCatalog
+    ctx: StageContext,
+    todo: list[tuple[AgentStep, list[EvidenceItem]]],
+    catalog: EvidenceCatalog,
+    silent: list[AgentStep],
 ) -> None:
     gw = gateway()
     tasks = [
@@ -67,6 +70,8 @@ def _fan_out(
     finished = in_parallel(tasks, limit=gw.settings.max_concurrency)
     for step, _ in todo:  # marked running while the calls are already in flight
         ctx.start(step)
+    for step in silent:  # and the specialists without evidence finish meanwhile
+        ctx.finish(step, silent_brief(ctx, step.key))
     spent: BudgetExceeded | None = None
     for step, future in finished:
         try:
