@@ -3,7 +3,7 @@ resume.
 
 A job takes the run id and the stage to start from (never a model instance), claims that stage
 (memos.pipeline.claims), runs its body under a heartbeat, and on success hands the run over to the next
-stage in the same process (one transaction, the same Redis lock, the same database connection: no queue
+stage in the same process (one statement, the same Redis lock, the same database connection: no queue
 hop, no fork of another work-horse, no second claim) until the run ends. A run thus holds one worker from
 its start to its end; more runs at once need more workers. A stage body
 reads its inputs from PostgreSQL and writes each result as a step under its natural key, so running it twice
