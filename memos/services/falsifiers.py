@@ -57,12 +57,13 @@ def open_watches(version: ArtefactVersion) -> list[FalsifierWatch]:
     reference the metric's latest fact now. Call inside the freezing transaction."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("open_watches() must run inside the transaction that freezes the version")
-    FalsifierWatch.objects.filter(
-        brief_id=version.brief_id,
-        status=FalsifierWatch.Status.WATCHING,
-        version__kind=version.kind,
-        version__number__lt=version.number,
-    ).update(status=FalsifierWatch.Status.CLOSED, closed_at=timezone.now())
+    if version.number > 1:  # a first version has no older watches to close
+        FalsifierWatch.objects.filter(
+            brief_id=version.brief_id,
+            status=FalsifierWatch.Status.WATCHING,
+            version__kind=version.kind,
+            version__number__lt=version.number,
+        ).update(status=FalsifierWatch.Status.CLOSED, closed_at=timezone.now())
     if version.kind != MEMO:
         return []
     falsifiers, bindings = _bound(version.content)

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.mail import send_mail
 from django.db import close_old_connections, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -48,6 +48,15 @@ _WHAT: dict[str, str] = {
 def members(group: str) -> list[User]:
     """Active users of a role's group, in a stable order."""
     return list(User.objects.filter(groups__name=group, is_active=True).order_by("username").distinct())
+
+
+def members_of(*groups: str) -> dict[str, list[User]]:
+    """``members`` of several roles' groups, in one query."""
+    found: dict[str, list[User]] = {group: [] for group in groups}
+    rows = User.objects.filter(groups__name__in=groups, is_active=True).annotate(group=F("groups__name"))
+    for user in rows.order_by("username"):
+        found[user.group].append(user)
+    return found
 
 
 def version_url(version: ArtefactVersion) -> str:

@@ -77,7 +77,8 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
         changelog=changelog(previous, artefact, delta),
     )
     record(version, Action.FROZEN, detail={"run": str(run.pk), "evaluated": version.evaluated})
-    _supersede_open(brief, version)
+    if previous is not None:  # a first version has nothing older to supersede
+        _supersede_open(brief, version)
     if version.evaluated:
         Motion.objects.create(version=version)
         record(version, Action.MOTION_OPENED)
@@ -189,8 +190,9 @@ def close_motion(version: ArtefactVersion, because: str, *, actor: Any = None) -
 def _announce(version: ArtefactVersion) -> None:
     """The committee hears that its vote is needed (or that the version waits for an evaluation), the
     reviewers that a version is ready for review: one notice each."""
-    committee = notifications.members(Roles.COMMITTEE)
-    reviewers = [user for user in notifications.members(Roles.REVIEWER) if user not in committee]
+    people = notifications.members_of(Roles.COMMITTEE, Roles.REVIEWER)
+    committee = people[Roles.COMMITTEE]
+    reviewers = [user for user in people[Roles.REVIEWER] if user not in committee]
     if version.evaluated:
         notifications.notify(version, Notice.Event.VOTE_NEEDED, committee)
     else:
