@@ -58,29 +58,26 @@ class StageContext:
 
     def step(self, key: str) -> AgentStep:
         """This stage's step ``key``: planned when the run started, or made from the plan now."""
-        if self._steps is None:
-            self._read_steps()
-        assert self._steps is not None
-        step = self._steps.get(key)
-        if step is None:
-            planned = self.workflow.planned(self.config, self.hold.stage, key)
-            step, created = AgentStep.objects.get_or_create(
-                run_id=self.run.pk,
-                stage=planned.stage,
-                key=key,
-                defaults={
-                    "kind": planned.kind,
-                    "title": planned.title,
-                    "role": planned.role,
-                    "position": planned.position,
-                },
-            )
-            self._steps[key] = step
-            step.run = self.run
-            if created:
-                publish_step(step)
+        step = self.planned_step(key)
+        if step is not None:
             return step
-        step.run = self.run  # the card is drawn from the run already in hand, not a query per write
+        assert self._steps is not None  # read by planned_step
+        planned = self.workflow.planned(self.config, self.hold.stage, key)
+        step, created = AgentStep.objects.get_or_create(
+            run_id=self.run.pk,
+            stage=planned.stage,
+            key=key,
+            defaults={
+                "kind": planned.kind,
+                "title": planned.title,
+                "role": planned.role,
+                "position": planned.position,
+            },
+        )
+        self._steps[key] = step
+        step.run = self.run
+        if created:
+            publish_step(step)
         return step
 
     def planned_step(self, key: str) -> AgentStep | None:
@@ -90,7 +87,7 @@ class StageContext:
         assert self._steps is not None
         step = self._steps.get(key)
         if step is not None:
-            step.run = self.run
+            step.run = self.run  # the card is drawn from the run already in hand, not a query per write
         return step
 
     def start(self, step: AgentStep) -> None:

@@ -13,13 +13,11 @@ import time
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from agents.deck.outputs import DeckOutput, LapOutput
+from agents.deck.outputs import LapOutput
 from agents.deck.spec import Slide
-from memos.models import AgentStep, ArtefactVersion, Run
-from memos.pipeline import driver
 from tests.conftest import ROOT
 from tests.e2e.conftest import Desk, start_desk
-from tests.memos.deck_support import deck_run, fake_deck_llm
+from tests.memos.deck_support import finished_deck
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -64,13 +62,8 @@ def test_a_reader_pages_through_the_deck_by_keyboard_and_strip_and_reads_each_fi
     browser: Browser, desk_factory: list[Desk]
 ) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    run = deck_run("quick")
-    with fake_deck_llm():
-        driver.run_inline(str(run.pk))
-    run.refresh_from_db()
-    assert run.status == Run.Status.DONE, run.status_message
-    version = ArtefactVersion.objects.get(run=run)
-    deck = DeckOutput.model_validate(version.content).deck
+    done = finished_deck("quick")
+    run, version, deck = done.run, done.version, done.deck
     count = len(deck.slides)
     desk = start_desk(desk_factory, {}, latency_ms=0)
 
@@ -146,8 +139,7 @@ def test_a_reader_pages_through_the_deck_by_keyboard_and_strip_and_reads_each_fi
     shot(page, "06-version-page-top", full_page=True)
 
     # A run's lap shows its deck's slides as images drawn for the step.
-    lap = AgentStep.objects.filter(run=run, kind="lap", status="done").order_by("position").first()
-    assert lap is not None
+    lap = done.step("lap")
     candidate = LapOutput.model_validate(lap.output).candidate
     assert candidate is not None
     page.goto(f"{desk.base_url}/runs/{run.pk}/steps/{lap.pk}/")

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.test import override_settings
 
+from agents.deck.outputs import DeckOutput
+from agents.deck.spec import Deck
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
-from memos.models import Run
+from memos.models import AgentStep, ArtefactVersion, Run
+from memos.pipeline import driver
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, load_desk_data
 
@@ -48,3 +52,33 @@ def deck_run(profile: str = "quick", *, user: User | None = None, question: str 
     owner = user or analyst()
     brief = create_brief(owner=owner, ticker="AAPL", question=question)
     return start_run(brief, user=owner, profile=profile, workflow=Run.Workflow.DECK, enqueue=False)
+
+
+@dataclass
+class Finished:
+    """A deck run that ran to its end, the version it froze, and the deck in it."""
+
+    run: Run
+    version: ArtefactVersion
+    output: DeckOutput
+
+    @property
+    def deck(self) -> Deck:
+        return self.output.deck
+
+    def step(self, kind: str) -> AgentStep:
+        """The run's first finished step of ``kind``."""
+        found = AgentStep.objects.filter(run=self.run, kind=kind, status="done").order_by("position").first()
+        assert found is not None, kind
+        return found
+
+
+def finished_deck(profile: str = "quick") -> Finished:
+    """A deck run on the fake server, run here to its end and frozen."""
+    run = deck_run(profile)
+    with fake_deck_llm():
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    version = ArtefactVersion.objects.get(run=run)
+    return Finished(run, version, DeckOutput.model_validate(version.content))

@@ -8,7 +8,6 @@ import json
 import struct
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 import lxml.html
@@ -18,40 +17,22 @@ from django.test import Client
 from pptx import Presentation
 from pypdf import PdfReader
 
-from agents.deck.outputs import DeckOutput
 from agents.deck.spec import Chart, Deck
 from memos.cache import shared_cache
-from memos.models import AgentStep, ArtefactVersion, Brief, Company, Run
-from memos.pipeline import driver
+from memos.models import ArtefactVersion, Brief, Company
 from memos.pipeline.workflows import Artefact
 from memos.services import deck_images
 from memos.services.versions import freeze
 from memos.views.decks import deck_context
 from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.agents.deck.samples import figure as sample_figure
-from tests.memos.deck_support import deck_run, fake_deck_llm
+from tests.memos.deck_support import Finished, finished_deck
 from tests.memos.pipeline_support import analyst
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-
-
-@dataclass
-class Finished:
-    run: Run
-    version: ArtefactVersion
-    output: DeckOutput
-
-    @property
-    def deck(self) -> Deck:
-        return self.output.deck
-
-    def step(self, kind: str) -> AgentStep:
-        found = AgentStep.objects.filter(run=self.run, kind=kind, status="done").order_by("position").first()
-        assert found is not None, kind
-        return found
 
 
 def forget_images(deck: Deck) -> None:
@@ -64,13 +45,7 @@ def forget_images(deck: Deck) -> None:
 
 @pytest.fixture
 def finished() -> Iterator[Finished]:
-    run = deck_run("quick")
-    with fake_deck_llm():
-        driver.run_inline(str(run.pk))
-    run.refresh_from_db()
-    assert run.status == Run.Status.DONE, run.status_message
-    version = ArtefactVersion.objects.get(run=run)
-    done = Finished(run, version, DeckOutput.model_validate(version.content))
+    done = finished_deck("quick")
     forget_images(done.deck)
     yield done
     forget_images(done.deck)
