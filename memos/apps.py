@@ -10,11 +10,11 @@ class MemosConfig(AppConfig):
         # Imported here: they need the app registry ready.
         from django.contrib.auth.signals import user_logged_out
 
+        from memos.live.signals import close_sockets_on_logout
         from memos.pipeline.prompts import load_at_start
-        from memos.signals import close_sockets_on_logout
 
         # Prompts and rubrics are validated at start-up: a broken prompt or rubric file stops the process
         # with its name, before any run can reach it.
         load_at_start()
-        # A logout closes the run-page sockets of the session it ends (memos.consumers).
+        # A logout closes the run-page sockets of the session it ends (memos.live.runs).
         user_logged_out.connect(close_sockets_on_logout, dispatch_uid="memos.close_sockets_on_logout")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one command (by default a pytest selection) against a private, throw-away PostgreSQL and Redis, then
 # stops them. For working on a part of the suite without scripts/test.sh's ruff, mypy and browser runs:
-#   bash scripts/with-services.sh python -m pytest -q tests/memos/test_pipeline.py
+#   bash scripts/with-services.sh python -m pytest -q tests/memos/memo/test_pipeline.py
 # Each invocation has its own ports and state directory, so several can run side by side.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, Json, TypeAdapter, Validation
 from agents.data.documents import describe_validation, document_id, read_json
 from agents.data.errors import MalformedData
 from agents.data.types import SourceDocument
-from agents.untrusted import normalise_text
+from agents.text.untrusted import normalise_text
 
 POLYMARKET_EVENT_URL = "https://polymarket.com/event/"
 

@@ -1,8 +1,8 @@
 """News as SourceDocuments: bundled snapshots (Tiingo, NewsAPI), a live RSS 2.0 feed, FNSPID CSVs for tests.
 
-Every title and text is untrusted and leaves here normalised (``agents.untrusted.normalise_text``); ids are
-``news:<hash of the canonical URL>`` (see ``agents.data.documents``). Dates are the calendar day the source
-wrote, in the source's own time zone; a date the source does not state is ``None``, never a guess.
+Every title and text is untrusted and leaves here normalised (``agents.text.untrusted.normalise_text``); ids
+are ``news:<hash of the canonical URL>`` (see ``agents.data.documents``). Dates are the calendar day the
+source wrote, in the source's own time zone; a date the source does not state is ``None``, never a guess.
 
 NewsAPI top headlines carry no tickers. ``SnapshotNewsSource`` links them to a ticker only when the title or
 description mentions the ticker itself or one of the names in the ``aliases`` map the caller passes
@@ -38,7 +38,7 @@ from agents.data.documents import (
 from agents.data.errors import MalformedData
 from agents.data.http import Fetcher
 from agents.data.types import SourceDocument
-from agents.untrusted import normalise_text
+from agents.text.untrusted import normalise_text
 
 TIINGO_FILE = "tiingo_news_sample.json"
 NEWSAPI_FILE = "newsapi_top_headlines_sample_2024-07-13.json"

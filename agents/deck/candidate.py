@@ -12,17 +12,17 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from agents.deck.factcheck.check import FactLookup, KnownFact, check
 from agents.deck.gates import Measured
 from agents.deck.humanizer import humanize_findings
+from agents.deck.lint.checks import lint_pptx
 from agents.deck.outputs import Candidate, Finding
+from agents.deck.render.pdf import deck_html, pdf_of_html
+from agents.deck.render.pptx import render_pptx
 from agents.deck.resolve import DeckFrame, resolve
 from agents.deck.schemas import DeckDraft, Scope
 from agents.deck.spec import Deck, Figure
-from agents.factcheck.check import FactLookup, KnownFact, check
-from agents.memo.readable import trim_cut
-from agents.render.deck_html import deck_html, pdf_of_html
-from agents.render.lint import lint_pptx
-from agents.render.pptx import render_pptx
+from agents.text.sentences import trim_cut
 
 # Lint rules that make a slide broken (R1's structural validity, R2's structure): a reader would see it.
 BROKEN_RULES = frozenset(

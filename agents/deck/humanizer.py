@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agents.deck.humanizer_design import html_design_tells, pptx_design_tells
 from agents.deck.spec import Deck, Slide
-from agents.untrusted import normalise_text
+from agents.text.untrusted import normalise_text
 
 HumanizerRule = Literal["em_dash", "hedging", "filler", "symmetrical_list", "ai_design"]
 
@@ -275,7 +275,7 @@ def _around(text: str, match: re.Match[str]) -> str:
 
 def _finding(rule: HumanizerRule, slide: int, where: str, quote: str, message: str) -> HumanizerFinding:
     # Model-written text may carry lone surrogates or control characters: a finding must survive JSON
-    # and a database column, so its quote is normalised (agents.untrusted) and kept short.
+    # and a database column, so its quote is normalised (agents.text.untrusted) and kept short.
     return HumanizerFinding(
         rule=rule,
         slide=slide,

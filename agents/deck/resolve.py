@@ -3,7 +3,7 @@
 The drafter and the reviser write words and fact ids. Here, code:
 - turns every fact id into the ``Figure`` the data stage built from the fact store, and drops (and lists)
   an id the run was not given, so the source-of-truth gate can name it;
-- withholds every sentence in which the model typed a figure of its own (agents.memo.textrefs decides what
+- withholds every sentence in which the model typed a figure of its own (agents.text.figures decides what
   a figure is: a year, a date, a duration or a number the analyst's brief contains is not one), and lists it,
   so a board never reads a number nobody can trace;
 - keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table
-from agents.memo.readable import sentences
-from agents.memo.textrefs import segments
+from agents.text.figures import segments
+from agents.text.sentences import sentences
 
 MIN_CHART_POINTS = 2
 

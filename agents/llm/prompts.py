@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agents.llm.errors import PromptError
 from agents.llm.hashing import sha256_hex
 from agents.llm.types import RenderedPrompt
-from agents.untrusted import fence
+from agents.text.untrusted import fence
 
 OUTPUT_SCHEMA_PACKAGE = "agents."
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")

@@ -142,7 +142,8 @@ class Analysis(_Strict):
 # are closed lists: a binding has no number in it, so a model cannot set a threshold; the reference value is
 # read by code from the fact store. Fundamentals are filed figures and ratios derived from them; the market
 # figures move every session, so only a change of their sign is watched (agents.memo.falsifiers).
-FundamentalMetric = Literal[  # also what the fundamentals specialist is shown (memos.pipeline.memo.evidence)
+# The fundamentals specialist is shown these (memos.pipeline.evidence).
+FundamentalMetric = Literal[
     "revenue",
     "gross_profit",
     "operating_income",

@@ -1,6 +1,8 @@
-"""A deck chart drawn by code as inline SVG, from the figures' exact values, for the PDF.
+"""A chart drawn by code as inline SVG, from the figures' exact values, for a PDF.
 
-Every point is labelled with its ``figure.display`` (what the fact-check reads back) above the bar or dot
+Any chart with a title, a kind (bar or line) and points that carry an exact value, what is printed for it
+and its period can be drawn (a deck's ``Chart`` of ``Figure``s is one). Every point is labelled with its
+``display`` (what the fact-check reads back) above the bar or dot
 and its ``figure.period`` under the plot. Bars start at zero, so their lengths compare honestly; a line
 spans the data's own range, because a line is read as change and its labelled points carry the values.
 Solid colours and plain strokes only: no gradients, glows or shadows (the humanizer lint flags them).
@@ -8,13 +10,14 @@ Solid colours and plain strokes only: no gradients, glows or shadows (the humani
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from html import escape
+from typing import Protocol
 
-from agents.deck.spec import Chart, Figure
 from agents.render.fonts import FONT_NAME
-from agents.render.text import clean_render_text
+from agents.text.cleaning import clean_render_text
 
 INK = "#1F2933"
 MUTED = "#6B7280"
@@ -26,6 +29,24 @@ _LABEL_PX = 13.0
 _MIN_LABEL_PX = 7.0
 _CHAR_WIDTH_EM = 0.62  # DejaVu Sans averages a little over 0.6 em per character
 _LINE_PADDING = Decimal("0.25")
+
+
+class Point(Protocol):
+    @property
+    def decimal(self) -> Decimal: ...
+    @property
+    def display(self) -> str: ...
+    @property
+    def period(self) -> str: ...
+
+
+class Chart(Protocol):
+    @property
+    def title(self) -> str: ...
+    @property
+    def kind(self) -> str: ...  # "bar" or "line"
+    @property
+    def points(self) -> Sequence[Point]: ...
 
 
 @dataclass(frozen=True)
@@ -74,7 +95,7 @@ def chart_svg(chart: Chart, width_px: int, height_px: int) -> str:
     )
 
 
-def _label_size(points: tuple[Figure, ...], width_px: int) -> float:
+def _label_size(points: Sequence[Point], width_px: int) -> float:
     """The largest label size (px) at which every value and period fits its slot, within bounds."""
     longest = max((len(text) for point in points for text in (point.display, point.period)), default=1)
     slot = (width_px - 16.0) / max(len(points), 1)
@@ -104,7 +125,7 @@ def _zero_rule(plot: _Plot) -> list[str]:
     return [f'<line x1="{plot.left:.1f}" y1="{y:.1f}" x2="{right:.1f}" y2="{y:.1f}" stroke="{RULE}"/>']
 
 
-def _bars(plot: _Plot, points: tuple[Figure, ...], label_px: float) -> list[str]:
+def _bars(plot: _Plot, points: Sequence[Point], label_px: float) -> list[str]:
     count = len(points)
     bar_width = min(plot.width / count * 0.6, 140.0)
     zero = plot.y(Decimal(0))
@@ -123,7 +144,7 @@ def _bars(plot: _Plot, points: tuple[Figure, ...], label_px: float) -> list[str]
     return shapes
 
 
-def _line(plot: _Plot, points: tuple[Figure, ...], label_px: float) -> list[str]:
+def _line(plot: _Plot, points: Sequence[Point], label_px: float) -> list[str]:
     count = len(points)
     xy = [(plot.slot_centre(i, count), plot.y(point.decimal)) for i, point in enumerate(points)]
     shapes = []

@@ -29,7 +29,7 @@ from urllib.parse import SplitResult, unquote, urlsplit
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-from agents.render.text import clean_render_text
+from agents.text.cleaning import clean_render_text
 
 logger = logging.getLogger(__name__)
 

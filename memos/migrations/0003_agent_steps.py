@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='run',
             name='nonce',
-            field=models.CharField(blank=True, help_text="fences untrusted text in this run's prompts (see agents.untrusted)", max_length=32),
+            field=models.CharField(blank=True, help_text="fences untrusted text in this run's prompts (see agents.text.untrusted)", max_length=32),
         ),
         migrations.CreateModel(
             name='AgentStep',

@@ -90,7 +90,7 @@ class Run(models.Model):
     nonce = models.CharField(
         max_length=32,
         blank=True,
-        help_text="fences untrusted text in this run's prompts (see agents.untrusted)",
+        help_text="fences untrusted text in this run's prompts (see agents.text.untrusted)",
     )
     config = models.JSONField(
         default=dict,

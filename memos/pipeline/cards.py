@@ -2,7 +2,7 @@
 
 Rendering reads only the rows (a step's card carries the one-line summary the stage stored beside the
 output), so anything that changes a run can redraw it without knowing which workflow it belongs to. A running
-run's cards are drawn on the events thread (memos.events) from copies of the rows taken when they were
+run's cards are drawn on the events thread (memos.live.events) from copies of the rows taken when they were
 published: the stage does not wait on a template, a row it changes afterwards does not change what was
 sent, and nothing is read from the database there.
 """
@@ -13,7 +13,7 @@ import copy
 
 from django.template.loader import render_to_string
 
-from memos.events import RunEvent, send_after_commit
+from memos.live.events import RunEvent, send_after_commit
 from memos.models import AgentStep, Run
 
 

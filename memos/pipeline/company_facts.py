@@ -6,9 +6,9 @@ from agents.data.edgar import load_company_facts
 from agents.data.errors import DataError
 from memos.models import AgentStep, Company
 from memos.pipeline.context import StageContext
+from memos.pipeline.data_sources import edgar_source
 from memos.pipeline.errors import StageFailed
-from memos.services.facts import save_company_facts
-from memos.services.sources import edgar_source
+from memos.pipeline.fact_store import save_company_facts
 
 
 def ensure_company_facts(ctx: StageContext, step: AgentStep, company: Company) -> None:

@@ -29,7 +29,7 @@ import redis
 from django.db import DatabaseError
 
 from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, TransientFailure
-from memos.events import flush_events
+from memos.live.events import flush_events
 from memos.models import Run, StageClaim
 from memos.pipeline import claims, fanout
 from memos.pipeline.cards import publish_status

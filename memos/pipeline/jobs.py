@@ -14,10 +14,10 @@ from django.db import transaction
 
 from agents.data.edgar import load_company_facts
 from memos.pipeline import driver
+from memos.pipeline.data_sources import edgar_source
+from memos.pipeline.fact_store import save_company_facts
 from memos.services import falsifier_hits
-from memos.services.facts import save_company_facts
 from memos.services.notifications import wait_for_mail
-from memos.services.sources import edgar_source
 
 log = logging.getLogger(__name__)
 

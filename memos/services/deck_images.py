@@ -1,10 +1,10 @@
 """A deck's slides as PNG images (thumbnails), and its PDF and PPTX, made once per deck and kept.
 
-A slide image is page N of the deck's PDF (agents.render.deck_html), rasterised by poppler's ``pdftoppm``:
+A slide image is page N of the deck's PDF (agents.deck.render.pdf), rasterised by poppler's ``pdftoppm``:
 the same file a reader downloads, so a thumbnail shows exactly what the PDF shows. Everything here is keyed
-by the sha256 of the deck's canonical JSON (agents.render.embedded.deck_json), so an entry is never wrong,
-only unused: a frozen version's deck and a finished step's deck never change, and a changed deck is another
-key. Entries live in the shared cache (memos.cache), like every other value computed from content that
+by the sha256 of the deck's canonical JSON (agents.deck.render.embedded.deck_json), so an entry is never
+wrong, only unused: a frozen version's deck and a finished step's deck never change, and a changed deck is
+another key. Entries live in the shared cache (memos.cache), like every other value computed from content that
 cannot change, so each web process reads what another one drew.
 
 A page of thumbnails asks for every slide at once. The first request draws the whole deck in one WeasyPrint
@@ -25,10 +25,10 @@ from pathlib import Path
 
 from redis.exceptions import RedisError
 
+from agents.deck.render.embedded import deck_json
+from agents.deck.render.pdf import render_pdf
+from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Deck
-from agents.render.deck_html import render_pdf
-from agents.render.embedded import deck_json
-from agents.render.pptx import render_pptx
 from memos.cache import cache_key, cached, shared_cache
 
 log = logging.getLogger(__name__)

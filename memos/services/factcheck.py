@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from agents.factcheck.check import FactCheckReport, KnownFact, check
+from agents.deck.factcheck.check import FactCheckReport, KnownFact, check
 from memos.models import FactRecord
-from memos.pipeline.memo.evidence import period_label as fact_period
+from memos.pipeline.evidence import period_label as fact_period
 
 
 def fact_lookup(ids: Collection[str]) -> dict[str, KnownFact]:

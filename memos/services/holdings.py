@@ -18,7 +18,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from django.db import connection
 from django.db.models import Count, Max, Min, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce, JSONArray
 
@@ -94,20 +93,6 @@ def holdings(*, companies: Sequence[Company], snapshot: Path) -> dict[str, Holdi
             filings=files.filings.get(company.ticker, ()),
         )
     return found
-
-
-def fact_store_version() -> str:
-    """Changes whenever anything ``holdings`` or an evidence selection reads from the database may have.
-
-    Every statement that writes companies, facts, documents or data loads adds a row to the change log
-    (triggers, migration 0012), whoever ran it. The version is the log's size, its newest row and the date of
-    its first: the log only grows, so two readers with the same version see the same committed writes (a
-    transaction still open or rolled back adds a row nobody else sees), and a recreated database never takes
-    an older one's version. One query."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*), max(id), min(changed_at) FROM memos_fact_store_change")
-        count, newest, first = cursor.fetchone()
-    return f"{count}/{newest}/{first.timestamp() if first else ''}"
 
 
 def _fact_summaries(companies: Sequence[Company]) -> dict[int, dict[str, Any]]:

@@ -22,7 +22,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from memos.events import send_version_changed
+from memos.live.events import send_version_changed
 from memos.models import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Vote
 from memos.services import notifications
 from memos.services.accounts import Roles

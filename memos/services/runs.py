@@ -15,15 +15,15 @@ from agents.deck.profile import deck_config
 from agents.llm.hashing import canonical_json
 from agents.memo.roster import Profile
 from agents.rubrics import DECK_R1, DECK_R2
-from agents.untrusted import normalise_text
+from agents.text.untrusted import normalise_text
 from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
 from memos.pipeline import driver
+from memos.pipeline.data_sources import edgar_source
 from memos.pipeline.prompts import pinned_rubric
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
 from memos.services import governance
 from memos.services.errors import ServiceError
-from memos.services.sources import edgar_source
 
 MAX_TICKER_CHARS = 16
 
@@ -99,11 +99,11 @@ def brief_nonce(brief: Brief) -> str:
     """The fence marker for untrusted text in this brief's prompts.
 
     Keyed with the server's secret, so no author of a news item, a filing or a brief can predict it (and a
-    fence strips any copy of its own end marker anyway, agents.untrusted). Derived from the company alone:
-    every brief on one company sends the same system text and the same evidence block, which comes before
-    the brief in each prompt, so the model server reuses that prompt prefix from its cache; and the same
-    question on the same company sends identical requests whoever asks it and in whichever brief, so the LLM
-    ledger answers it without paying again.
+    fence strips any copy of its own end marker anyway, agents.text.untrusted). Derived from the company
+    alone: every brief on one company sends the same system text and the same evidence block, which comes
+    before the brief in each prompt, so the model server reuses that prompt prefix from its cache; and the
+    same question on the same company sends identical requests whoever asks it and in whichever brief, so the
+    LLM ledger answers it without paying again.
     """
     key = canonical_json({"fence": brief.company.ticker})
     return hmac.new(settings.SECRET_KEY.encode(), key.encode(), hashlib.sha256).hexdigest()[:16]

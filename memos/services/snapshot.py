@@ -47,8 +47,8 @@ from agents.data.types import Citation, SourceDocument
 from agents.quant import compute_profile, quant_facts
 from memos.models import Company, DataLoad, FactRecord
 from memos.models import SourceDocument as SourceDocumentRow
+from memos.pipeline.fact_store import fact_rows, save_documents, save_facts
 from memos.services import falsifier_hits
-from memos.services.facts import fact_rows, save_documents, save_facts
 
 BENCHMARK = "SPY"
 # Part of the data version: bump it when the loader reads the same files into different rows (version 2

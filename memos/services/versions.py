@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.data.formatting import format_value
-from memos.events import send_version_changed
+from memos.live.events import send_version_changed
 from memos.models import (
     ArtefactVersion,
     AuditEvent,

@@ -10,8 +10,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from agents.data.formatting import format_value
-from agents.memo.readable import fit
-from agents.memo.textrefs import brief_numbers, reader_segments, segments
+from agents.text.figures import brief_numbers, reader_segments, segments
+from agents.text.sentences import fit
 from memos.models import Brief, FactRecord
 from memos.views.refs import Refs
 
@@ -68,7 +68,7 @@ def _fact_link(fact: FactRecord) -> SafeString:
 def prose(text: object, refs: object = None, brief: object = None) -> SafeString:
     """Model-written text: ``[[fact id]]`` becomes the fact's value linked to its page; a sentence in which
     the model typed a figure is withheld whole, code's note in its place saying what it stated and why
-    (agents.memo.textrefs.reader_segments); numbers the analyst's ``brief`` contains are the analyst's and
+    (agents.text.figures.reader_segments); numbers the analyst's ``brief`` contains are the analyst's and
     stay; everything else is escaped text."""
     if not isinstance(text, str):
         return SafeString("")

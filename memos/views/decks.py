@@ -366,7 +366,7 @@ def version_deck_pptx(request: HttpRequest, version_id: int) -> HttpResponse:
 @require_safe
 @login_required
 def version_deck_json(request: HttpRequest, version_id: int) -> HttpResponse:
-    """The resolved spec, as the PPTX and the PDF carry it inside (agents.render.embedded)."""
+    """The resolved spec, as the PPTX and the PDF carry it inside (agents.deck.render.embedded)."""
     version, output = _version_and_deck(request, version_id)
     body = json.dumps(output.deck.model_dump(mode="json"), indent=2, ensure_ascii=False).encode()
     return _attachment(body, "application/json", f"{_stem(version)}-deck.json")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.memo.textrefs import fact_ids_in
+from agents.text.figures import fact_ids_in
 from memos.models import ArtefactVersion, FalsifierWatch
 from memos.services.falsifiers import watches_of
 from memos.views.memo_documents import evidence_ids

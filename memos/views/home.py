@@ -1,9 +1,9 @@
 """The home page: the fact store company by company, what the desk holds for each, and the latest runs.
 
-A constant number of queries whatever the number of companies and runs (tests/memos/test_query_counts.py).
-The fact store's panel is the same for every reader and changes only with the fact store or the snapshot's
-files: it is drawn once per version of both and kept in the shared cache (memos.cache), so a page usually
-reads one version row for it.
+A constant number of queries whatever the number of companies and runs
+(tests/memos/pages/test_query_counts.py). The fact store's panel is the same for every reader and changes only
+with the fact store or the snapshot's files: it is drawn once per version of both and kept in the shared cache
+(memos.cache), so a page usually reads one version row for it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from django.views.decorators.http import require_safe
 
 from memos.cache import cache_key, cached
 from memos.models import Company, FactRecord, SourceDocument
+from memos.pipeline.fact_store import fact_store_version
 from memos.services.access import can_start_runs, visible_runs
-from memos.services.holdings import Holdings, fact_store_version, files_fingerprint, holdings
+from memos.services.holdings import Holdings, files_fingerprint, holdings
 
 HEADLINE_METRICS = ("revenue", "net_income", "operating_cash_flow")
 

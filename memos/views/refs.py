@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from agents.memo.evidence import document_tier, fact_tier
-from agents.memo.textrefs import fact_ids_in
+from agents.text.figures import fact_ids_in
 from memos.models import FactRecord, SourceDocument
 
 # Longest id we bother looking up: anything longer in an output is prose, not an evidence id.

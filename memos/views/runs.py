@@ -1,11 +1,11 @@
 """A run's page, drawn from its workflow's stages, and its step documents (in the drawer or as a page).
 
 A user who may not see a run gets a 404 for the run, its steps and its socket alike (services.access).
-Each page is a constant number of queries whatever the number of steps (tests/memos/test_query_counts.py).
-What a finished run shows cannot change until a new claim of one of its stages, which moves its ``lease``
-and its status: its stages, and what its steps' documents are drawn from, are made once per such state and
-kept in the shared cache (memos.cache), after the access check. A document itself is rendered for each
-reader: it may show them a form of their own.
+Each page is a constant number of queries whatever the number of steps
+(tests/memos/pages/test_query_counts.py). What a finished run shows cannot change until a new claim of one of
+its stages, which moves its ``lease`` and its status: its stages, and what its steps' documents are drawn
+from, are made once per such state and kept in the shared cache (memos.cache), after the access check. A
+document itself is rendered for each reader: it may show them a form of their own.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from pydantic import ValidationError
 
 from memos.cache import cache_key, cached
 from memos.models import AgentStep, Run
+from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.registry import workflow_for
 from memos.services.access import visible_runs
-from memos.services.holdings import fact_store_version
 from memos.views.documents import DOCUMENTS
 from memos.views.refs import cited_ids, resolve
 from memos.views.users import user_of

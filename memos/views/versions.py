@@ -21,7 +21,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from agents.memo.textrefs import REF
+from agents.text.figures import REF
 from memos.models import ArtefactVersion, Notice, Vote
 from memos.services import review
 from memos.services.access import visible_versions
@@ -65,7 +65,7 @@ def version_for(user: User, version_id: int) -> ArtefactVersion:
 def review_context(user: User, version: ArtefactVersion, *, printing: bool = False) -> dict[str, Any]:
     """What the status badge, the review panel and the history need, as ``user`` may see them: the part of
     the page that a vote changes. The version's sockets render it after every change
-    (memos.version_consumers), one after another in their process, so it stays cheap: no artefact, no diff,
+    (memos.live.versions), one after another in their process, so it stays cheap: no artefact, no diff,
     no register."""
     counted = review.tally(version)
     own_vote = Vote.objects.filter(version=version, member=user).first()

@@ -1,4 +1,4 @@
-from agents.untrusted import fence, new_nonce, normalise_text
+from agents.text.untrusted import fence, new_nonce, normalise_text
 
 
 def test_normalising_removes_invisible_and_control_characters() -> None:

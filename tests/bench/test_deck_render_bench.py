@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agents.render.deck_html import render_pdf
-from agents.render.pptx import render_pptx
+from agents.deck.render.pdf import render_pdf
+from agents.deck.render.pptx import render_pptx
 from tests.agents.deck.samples import sample_deck
 from tests.bench.conftest import BenchReport
 

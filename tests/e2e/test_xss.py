@@ -41,8 +41,8 @@ from agents.memo.schemas import (
     SpecialistBrief,
     SynthesisIteration,
 )
-from agents.memo.textrefs import reader_segments
-from memos.events import run_group
+from agents.text.figures import reader_segments
+from memos.live.events import run_group
 from memos.models import AgentStep, Company, FactRecord, LLMCall, Run, SourceDocument
 from memos.pipeline.cards import run_status_html, step_card_html
 from memos.pipeline.memo.evidence import select_evidence

@@ -1,4 +1,4 @@
-"""Hostile answers for the prompt-injection gate (tests/memos/test_prompt_injection.py).
+"""Hostile answers for the prompt-injection gate (tests/memos/security/test_prompt_injection.py).
 
 Every payload is written here once, by hand or by a fixed transformation of a real id, so the set is the
 same on every run: fake and tweaked citation ids, numbers typed in every form a model might use, instructions

@@ -23,9 +23,9 @@ from agents.memo.roster import MemoConfig
 from agents.quant import compute_profile, quant_facts
 from memos.models import AgentStep, Company, Run
 from memos.pipeline import driver
+from memos.pipeline.fact_store import save_company_facts, save_documents, save_facts
 from memos.pipeline.memo.evidence import select_evidence
 from memos.pipeline.memo.rehearsal import script_for_run
-from memos.services.facts import save_company_facts, save_documents, save_facts
 from memos.services.runs import create_brief, start_run
 from tests.agents.data import SNAPSHOT
 

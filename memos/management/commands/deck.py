@@ -18,9 +18,9 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 
 from agents.deck.outputs import DeckOutput
-from agents.render.deck_html import render_pdf
-from agents.render.embedded import deck_json
-from agents.render.pptx import render_pptx
+from agents.deck.render.embedded import deck_json
+from agents.deck.render.pdf import render_pdf
+from agents.deck.render.pptx import render_pptx
 from memos.management.brief_arguments import add_brief_arguments
 from memos.models import AgentStep, Run
 from memos.pipeline import driver

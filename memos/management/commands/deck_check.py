@@ -17,9 +17,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from agents.factcheck.check import FactCheckReport
-from agents.factcheck.extract import UnreadableFile
-from agents.render.embedded import NoEmbeddedDeck
+from agents.deck.factcheck.check import FactCheckReport
+from agents.deck.factcheck.extract import UnreadableFile
+from agents.deck.render.embedded import NoEmbeddedDeck
 from memos.services.factcheck import check_file
 
 COLUMNS = ("slide", "text", "fact", "expected", "status")

@@ -25,7 +25,7 @@ from agents.data.edgar import (
 )
 from agents.data.errors import DataError
 from agents.data.types import Fact
-from memos.services.sources import edgar_source
+from memos.pipeline.data_sources import edgar_source
 
 COLUMNS = ("metric", "value", "unit", "concept", "form", "accession", "filed", "period")
 
@@ -67,8 +67,8 @@ class Command(BaseCommand):
             raise SystemExit(2) from exc
 
         if options["save"]:
+            from memos.pipeline.fact_store import save_company_facts
             from memos.services import falsifier_hits  # imported here: no database unless saving
-            from memos.services.facts import save_company_facts
 
             saved = save_company_facts(fact_set)
             falsifier_hits.check_ticker_after_commit(fact_set.ticker)

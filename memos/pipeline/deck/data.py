@@ -19,7 +19,7 @@ from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.plan import FIGURES
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.memo.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, period_label
+from memos.pipeline.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, period_label
 
 DECK_METRICS = (
     *FUNDAMENTAL_METRICS,

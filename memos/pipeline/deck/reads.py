@@ -11,7 +11,7 @@ from agents.rubrics import DECK_R1, DECK_R2, Rubric
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.plan import DATA, FIGURES, SCOPE
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.memo.reads import brief_block, kept_numbers
+from memos.pipeline.inputs import brief_block, kept_numbers
 from memos.pipeline.prompts import rubric
 
 __all__ = ["brief_block", "kept_numbers"]

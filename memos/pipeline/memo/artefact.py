@@ -1,6 +1,6 @@
 """The memo as a frozen version's artefact: its output as JSON, its sections as plain text, its scores.
 
-Code only: each section is the memo's text as a reader is shown it (agents.memo.textrefs.reader_segments): a
+Code only: each section is the memo's text as a reader is shown it (agents.text.figures.reader_segments): a
 sentence in which the model typed a figure is withheld whole with code's note in its place, a reference the
 run was given stays ``[[fact id]]`` (the version page shows the fact's value beside it). The score is the
 evaluator's calibrated J+ as code recalibrated it; what it cites is the memo's own load-bearing ids plus every
@@ -13,11 +13,12 @@ from collections.abc import Callable
 
 from agents.memo.outputs import MemoOutput
 from agents.memo.schemas import JMINUS_DIMENSIONS
-from agents.memo.textrefs import fact_ids_in, reader_segments
+from agents.text.figures import fact_ids_in, reader_segments
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.inputs import kept_numbers
 from memos.pipeline.memo.plan import MEMO
-from memos.pipeline.memo.reads import catalog_of, evidence, kept_numbers
+from memos.pipeline.memo.reads import catalog_of, evidence
 from memos.pipeline.workflows import Artefact
 
 KIND = "memo"

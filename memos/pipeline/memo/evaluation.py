@@ -18,25 +18,19 @@ from agents.llm.types import CallContext
 from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.quotes import check as check_quotes
 from agents.memo.quotes import iteration_texts
-from agents.memo.readable import trim_cut
 from agents.memo.rubric import MemoRubric
 from agents.memo.schemas import Evaluation
 from agents.memo.verdict import decide
 from agents.rubrics import MEMO_RUBRIC
+from agents.text.sentences import trim_cut
 from memos.models import AgentStep
 from memos.pipeline.claims import max_attempts
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import shown
 from memos.pipeline.gateway import gateway, same_model_warning
+from memos.pipeline.inputs import brief_block
 from memos.pipeline.memo.plan import EVALUATION
-from memos.pipeline.memo.reads import (
-    audit_output,
-    brief_block,
-    briefs_text,
-    config,
-    iterations,
-    specialist_outputs,
-)
+from memos.pipeline.memo.reads import audit_output, briefs_text, config, iterations, specialist_outputs
 from memos.pipeline.prompts import rubric, template
 
 

@@ -14,18 +14,13 @@ from agents.memo import falsifiers as bindings
 from agents.memo.audit import firewall
 from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput, Withheld
 from agents.memo.schemas import Analysis, MemoDraft
-from agents.memo.textrefs import removed_count, withheld_sentences
+from agents.text.figures import removed_count, withheld_sentences
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.inputs import kept_numbers
 from memos.pipeline.memo.plan import EVALUATION, ITERATION, MEMO, SYNTHESIS
-from memos.pipeline.memo.reads import (
-    audit_output,
-    catalog_of,
-    catalyst_window,
-    evidence,
-    kept_numbers,
-)
+from memos.pipeline.memo.reads import audit_output, catalog_of, catalyst_window, evidence
 from memos.services.falsifiers import latest_readings
 
 

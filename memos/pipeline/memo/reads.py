@@ -8,9 +8,9 @@ from agents.memo.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.outputs import AuditOutput, EvidenceOutput, IterationOutput, SpecialistOutput
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import SynthesisIteration
-from agents.memo.textrefs import brief_numbers
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.inputs import brief_words
 from memos.pipeline.memo.plan import AUDIT, DATA, EVIDENCE, ITERATION, SPECIALISTS_STAGE, SYNTHESIS
 
 
@@ -64,22 +64,6 @@ def briefs_text(outputs: dict[str, SpecialistOutput], audit: AuditOutput) -> str
         lines += [f"- undercurrent: {u}" for u in output.brief.undercurrents]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
-
-
-def brief_block(ctx: StageContext) -> str:
-    """The analyst's own words: a person typed them, so prompts carry them fenced, like any untrusted text."""
-    brief = ctx.run.brief
-    return f"Question: {brief.question}\nAudience: {brief.audience}\nNotes: {brief.notes or '(none)'}"
-
-
-def brief_words(ctx: StageContext) -> tuple[str, str, str]:
-    brief = ctx.run.brief
-    return brief.question, brief.audience, brief.notes
-
-
-def kept_numbers(ctx: StageContext) -> frozenset[str]:
-    """Numbers the analyst's brief contains: the memo may repeat them (they are not the model's)."""
-    return brief_numbers(*brief_words(ctx))
 
 
 def catalyst_window(ctx: StageContext) -> Window | None:

@@ -16,7 +16,6 @@ from typing import Any
 from agents.memo import escape, gaps, hillclimb
 from agents.memo.catalysts import add_months
 from agents.memo.evidence import EvidenceItem
-from agents.memo.readable import fit
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import (
     JMINUS_DIMENSIONS,
@@ -25,6 +24,7 @@ from agents.memo.schemas import (
     JPlusScores,
     SynthesisIteration,
 )
+from agents.text.sentences import fit
 from memos.models import Run
 from memos.pipeline.memo.data import as_of
 from memos.pipeline.memo.evidence import select_evidence

@@ -14,17 +14,18 @@ from agents.memo.citations import check_claims, unresolved_citations
 from agents.memo.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.narrowing import as_base, brief_schema
 from agents.memo.outputs import SpecialistOutput
-from agents.memo.readable import trim_cut
 from agents.memo.roster import SPECIALISTS
 from agents.memo.schemas import SpecialistBrief
+from agents.text.sentences import trim_cut
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed, shown
+from memos.pipeline.evidence import document_block, fact_lines
 from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
-from memos.pipeline.memo.evidence import document_block, fact_lines
+from memos.pipeline.inputs import brief_block
 from memos.pipeline.memo.plan import SPECIALISTS_STAGE
-from memos.pipeline.memo.reads import brief_block, catalog_of, config, evidence
+from memos.pipeline.memo.reads import catalog_of, config, evidence
 from memos.pipeline.prompts import template
 
 

@@ -24,18 +24,18 @@ from agents.memo.citations import CheckedClaim, merge
 from agents.memo.evidence import EvidenceCatalog
 from agents.memo.narrowing import as_base, iteration_schema
 from agents.memo.outputs import Attempt, AuditOutput, IterationOutput
-from agents.memo.readable import trim_cut
 from agents.memo.rubric import MemoRubric
 from agents.memo.schemas import SynthesisIteration
 from agents.rubrics import MEMO_RUBRIC
+from agents.text.sentences import trim_cut
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.evidence import fact_line
 from memos.pipeline.gateway import gateway
-from memos.pipeline.memo.evidence import fact_line
+from memos.pipeline.inputs import brief_block
 from memos.pipeline.memo.plan import AUDIT, SYNTHESIS, iteration_key
 from memos.pipeline.memo.reads import (
-    brief_block,
     briefs_text,
     catalog_of,
     catalyst_window,

@@ -20,9 +20,9 @@ from agents.deck.humanizer import (
     text_findings,
     total,
 )
+from agents.deck.render.pdf import deck_html
+from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Deck
-from agents.render.deck_html import deck_html
-from agents.render.pptx import render_pptx
 from tests.agents.deck.samples import sample_deck
 
 HOSTILE = "Margins \ud800held\ufffe \x00firm\x07 \udfff — arguably"

@@ -11,7 +11,7 @@ import pytest
 from agents.llm.errors import PromptError
 from agents.llm.ping import PingAnswer
 from agents.llm.prompts import load_prompt, load_prompt_dir
-from agents.untrusted import fence
+from agents.text.untrusted import fence
 
 ROOT = Path(__file__).resolve().parents[3]
 SHARED_DATA = ROOT.parent / "shared" / "data"

@@ -20,8 +20,8 @@ from agents.memo.schemas import (
     SpecialistBrief,
     SynthesisIteration,
 )
-from agents.memo.textrefs import segments
 from agents.memo.verdict import decide
+from agents.text.figures import segments
 
 CATALOG = EvidenceCatalog.of(
     [

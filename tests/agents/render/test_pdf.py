@@ -19,7 +19,7 @@ import pytest
 from pypdf import PdfReader
 
 from agents.render.pdf import RenderedPdf, html_to_pdf
-from agents.render.text import clean_render_text
+from agents.text.cleaning import clean_render_text
 
 BASE_URL = "https://desk.invalid/"
 # An 8x4 blue PNG.

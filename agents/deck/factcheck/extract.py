@@ -1,0 +1,311 @@
+"""A rendered deck read back as text, and the figures in that text.
+
+``slide_texts`` reads what a viewer sees, slide by slide (page N of the PDF is slide N of the PPTX): in a
+PPTX every shape's text in reading order (top to bottom, then left to right), a table row by row with its
+cells joined by " | ", and a chart point by point as "category label" (the data label's own text, read
+from the chart part's XML, since that is what PowerPoint draws); in a PDF what pypdf extracts per page.
+Slide numbers in footers are not read.
+
+``figures_in`` finds every figure-like token in one line: every shape ``agents.deck.spec.display`` and
+``agents.data.formatting.format_value`` print ("USD 391,035 M", "USD 6.08", "46.2%", "6.08 USD/shares",
+"15,204.1 M shares", "1.64e+05 index") and the shapes an edit may leave ("$1.2bn", "USD391,035", "12%").
+Not figures, as for the memo (agents.text.figures): calendar years, fiscal labels (FY2024, FY2025Q3,
+Q3), ISO dates, form names (10-K, 8-K), ids, and a lone digit counting things.
+
+A PDF is read as its text lines after two repairs, so that it reads like the PPTX: a figure wrapped across
+two lines is joined again, and a chart's run of value labels followed by its run of periods is paired
+point by point.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import re
+import unicodedata
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from lxml import etree
+from pptx import Presentation
+from pptx.enum.shapes import PP_PLACEHOLDER
+from pptx.exc import PythonPptxError
+from pptx.shapes.base import BaseShape
+from pptx.shapes.graphfrm import GraphicFrame
+from pptx.shapes.group import GroupShape
+from pypdf import PdfReader
+from pypdf.errors import PyPdfError
+
+from agents.text.figures import CLOSING, DOCUMENT_ID, FIGURE_IN_WORD, KEPT_WORD, OPENING, WORD
+
+FigureKind = Literal["currency", "percent", "per-share", "plain"]
+
+_CURRENCY_CODES = "USD|EUR|TWD|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW"
+# A figure: an optional currency (a code, which may be glued to the text before it in a PDF extraction, or
+# a symbol), a sign, digits (grouped, with decimals or an exponent) and an optional scale or unit. Digits
+# glued into a word or an id ("FY2024", "Q3"), or that are part of a date or a form name ("2024-11-01",
+# "10-K"), do not start or end a figure.
+FIGURE = re.compile(
+    rf"(?:(?<![A-Za-z])(?P<code>{_CURRENCY_CODES}) ?|(?P<symbol>[$€£¥₹])|(?<![\w.,\-/:]))"
+    r"(?P<sign>[-+])?"
+    r"(?P<number>[0-9](?:[0-9,]*[0-9])?(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
+    r"(?P<suffix> ?%| (?:M|bn|k) shares\b| ?(?:bn|billion|million|trillion|mn|tn|[kKmMbB])\b"
+    rf"| (?:[A-Z]{{3}}/shares|[A-Za-z]+/[A-Za-z]+|shares|index|{_CURRENCY_CODES})\b| ?x\b)?"
+    r"(?![\w\-/:]|[.,][0-9])"
+)
+_YEAR_OR_DIGIT = re.compile(r"(?:19|20)[0-9]{2}|[0-9]")
+# The periods a deck prints beside a figure (Figure.period): "FY2024", "FY2025Q3", "as of 2026-10-30".
+PERIOD = re.compile(
+    r"(?<![A-Za-z0-9])(?:FY[0-9]{4}(?:Q[1-4]|H[12])?|as of [0-9]{4}-[0-9]{2}-[0-9]{2})(?![0-9])",
+    re.IGNORECASE,
+)
+_CURRENCY = re.compile(rf"(?<![A-Za-z])(?:{_CURRENCY_CODES})|[$€£¥₹]")
+_ENDS_IN_CURRENCY = re.compile(rf"(?:^|\s)(?:{_CURRENCY_CODES}|[$€£¥₹])$")
+_ENDS_IN_NUMBER = re.compile(r"(?:^|\s)[-+]?[0-9][0-9,.]*$")
+_STARTS_WITH_NUMBER = re.compile(r"[-+]?[0-9]")
+_STARTS_WITH_UNIT = re.compile(
+    rf"(?:%|(?:M|bn|k)(?: shares)?\b|shares\b|index\b|[A-Z]{{3}}/shares\b|(?:{_CURRENCY_CODES})\b)"
+)
+_BLANKS = re.compile(r"\s+")
+_MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-"})
+# A footer that only numbers the slide: "3", "3 / 20", "Slide 3 of 20", "Page 3".
+_SLIDE_NUMBER_LINE = re.compile(r"(?:(?:slide|page)\s+)?([0-9]{1,3})(?:\s*(?:/|of)\s*[0-9]{1,3})?", re.I)
+_FOOTERS = {PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.DATE}
+_SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
+_C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+
+
+class UnreadableFile(ValueError):
+    """Not a PPTX or PDF this check can read."""
+
+
+@dataclass(frozen=True)
+class SlideText:
+    number: int  # 1-based: slide N of the PPTX, page N of the PDF
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FoundFigure:
+    text: str  # as printed, blanks made single spaces
+    kind: FigureKind
+    period: str | None  # the period printed nearest before it on its line, with no figure between
+
+
+def slide_texts(data: bytes) -> list[SlideText]:
+    if data[:5] == b"%PDF-":
+        return _pdf_texts(data)
+    if data[:4] == b"PK\x03\x04":
+        return _pptx_texts(data)
+    raise UnreadableFile("neither a PDF nor a PPTX (zip) file")
+
+
+def figures_in(line: str) -> list[FoundFigure]:
+    text = plain_text(line)
+    spans = [
+        (match.start(), match.end(), match.group(0)) for match in FIGURE.finditer(text) if _is_figure(match)
+    ]
+    spans.extend(_figures_in_words(text, spans))
+    spans.sort()
+    found: list[FoundFigure] = []
+    previous_end = 0
+    for start, end, printed in spans:
+        token = _BLANKS.sub(" ", printed).strip()
+        found.append(FoundFigure(token, figure_kind(token), _period_before(text, previous_end, start)))
+        previous_end = end
+    return found
+
+
+def plain_text(line: str) -> str:
+    """Compatibility forms folded (a full-width digit reads as a digit), dashes used as minus made "-"."""
+    return unicodedata.normalize("NFKC", line).translate(_MINUS)
+
+
+def figure_kind(text: str) -> FigureKind:
+    if "/" in text:
+        return "per-share"
+    if "%" in text:
+        return "percent"
+    if _CURRENCY.search(text):
+        return "currency"
+    return "plain"
+
+
+def compact(text: str) -> str:
+    """A figure or period as compared: blanks do not count (a PDF extraction may add or drop them)."""
+    return _BLANKS.sub("", plain_text(text))
+
+
+def _is_figure(match: re.Match[str]) -> bool:
+    decorated = any(match.group(name) for name in ("code", "symbol", "sign", "suffix"))
+    return decorated or not _YEAR_OR_DIGIT.fullmatch(match.group("number"))
+
+
+def _figures_in_words(text: str, spans: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """Digits in a word that FIGURE does not take ("grew12%", "12-15%", "1.2.3") are a figure too, unless
+    the word is one the memo keeps (a year, a date, a label or an id)."""
+    starts = [start for start, _, _ in spans]  # FIGURE's matches: in order, never overlapping
+    for match in WORD.finditer(text):
+        start, end = match.start(), match.end()
+        while start < end and text[start] in OPENING:
+            start += 1
+        while end > start and text[end - 1] in CLOSING:
+            end -= 1
+        word = text[start:end]
+        before = bisect.bisect_left(starts, end) - 1  # the last figure starting before the word ends
+        if not any(char.isdigit() for char in word) or (before >= 0 and spans[before][1] > start):
+            continue
+        if DOCUMENT_ID.fullmatch(word) or (KEPT_WORD.fullmatch(word) and not FIGURE_IN_WORD.search(word)):
+            continue
+        yield start, end, word
+
+
+def _period_before(text: str, start: int, end: int) -> str | None:
+    periods = [match.group(0) for match in PERIOD.finditer(text, start, end)]
+    return periods[-1] if periods else None
+
+
+def _pdf_texts(data: bytes) -> list[SlideText]:
+    try:
+        pages = [page.extract_text() for page in PdfReader(io.BytesIO(data)).pages]
+    except (PyPdfError, KeyError, TypeError, ValueError, OSError, AttributeError) as error:
+        # pypdf reports a damaged file with its own errors and, deeper in, plain lookup and type errors.
+        raise UnreadableFile(f"not a readable PDF ({type(error).__name__}: {error})") from error
+    return [
+        SlideText(number, _chart_points_paired(_wraps_rejoined(_content_lines(number, text.splitlines()))))
+        for number, text in enumerate(pages, 1)
+    ]
+
+
+def _wraps_rejoined(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """A figure the PDF wrapped ("... Revenue FY2024: USD" then "391,035 M") read whole again: a line that
+    ends in a currency is joined to a next line that starts with a number, one that ends in a number to a
+    next line that starts with a scale or a unit."""
+    joined: list[str] = []
+    for line in lines:
+        previous = joined[-1] if joined else ""
+        if (_ENDS_IN_CURRENCY.search(previous) and _STARTS_WITH_NUMBER.match(line)) or (
+            _ENDS_IN_NUMBER.search(previous) and _STARTS_WITH_UNIT.match(line)
+        ):
+            joined[-1] = f"{previous} {line}"
+        else:
+            joined.append(line)
+    return tuple(joined)
+
+
+def _chart_points_paired(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """The PDF's chart (agents.render.charts) draws every value label, then every period under the plot:
+    a run of lines that are each one bare figure, followed by as many lines that are each one period, is
+    read point by point as "period figure", the way the PPTX's chart reads."""
+    paired: list[str] = []
+    index = 0
+    while index < len(lines):
+        count = 0
+        while index + count < len(lines) and _is_bare_figure(lines[index + count]):
+            count += 1
+        periods = lines[index + count : index + 2 * count]
+        if count and len(periods) == count and all(PERIOD.fullmatch(period) for period in periods):
+            labels = lines[index : index + count]
+            paired.extend(f"{period} {label}" for period, label in zip(periods, labels, strict=True))
+            index += 2 * count
+        else:
+            paired.append(lines[index])
+            index += 1
+    return tuple(paired)
+
+
+def _is_bare_figure(line: str) -> bool:
+    found = figures_in(line)
+    return len(found) == 1 and compact(found[0].text) == compact(line)
+
+
+def _content_lines(number: int, lines: list[str]) -> tuple[str, ...]:
+    kept = [line.strip() for line in lines]
+    return tuple(line for line in kept if line and not _numbers_the_slide(number, line))
+
+
+def _numbers_the_slide(number: int, line: str) -> bool:
+    match = _SLIDE_NUMBER_LINE.fullmatch(line)
+    return match is not None and int(match.group(1)) == number
+
+
+def _pptx_texts(data: bytes) -> list[SlideText]:
+    try:
+        presentation = Presentation(io.BytesIO(data))
+        return [
+            SlideText(number, _content_lines(number, list(_shape_lines(slide.shapes))))
+            for number, slide in enumerate(presentation.slides, 1)
+        ]
+    except (PythonPptxError, zipfile.BadZipFile, KeyError, ValueError, OSError, etree.LxmlError) as error:
+        raise UnreadableFile(f"not a readable PPTX ({type(error).__name__}: {error})") from error
+
+
+def _shape_lines(shapes: Any) -> Iterator[str]:
+    """Every shape's text in reading order: top to bottom, then left to right."""
+    for shape in sorted(shapes, key=lambda shape: (shape.top or 0, shape.left or 0)):
+        if shape.is_placeholder and shape.placeholder_format.type in _FOOTERS:
+            continue
+        if isinstance(shape, GroupShape):
+            yield from _shape_lines(shape.shapes)
+        elif isinstance(shape, GraphicFrame) and shape.has_table:
+            for row in shape.table.rows:
+                yield " | ".join(_one_line(cell.text) for cell in row.cells)
+        elif isinstance(shape, GraphicFrame) and shape.has_chart:
+            yield from _chart_lines(shape)
+        elif _has_text(shape):
+            yield from (_one_line(paragraph.text) for paragraph in shape.text_frame.paragraphs)
+
+
+def _has_text(shape: BaseShape) -> bool:
+    return bool(getattr(shape, "has_text_frame", False))
+
+
+def _one_line(text: str) -> str:
+    # A soft line break (python-pptx writes it as a vertical tab) or a paragraph inside a cell still
+    # belongs to the same line: "USD 391,035\vM" reads as one figure.
+    return _BLANKS.sub(" ", text.replace("\v", " ")).strip()
+
+
+def _chart_lines(frame: GraphicFrame) -> Iterator[str]:
+    """The chart's titles, then one line per point: its category and its data label's text."""
+    root = etree.fromstring(frame.chart_part.blob, parser=_SAFE_XML)
+    for title in root.iter(f"{_C}title"):
+        yield _one_line(_rich_text(title))
+    for series in root.iter(f"{_C}ser"):
+        categories = _categories(series.find(f"{_C}cat"))
+        labels = _data_labels(series.find(f"{_C}dLbls"))
+        for index in sorted(set(categories) | set(labels)):
+            yield _one_line(f"{categories.get(index, '')} {labels.get(index, '')}")
+
+
+def _categories(cat: Any) -> dict[int, str]:
+    """Each point's category (c:pt idx="N" with its c:v, in a string or number cache or a literal)."""
+    if cat is None:
+        return {}
+    found = {_index(point.get("idx")): point.findtext(f"{_C}v") or "" for point in cat.iter(f"{_C}pt")}
+    return {index: text for index, text in found.items() if index is not None}
+
+
+def _data_labels(labels: Any) -> dict[int, str]:
+    """Each point's data label text (c:dLbl with its c:idx and rich text): what the chart draws."""
+    if labels is None:
+        return {}
+    found: dict[int, str] = {}
+    for label in labels.iter(f"{_C}dLbl"):
+        index = _index(label.find(f"{_C}idx").get("val") if label.find(f"{_C}idx") is not None else None)
+        text = label.find(f"{_C}tx")
+        if index is not None and text is not None:
+            found[index] = _rich_text(text)
+    return found
+
+
+def _index(raw: str | None) -> int | None:
+    return int(raw) if raw and raw.isdigit() else None
+
+
+def _rich_text(element: Any) -> str:
+    """The drawn text of a title or label: its a:t runs (not the sheet reference a c:strRef also holds)."""
+    return "".join(run.text or "" for run in element.iter(f"{_A}t"))

@@ -1,0 +1,165 @@
+"""A resolved ``Deck`` as HTML, one 16:9 page per slide, and that HTML as a PDF (WeasyPrint).
+
+Every box sits where ``slide_layout`` puts it (the PPTX renderer uses the same boxes and font sizes), so
+the two files show the same text in the same places and the same reading order: on slide 1 the deck's
+title, subtitle and thesis, then the slide title, takeaway, bullets, table, chart and a footer with the
+slide number and the sources. A page clips what overflows its box rather than spilling onto another
+page, so PDF page N is always slide N (the render lint reports the overflow).
+
+All text is escaped and cleaned; the deck embedded as deck.json rides along as a ``data:`` attachment.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agents.render.pdf import RenderedPdf
+
+from agents.deck.render.embedded import DECK_JSON_NAME, deck_attachment_href
+from agents.deck.render.layout import (
+    BAND_SUBTITLE_LESS_PT,
+    BAND_TITLE_EXTRA_PT,
+    BULLET_SPACING_EM,
+    INSET_X_IN,
+    INSET_Y_IN,
+    LINE_HEIGHT,
+    SLIDE_HEIGHT_IN,
+    SLIDE_WIDTH_IN,
+    TABLE_BAND,
+    TABLE_COLUMN_SHARES,
+    TABLE_HEADER,
+    Box,
+    SlideLayout,
+    footer_lines,
+    slide_layout,
+    table_row,
+)
+from agents.deck.spec import Chart, Deck, Slide, Table, bullet_text
+from agents.render import charts
+from agents.render.fonts import FONT_NAME
+from agents.text.cleaning import clean_render_text
+
+_CSS_PX_PER_IN = 96
+
+_CSS = f"""
+@page {{ size: {SLIDE_WIDTH_IN:.3f}in {SLIDE_HEIGHT_IN}in; margin: 0; }}
+* {{ box-sizing: border-box; margin: 0; padding: 0; }}
+body {{ font-family: "{FONT_NAME}"; color: {charts.INK}; line-height: {LINE_HEIGHT}; }}
+.slide {{ position: relative; width: {SLIDE_WIDTH_IN:.3f}in; height: {SLIDE_HEIGHT_IN}in; overflow: hidden;
+  break-after: page; background: #FFFFFF; }}
+.slide:last-child {{ break-after: auto; }}
+.box {{ position: absolute; overflow: hidden; padding: {INSET_Y_IN}in {INSET_X_IN}in; }}
+.subtitle, .footer {{ color: {charts.MUTED}; }}
+.thesis, .takeaway {{ color: {charts.POSITIVE}; }}
+.title, .deck-title, .caption {{ font-weight: bold; }}
+.bullets ul {{ list-style: none; padding-left: 1.1em; }}
+.bullets li {{ position: relative; margin-top: {BULLET_SPACING_EM}em; }}
+.bullets li:first-child {{ margin-top: 0; }}
+.bullets li::before {{ content: "•"; float: left; width: 1.1em; margin-left: -1.1em; }}
+table {{ width: 100%; border-collapse: collapse; table-layout: fixed; }}
+th, td {{ padding: {INSET_Y_IN / 2}in {INSET_X_IN}in; text-align: left; vertical-align: middle;
+  overflow-wrap: anywhere; }}
+th {{ background: {charts.POSITIVE}; color: #FFFFFF; }}
+tr.band td {{ background: {TABLE_BAND}; }}
+/* A period or a figure is never broken across lines: the fact-check reads it back whole from the PDF. */
+td:nth-child(2), td:nth-child(3) {{ white-space: nowrap; overflow-wrap: normal; }}
+.chart-area {{ position: absolute; }}
+"""
+
+
+def deck_html(deck: Deck, *, spec: Deck | None = None) -> str:
+    """The deck as one HTML document; ``spec`` (default ``deck``) is the deck attached as deck.json."""
+    attached = spec if spec is not None else deck
+    pages = "".join(_slide_html(deck, slide) for slide in deck.slides)
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{_text(deck.title)}</title><style>{_CSS}</style>"
+        f'<link rel="attachment" title="{DECK_JSON_NAME}" href="{deck_attachment_href(attached)}">'
+        f"</head><body>{pages}</body></html>"
+    )
+
+
+def render_pdf(deck: Deck, *, spec: Deck | None = None) -> RenderedPdf:
+    return pdf_of_html(deck_html(deck, spec=spec))
+
+
+def pdf_of_html(html: str) -> RenderedPdf:
+    """A deck's HTML (``deck_html``) as its PDF. WeasyPrint is imported here, on the first render, not when
+    a process imports the deck pipeline: it takes about a second and every web process and command would
+    pay it (agents.render.pdf's own note)."""
+    from agents.render.pdf import html_to_pdf
+
+    # The deck links nothing but its data: attachment; an empty static root of its own keeps the
+    # fetcher's contract (the root must exist) while leaving nothing on disk it could serve.
+    with tempfile.TemporaryDirectory(prefix="deck-render-") as empty:
+        return html_to_pdf(html, base_url=None, static_root=Path(empty))
+
+
+def _slide_html(deck: Deck, slide: Slide) -> str:
+    layout = slide_layout(deck, slide)
+    parts = []
+    if layout.band is not None:
+        title_pt = layout.band_pt + BAND_TITLE_EXTRA_PT
+        subtitle_pt = layout.band_pt - BAND_SUBTITLE_LESS_PT
+        parts.append(
+            _box(layout.band, "band", layout.band_pt)
+            + f'<p class="deck-title" style="font-size:{title_pt}pt">{_text(deck.title)}</p>'
+            + f'<p class="subtitle" style="font-size:{subtitle_pt}pt">{_text(deck.subtitle)}</p>'
+            + f'<p class="thesis">{_text(deck.thesis)}</p></div>'
+        )
+    parts.append(_box(layout.title, "title", layout.title_pt) + f"{_text(slide.title)}</div>")
+    parts.append(_box(layout.takeaway, "takeaway", layout.takeaway_pt) + f"{_text(slide.takeaway)}</div>")
+    if layout.bullets is not None:
+        items = "".join(f"<li>{_text(bullet_text(bullet))}</li>" for bullet in slide.bullets)
+        parts.append(_box(layout.bullets, "bullets", layout.bullets_pt) + f"<ul>{items}</ul></div>")
+    if slide.table is not None:
+        parts.append(_table_html(slide.table, layout))
+    if slide.chart is not None and layout.chart is not None:
+        parts.append(_chart_html(slide.chart, layout.chart, layout))
+    footer = "".join(f"<p>{_text(line)}</p>" for line in footer_lines(deck, slide))
+    parts.append(_box(layout.footer, "footer", layout.footer_pt) + f"{footer}</div>")
+    return f'<section class="slide" id="slide-{slide.number}">{"".join(parts)}</section>'
+
+
+def _table_html(table: Table, layout: SlideLayout) -> str:
+    assert layout.table is not None and layout.table_grid is not None
+    grid = layout.table_grid
+    row_height = f'style="height:{grid.height / (len(table.rows) + 1):.3f}in"'
+    columns = "".join(f'<col style="width:{share * 100:.1f}%">' for share in TABLE_COLUMN_SHARES)
+    header = "".join(f"<th>{_text(name)}</th>" for name in TABLE_HEADER)
+    rows = "".join(
+        f'<tr class="{"band" if index % 2 == 0 else "plain"}" {row_height}>'
+        + "".join(f"<td>{_text(value)}</td>" for value in table_row(row))
+        + "</tr>"
+        for index, row in enumerate(table.rows)
+    )
+    caption = _box(layout.table.caption(layout.caption_pt), "caption", layout.caption_pt)
+    return (
+        f"{caption}{_text(table.title)}</div>"
+        f'<div class="chart-area" style="{_place(grid)};font-size:{layout.table_pt}pt">'
+        f"<table><colgroup>{columns}</colgroup><thead><tr {row_height}>{header}</tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>"
+    )
+
+
+def _chart_html(chart: Chart, box: Box, layout: SlideLayout) -> str:
+    caption = _box(box.caption(layout.caption_pt), "caption", layout.caption_pt)
+    area = box.below_caption(layout.caption_pt)
+    svg = charts.chart_svg(chart, round(area.width * _CSS_PX_PER_IN), round(area.height * _CSS_PX_PER_IN))
+    return f'{caption}{_text(chart.title)}</div><div class="chart-area" style="{_place(area)}">{svg}</div>'
+
+
+def _box(box: Box, kind: str, size_pt: float) -> str:
+    return f'<div class="box {kind}" style="{_place(box)};font-size:{size_pt}pt">'
+
+
+def _place(box: Box) -> str:
+    return f"left:{box.left:.3f}in;top:{box.top:.3f}in;width:{box.width:.3f}in;height:{box.height:.3f}in"
+
+
+def _text(text: str) -> str:
+    return escape(clean_render_text(text), quote=True)

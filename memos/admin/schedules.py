@@ -1,0 +1,63 @@
+"""The admin's page for refinement schedules; importing this module registers it
+(memos/admin/__init__.py imports it).
+
+A schedule is set on the deck's page (memos.views.schedules), where the service checks that the brief is a
+deck and who sets it; here superusers list and open schedules, switch them off, or delete them (a brief's
+deletion takes its schedule along). Nothing is added or edited here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from memos.admin.base import RecordAdmin, superuser
+from memos.models import RefineSchedule
+
+
+@admin.register(RefineSchedule)
+class RefineScheduleAdmin(RecordAdmin[RefineSchedule]):
+    list_display = (
+        "brief",
+        "cadence",
+        "next_due",
+        "last_outcome_at",
+        "last_outcome",
+        "last_run_link",
+        "set_by",
+    )
+    list_filter = ("enabled", "cycles_per_day")
+    search_fields = ("brief__company__ticker", "brief__question", "last_outcome")
+    list_select_related = ("brief__company", "set_by")
+    actions = ("switch_off",)
+
+    readonly_fields = ("next_due",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return superuser(request)
+
+    @admin.display(description="next cycle (UTC)")
+    def next_due(self, obj: RefineSchedule) -> str:
+        due = obj.next_due(timezone.now())
+        return f"{due:%Y-%m-%d %H:%M}" if due is not None else "-"
+
+    @admin.display(description="run")
+    def last_run_link(self, obj: RefineSchedule) -> SafeString | str:
+        if obj.last_run_id is None:
+            return "-"
+        return format_html(
+            '<a href="{}">{}</a>', reverse("run", args=[obj.last_run_id]), str(obj.last_run_id)[:8]
+        )
+
+    @admin.action(description="Switch off the selected schedules")
+    def switch_off(self, request: HttpRequest, queryset: QuerySet[RefineSchedule]) -> None:
+        # enabled only: the brief's analyst switches it back on from the deck's page.
+        switched = queryset.filter(enabled=True).update(enabled=False)
+        self.message_user(request, f"Switched off {switched} schedule{'' if switched == 1 else 's'}.")

@@ -1,0 +1,129 @@
+"""The fact store: code-owned numbers and untrusted documents written idempotently by natural key, and the
+store's version, which PostgreSQL keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from django.db import connection, transaction
+
+from agents.data.types import Fact, SourceDocument
+from memos.models import Company, FactRecord
+from memos.models import SourceDocument as SourceDocumentRow
+
+if TYPE_CHECKING:
+    from agents.data.edgar import CompanyFactSet
+
+_FACT_FIELDS = [
+    "company",
+    "metric",
+    "value",
+    "unit",
+    "period_start",
+    "period_end",
+    "fiscal_year",
+    "fiscal_period",
+    "source",
+    "concept",
+    "form",
+    "accession",
+    "filed",
+    "url",
+    "label",
+    "derivation",
+    "inputs",
+    "data_version",
+]
+
+
+def _fact_row(company: Company, fact: Fact, data_version: str) -> FactRecord:
+    citation = fact.citation
+    return FactRecord(
+        fact_id=fact.fact_id,
+        company=company,
+        metric=fact.metric,
+        value=fact.value,
+        unit=fact.unit,
+        period_start=fact.period_start,
+        period_end=fact.period_end,
+        fiscal_year=fact.fiscal_year,
+        fiscal_period=fact.fiscal_period,
+        source=citation.source,
+        concept=citation.concept or "",
+        form=citation.form or "",
+        accession=citation.accession or "",
+        filed=citation.filed,
+        url=citation.url,
+        label=citation.label,
+        derivation=fact.derivation,
+        inputs=list(fact.inputs),
+        data_version=data_version,
+    )
+
+
+def fact_rows(*, company: Company, facts: Iterable[Fact], data_version: str = "") -> list[FactRecord]:
+    """Unsaved FactRecord rows for ``facts`` under ``company``."""
+    return [_fact_row(company, fact, data_version) for fact in facts]
+
+
+def save_facts(*, company: Company, facts: Iterable[Fact], data_version: str = "") -> int:
+    """Upsert facts by ``fact_id``: running it twice writes the same rows, never duplicates."""
+    rows = fact_rows(company=company, facts=facts, data_version=data_version)
+    if not rows:
+        return 0
+    FactRecord.objects.bulk_create(
+        rows, batch_size=1000, update_conflicts=True, unique_fields=["fact_id"], update_fields=_FACT_FIELDS
+    )
+    return len(rows)
+
+
+def save_company_facts(fact_set: CompanyFactSet, *, data_version: str = "") -> int:
+    """Store a parsed EDGAR fact set under its company (created or updated by ticker)."""
+    with transaction.atomic():
+        company, _ = Company.objects.update_or_create(
+            ticker=fact_set.ticker.upper(),
+            defaults={"cik": fact_set.cik, "name": fact_set.entity, "taxonomy": fact_set.taxonomy},
+        )
+        return save_facts(company=company, facts=fact_set.facts, data_version=data_version)
+
+
+def save_documents(documents: Iterable[SourceDocument]) -> int:
+    """Upsert untrusted documents by ``doc_id`` (their text was normalised by the adapter that read them)."""
+    rows = [
+        SourceDocumentRow(
+            doc_id=doc.doc_id,
+            kind=doc.kind,
+            title=doc.title[:500],
+            url=doc.url,
+            published=doc.published,
+            source=doc.source,
+            text=doc.text,
+            tickers=list(doc.tickers),
+        )
+        for doc in documents
+    ]
+    if not rows:
+        return 0
+    SourceDocumentRow.objects.bulk_create(
+        rows,
+        batch_size=500,
+        update_conflicts=True,
+        unique_fields=["doc_id"],
+        update_fields=["kind", "title", "url", "published", "source", "text", "tickers"],
+    )
+    return len(rows)
+
+
+def fact_store_version() -> str:
+    """Changes whenever anything ``holdings`` or an evidence selection reads from the database may have.
+
+    Every statement that writes companies, facts, documents or data loads adds a row to the change log
+    (triggers, migration 0012), whoever ran it. The version is the log's size, its newest row and the date of
+    its first: the log only grows, so two readers with the same version see the same committed writes (a
+    transaction still open or rolled back adds a row nobody else sees), and a recreated database never takes
+    an older one's version. One query."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*), max(id), min(changed_at) FROM memos_fact_store_change")
+        count, newest, first = cursor.fetchone()
+    return f"{count}/{newest}/{first.timestamp() if first else ''}"

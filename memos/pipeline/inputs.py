@@ -1,0 +1,23 @@
+"""What every workflow's prompts carry of the brief: the analyst's words, fenced like any untrusted text, and
+the numbers in them, which a model may repeat (they are the analyst's, not the model's)."""
+
+from __future__ import annotations
+
+from agents.text.figures import brief_numbers
+from memos.pipeline.context import StageContext
+
+
+def brief_block(ctx: StageContext) -> str:
+    """The analyst's own words: a person typed them, so prompts carry them fenced, like any untrusted text."""
+    brief = ctx.run.brief
+    return f"Question: {brief.question}\nAudience: {brief.audience}\nNotes: {brief.notes or '(none)'}"
+
+
+def brief_words(ctx: StageContext) -> tuple[str, str, str]:
+    brief = ctx.run.brief
+    return brief.question, brief.audience, brief.notes
+
+
+def kept_numbers(ctx: StageContext) -> frozenset[str]:
+    """Numbers the analyst's brief contains: the memo may repeat them (they are not the model's)."""
+    return brief_numbers(*brief_words(ctx))
