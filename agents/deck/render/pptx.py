@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from lxml import etree
 from pptx import Presentation
 from pptx.chart.data import CategoryChartData
+from pptx.chart.xlsx import CategoryWorkbookWriter
 from pptx.dml.color import RGBColor
 from pptx.enum.chart import XL_CHART_TYPE, XL_LABEL_POSITION, XL_MARKER_STYLE, XL_TICK_LABEL_POSITION
 from pptx.enum.text import MSO_ANCHOR, MSO_AUTO_SIZE
@@ -213,13 +215,31 @@ def _row_fill(row_index: int) -> str:
     return TABLE_BAND if row_index % 2 == 1 else "#FFFFFF"
 
 
+class _FixedDateWorkbookWriter(CategoryWorkbookWriter):
+    """python-pptx embeds each chart's data as an Excel workbook, which XlsxWriter stamps with the time it
+    was written (docProps/core.xml): the same deck rendered a second later gave other bytes. Stamped with
+    the package's fixed date instead."""
+
+    @contextmanager
+    def _open_worksheet(self, xlsx_file: Any) -> Iterator[tuple[Any, Any]]:
+        with super()._open_worksheet(xlsx_file) as (workbook, worksheet):
+            workbook.set_properties({"created": _FIXED_DATE.replace(tzinfo=UTC)})
+            yield workbook, worksheet
+
+
+class _ChartData(CategoryChartData):
+    @property
+    def _workbook_writer(self) -> CategoryWorkbookWriter:
+        return _FixedDateWorkbookWriter(self)  # type: ignore[no-untyped-call]  # python-pptx is untyped
+
+
 def _draw_chart(shapes: Any, chart: Chart, box: Box, layout: SlideLayout) -> None:
     caption = _text_box(shapes, CHART_TITLE_SHAPE, box.caption(layout.caption_pt))
     _paragraph(caption, chart.title, layout.caption_pt, bold=True, first=True)
     if not chart.points:  # python-pptx cannot write a chart without categories; the resolver never asks
         return
     # python-pptx's chart data classes carry no annotations.
-    data = CategoryChartData(number_format="General")  # type: ignore[no-untyped-call]
+    data = _ChartData(number_format="General")  # type: ignore[no-untyped-call]
     data.categories = [clean_render_text(point.period) for point in chart.points]
     values = [float(point.decimal) for point in chart.points]
     data.add_series(clean_render_text(chart.title), values)  # type: ignore[no-untyped-call]

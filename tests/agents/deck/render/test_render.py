@@ -267,6 +267,19 @@ def test_the_same_deck_renders_to_the_same_pptx_bytes() -> None:
     assert render_pptx(sample_deck(3)) == render_pptx(sample_deck(3))
 
 
+def test_the_workbooks_embedded_for_the_charts_carry_no_time_of_rendering() -> None:
+    """python-pptx embeds each chart's data as an Excel workbook, which XlsxWriter stamps with the time it
+    is written: a render in the next second gave other bytes (seen in a loaded test run). They carry the
+    package's fixed date instead."""
+    package = zipfile.ZipFile(io.BytesIO(render_pptx(sample_deck(3))))
+    workbooks = [name for name in package.namelist() if name.endswith(".xlsx")]
+    assert workbooks
+    for name in workbooks:
+        core = zipfile.ZipFile(io.BytesIO(package.read(name))).read("docProps/core.xml").decode()
+        stamps = re.findall(r"<dcterms:(?:created|modified)[^>]*>([^<]+)<", core)
+        assert stamps == ["2000-01-01T00:00:00Z", "2000-01-01T00:00:00Z"], name
+
+
 def hostile_deck() -> Deck:
     base = sample_deck(2)
     first = base.slides[0].model_copy(update={"title": HOSTILE_TITLE, "takeaway": HOSTILE_TAKEAWAY})
