@@ -1,4 +1,4 @@
-"""WebSocket consumer for a version's page: the review panel, the status and the history follow the review.
+"""A version page's socket (memos.live.sockets): its review panel, status and history follow the review.
 
 Login and access (``visible_versions``) are checked at connect and again for every change, from the session
 store and the database, not the scope's copy: a vote is a person's click, rare enough to check each time.
@@ -13,14 +13,14 @@ from importlib import import_module
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import User
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 
-from memos.live.events import VersionEvent, session_tag, user_group, version_group
+from memos.live.events import VersionEvent, version_group
+from memos.live.sockets import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, DeskSocket
 from memos.services.access import visible_versions
 from memos.views.versions import review_context
 
@@ -33,9 +33,6 @@ __all__ = [
     "signed_in_user",
 ]
 
-# The run page's close codes (memos.live.runs), which version.js reads the same way.
-CLOSED_NOT_VISIBLE = 4404  # no such version, or not yours to read: one answer, so trying ids teaches nothing
-CLOSED_SIGNED_OUT = 4401  # the session that opened the socket logged out or ended
 
 # A socket has no request to mint a CSRF token for: its forms carry this in the token's place, and the page
 # puts in its own token before it shows them (version.js).
@@ -79,41 +76,18 @@ def signed_in_user(session_key: str | None, user_id: int) -> User | None:
     return user
 
 
-class VersionConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
-    version_id = ""
-    user_id: int | None = None
-    session_key: str | None = None
-    admitted = False  # let in: events of the version's group are rendered for it
+class VersionConsumer(DeskSocket):
+    @property
+    def version_id(self) -> str:
+        return str(self.scope["url_route"]["kwargs"]["version_id"])
 
-    async def connect(self) -> None:
-        self.version_id = str(self.scope["url_route"]["kwargs"]["version_id"])
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=CLOSED_NOT_VISIBLE)
-            return
-        self.user_id = user.pk
-        session = self.scope.get("session")
-        self.session_key = session.session_key if session is not None else None
-        # The user's group first: a logout after the check below still reaches this socket (session_ended).
-        await self.channel_layer.group_add(user_group(self.user_id), self.channel_name)
-        # Join, then render: a change committed meanwhile is in what is rendered now or sent after, never
-        # lost. Until it is let in, the socket ignores the group's messages.
-        await self.channel_layer.group_add(version_group(self.version_id), self.channel_name)
-        current = await self._current()
-        if not isinstance(current, VersionEvent):
-            await self.channel_layer.group_discard(version_group(self.version_id), self.channel_name)
-            await self.close(code=CLOSED_NOT_VISIBLE)  # signed out or not theirs: the same answer
-            return
-        self.admitted = True
-        await self.accept()
+    def object_group(self) -> str:
+        return version_group(self.version_id)
+
+    async def sync(self) -> list[dict[str, Any]] | int:
         # The page was rendered before the socket opened: this re-syncs it (and does after every reconnect).
-        await self.send_json(current.model_dump())
-
-    async def disconnect(self, code: int) -> None:
-        if self.version_id:
-            await self.channel_layer.group_discard(version_group(self.version_id), self.channel_name)
-        if self.user_id is not None:
-            await self.channel_layer.group_discard(user_group(self.user_id), self.channel_name)
+        current = await self._current()
+        return current if isinstance(current, int) else [current.model_dump()]
 
     async def version_changed(self, message: dict[str, Any]) -> None:
         if not self.admitted:
@@ -124,11 +98,6 @@ class VersionConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         else:  # signed out, a role taken away, a user deactivated: nothing more of the version is sent
             self.admitted = False
             await self.close(code=current)
-
-    async def session_ended(self, message: dict[str, Any]) -> None:
-        """A logout of one of this user's sessions (memos.live.signals): close if it is this socket's."""
-        if self.session_key and message.get("session") == session_tag(self.session_key):
-            await self.close(code=CLOSED_SIGNED_OUT)
 
     @database_sync_to_async  # type: ignore[untyped-decorator]
     def _current(self) -> VersionEvent | int:

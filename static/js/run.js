@@ -1,4 +1,4 @@
-// The run page: live cards over a WebSocket, zoomable stages, and step documents in a side drawer.
+// The run page: live cards over a WebSocket (live.js), zoomable stages, and step documents in a side drawer.
 // Every legitimate piece of HTML swapped in here was rendered (and escaped) by Django; this file only places
 // it. It still trusts none of it: the socket relays whatever reaches the run's channel-layer group, and
 // anything with access to Redis can put a message there. So a live event must be one well-formed fragment
@@ -8,7 +8,8 @@
   "use strict";
 
   const page = document.getElementById("run-page");
-  if (!page) return;
+  if (!page || !window.DeskLive) return;
+  const { fromHtml, sameOrigin } = window.DeskLive;
   const runId = page.dataset.runId;
   const pipeline = document.getElementById("pipeline");
   const live = document.getElementById("live");
@@ -18,14 +19,6 @@
   const drawerPage = document.getElementById("drawer-page");
   const drawerClose = document.getElementById("drawer-close");
 
-  const REFUSED = 4404; // the consumer's answer to "no such run, or not yours": do not retry
-  const SIGNED_OUT = 4401; // the session ended (logged out here or elsewhere): nothing to reconnect to
-  const FIRST_DELAY_MS = 500;
-  const MAX_DELAY_MS = 15000;
-
-  let socket = null;
-  let attempts = 0;
-  let retryTimer = null;
   let openStep = null; // pk of the step whose document is in the drawer
   let openedFrom = null;
   let loadToken = 0;
@@ -58,32 +51,11 @@
     "class id title href rel target role colspan rowspan scope open".split(" "),
   );
 
-  // Parsed in a document of its own, with no window: nothing in it loads or runs until it has been checked
-  // and cleaned and is adopted here. (Chromium still reports an inline handler to this page's policy as the
-  // parser meets it: a refused hostile event can show up as a policy report, never as a script that ran.)
-  const parser = new DOMParser();
-
-  function fromHtml(html) {
-    const parsed = parser.parseFromString(html.trim(), "text/html");
-    const content = parsed.createDocumentFragment();
-    // What the parser moved into the head (script, style, meta, base...) stays with the rest, to be refused.
-    content.append(...parsed.head.childNodes, ...(parsed.body?.childNodes ?? []));
-    return content;
-  }
-
   // A link may go to a page of the web (or of this site), never to javascript:, data:, blob: or the like.
   function webUrl(value) {
     try {
       const url = new URL(value, location.href);
       return url.protocol === "https:" || url.protocol === "http:";
-    } catch {
-      return false;
-    }
-  }
-
-  function sameOrigin(value) {
-    try {
-      return new URL(value, location.href).origin === location.origin;
     } catch {
       return false;
     }
@@ -122,12 +94,7 @@
 
   // The one element of a socket event's fragment, if it is exactly one clean element and nothing else.
   function single(html) {
-    if (typeof html !== "string") return null;
-    const content = fromHtml(html);
-    const blank = (node) => node.nodeType === Node.TEXT_NODE && !node.data.trim();
-    const stray = [...content.childNodes].some((node) => node.nodeType !== Node.ELEMENT_NODE && !blank(node));
-    if (stray || content.children.length !== 1 || clean(content) > 0) return null;
-    return content.firstElementChild;
+    return window.DeskLive.single(html, (content) => clean(content) === 0);
   }
 
   // The status line carries no link but, once the run has finished, the one to the version it froze.
@@ -195,11 +162,6 @@
     return refuse(`unknown kind ${String(event.kind).slice(0, 20)}`);
   }
 
-  function setLive(state, text) {
-    live.dataset.state = state;
-    live.textContent = text;
-  }
-
   // --- live updates
 
   function swap(event) {
@@ -241,47 +203,6 @@
     stage.querySelector("[data-done]").textContent = String(done);
     stage.querySelector("[data-total]").textContent = String(cards.length);
     stage.dataset.complete = cards.length > 0 && done === cards.length ? "true" : "false";
-  }
-
-  function connect() {
-    clearTimeout(retryTimer);
-    retryTimer = null;
-    if (socket && socket.readyState <= WebSocket.OPEN) return;
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    socket = new WebSocket(`${scheme}://${location.host}/ws/runs/${runId}/`);
-    setLive("connecting", attempts ? "reconnecting" : "connecting");
-    socket.addEventListener("open", () => {
-      attempts = 0;
-      setLive("live", "live");
-    });
-    socket.addEventListener("message", (message) => {
-      try {
-        swap(JSON.parse(message.data));
-      } catch (error) {
-        console.error("run page: could not apply an event", error);
-      }
-    });
-    socket.addEventListener("close", (closed) => {
-      socket = null;
-      if (closed.code === REFUSED) {
-        setLive("off", "not available");
-        return;
-      }
-      if (closed.code === SIGNED_OUT) {
-        setLive("off", "signed out");
-        return;
-      }
-      scheduleReconnect();
-    });
-  }
-
-  function scheduleReconnect() {
-    if (retryTimer) return;
-    // Exponential backoff with jitter: a restarted server is not met by every page at the same instant.
-    const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempts) * (0.75 + Math.random() / 2);
-    attempts += 1;
-    setLive("off", "reconnecting");
-    retryTimer = setTimeout(connect, delay);
   }
 
   // --- stages
@@ -380,10 +301,7 @@
     if (link) openDocument(match[1], link.getAttribute("href"));
   }
 
-  window.addEventListener("pageshow", () => {
-    if (!socket) connect();
-  });
   for (const stage of pipeline.querySelectorAll(".stage")) countStage(stage);
   reopenFromHash();
-  connect();
+  window.DeskLive.connect({ path: `/ws/runs/${runId}/`, badge: live, name: "run page", onEvent: swap });
 })();

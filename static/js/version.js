@@ -1,4 +1,4 @@
-// The version page: its review panel, status and history follow the review live over a WebSocket.
+// The version page: its review panel, status and history follow the review live over a WebSocket (live.js).
 // The server renders each fragment for this page's user (a committee member who has not voted gets the
 // hidden tally) and this file only places it. It still trusts none of it, as run.js does: an event must be
 // the three fragments the server renders, each one clean element for the element it replaces, its forms
@@ -8,18 +8,9 @@
   "use strict";
 
   const page = document.getElementById("version-page");
-  if (!page || page.classList.contains("printing")) return;
+  if (!page || page.classList.contains("printing") || !window.DeskLive) return;
   const versionId = page.dataset.versionId;
   const live = document.getElementById("live");
-
-  const REFUSED = 4404; // the consumer's "no such version, or not yours": do not retry
-  const SIGNED_OUT = 4401; // the session ended: nothing to reconnect to
-  const FIRST_DELAY_MS = 500;
-  const MAX_DELAY_MS = 15000;
-
-  let socket = null;
-  let attempts = 0;
-  let retryTimer = null;
 
   // --- what may be inserted
 
@@ -35,14 +26,6 @@
   );
   const INPUT_TYPES = new Set(["radio", "text", "hidden"]);
   const ACTIONS = new Set(["vote", "recuse", "approve", "request-changes", "publish"]);
-  const parser = new DOMParser();
-
-  function fromHtml(html) {
-    const parsed = parser.parseFromString(html.trim(), "text/html");
-    const content = parsed.createDocumentFragment();
-    content.append(...parsed.head.childNodes, ...(parsed.body?.childNodes ?? []));
-    return content;
-  }
 
   function sameOriginPath(value) {
     try {
@@ -88,13 +71,8 @@
   // The one clean element ``html`` is made of, if it has the given id and tag; otherwise null. Checked while
   // it is still in the parser's window-less document: nothing in it loads before it has passed.
   function single(html, id, tag) {
-    if (typeof html !== "string") return null;
-    const content = fromHtml(html);
-    const blank = (node) => node.nodeType === Node.TEXT_NODE && !node.data.trim();
-    const stray = [...content.childNodes].some((node) => node.nodeType !== Node.ELEMENT_NODE && !blank(node));
-    if (stray || content.children.length !== 1 || !clean(content)) return null;
-    const element = content.firstElementChild;
-    return element.id === id && element.localName === tag ? element : null;
+    const element = window.DeskLive.single(html, clean);
+    return element && element.id === id && element.localName === tag ? element : null;
   }
 
   const PARTS = [
@@ -127,7 +105,7 @@
 
   // --- applying an event
 
-  const STAND_IN = "filled-in-by-the-page"; // memos.version_consumers.FILLED_IN_BY_THE_PAGE
+  const STAND_IN = "filled-in-by-the-page"; // memos.live.versions.FILLED_IN_BY_THE_PAGE
 
   // The token Django put into this page's own forms (every signed-in page has one: the logout form).
   function csrfToken() {
@@ -217,58 +195,5 @@
     page.dataset.status = event.status;
   }
 
-  // --- the socket
-
-  function setLive(state, text) {
-    if (!live) return;
-    live.hidden = false;
-    live.dataset.state = state;
-    live.textContent = text;
-  }
-
-  function connect() {
-    clearTimeout(retryTimer);
-    retryTimer = null;
-    if (socket && socket.readyState <= WebSocket.OPEN) return;
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    socket = new WebSocket(`${scheme}://${location.host}/ws/versions/${versionId}/`);
-    setLive("connecting", attempts ? "reconnecting" : "connecting");
-    socket.addEventListener("open", () => {
-      attempts = 0;
-      setLive("live", "live");
-    });
-    socket.addEventListener("message", (message) => {
-      try {
-        apply(JSON.parse(message.data));
-      } catch (error) {
-        console.error("version page: could not apply an event", error);
-      }
-    });
-    socket.addEventListener("close", (closed) => {
-      socket = null;
-      if (closed.code === REFUSED) {
-        setLive("off", "not available");
-        return;
-      }
-      if (closed.code === SIGNED_OUT) {
-        setLive("off", "signed out");
-        return;
-      }
-      scheduleReconnect();
-    });
-  }
-
-  function scheduleReconnect() {
-    if (retryTimer) return;
-    // Exponential backoff with jitter: a restarted server is not met by every page at the same instant.
-    const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempts) * (0.75 + Math.random() / 2);
-    attempts += 1;
-    setLive("off", "reconnecting");
-    retryTimer = setTimeout(connect, delay);
-  }
-
-  window.addEventListener("pageshow", () => {
-    if (!socket) connect();
-  });
-  connect();
+  window.DeskLive.connect({ path: `/ws/versions/${versionId}/`, badge: live, name: "version page", onEvent: apply });
 })();
