@@ -19,21 +19,10 @@ from agents.deck.schemas import DeckDraft, Framing, SectionPlan, SlideDraft
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
-from memos.models import AgentStep
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.inputs import figure_lines, inputs
 from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r1
 from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, draft_key, lap_key
-from memos.pipeline.deck.reads import (
-    brief_block,
-    call,
-    config,
-    figure_lines,
-    figures,
-    frame,
-    kept_numbers,
-    r1,
-    scope_output,
-)
 from memos.pipeline.deck.scope import scope_text
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.fanout import in_parallel
@@ -43,8 +32,8 @@ from memos.pipeline.skips import skip_steps
 
 
 def run_draft(ctx: StageContext) -> None:
-    attempts = config(ctx).max_rebuilds + 1
-    base = config(ctx).base_version
+    attempts = inputs(ctx).config.max_rebuilds + 1
+    base = inputs(ctx).config.base_version
     if base is not None:
         reason = "not needed: a refinement cycle continues from an accepted deck version"
         skip_steps(ctx, DRAFT, [draft_key(n) for n in range(1, attempts + 1)], reason)
@@ -52,15 +41,9 @@ def run_draft(ctx: StageContext) -> None:
     gw = gateway()
     previous: DraftOutput | None = None
     for attempt in range(1, attempts + 1):
-        step = ctx.step(draft_key(attempt))
-        if step.status == AgentStep.Status.SKIPPED:
-            return
-        if step.status == AgentStep.Status.DONE:
-            done = DraftOutput.model_validate(step.output)
-        else:
-            ctx.start(step)
-            done = draft_once(ctx, gw, attempt, previous)
-            ctx.finish(step, done)
+        done = ctx.once(draft_key(attempt), DraftOutput, partial(draft_once, ctx, gw, attempt, previous))
+        if done is None:
+            return  # skipped: an earlier pass of this stage settled the draft
         if done.r1.passed:
             skip_steps(
                 ctx,
@@ -74,16 +57,16 @@ def run_draft(ctx: StageContext) -> None:
     skip_steps(
         ctx,
         REFINE,
-        [BASELINE, *(lap_key(n) for n in range(1, config(ctx).max_laps + 1))],
+        [BASELINE, *(lap_key(n) for n in range(1, inputs(ctx).config.max_laps + 1))],
         "not run: no draft cleared the entry bar (escalated)",
     )
 
 
 def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftOutput | None) -> DraftOutput:
     draft = draft_deck(ctx, gw, rebuild_note(previous))
-    scope = scope_output(ctx).scope
-    candidate = build(draft, figures(ctx), frame(ctx), scope, keep=kept_numbers(ctx))
-    rubric = r1(ctx)
+    scope = inputs(ctx).scope.scope
+    candidate = build(draft, inputs(ctx).figures, inputs(ctx).frame, scope, keep=inputs(ctx).keep)
+    rubric = inputs(ctx).r1
     # The judge is asked only when every hard gate passed: a deck failing one is rebuilt whatever its grade.
     hard = r1_result(rubric, candidate.measured, None)
     if not all(gate.passed for gate in hard.gates):
@@ -104,32 +87,33 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     bound: independent calls, and for a small model one slide per answer keeps the slides apart (asked for
     a whole deck at once, the embedded 1.5B wrote one slide five times). A section whose slide could not be
     drafted is missing from the deck, and the scope gate says so."""
-    scope = scope_output(ctx).scope
+    scope = inputs(ctx).scope.scope
     company = ctx.run.brief.company
-    found = figures(ctx)
+    found = inputs(ctx).figures
     shared = {"company": company.name, "ticker": company.ticker}
-    untrusted = {"scope": scope_text(scope), "brief": brief_block(ctx)}
-    names = ", ".join(section.name for section in scope.required_sections)
+    # The scope's section names and purposes are model-written, the brief a person's words, the rebuild note
+    # quotes the judge: all of it reaches the prompt fenced, as data.
+    untrusted = {"scope": scope_text(scope), "brief": inputs(ctx).brief}
+    names = "\n".join(f"- {section.name}" for section in scope.required_sections)
 
     def slide(section: SectionPlan) -> SlideDraft:
         ctx.check()
-        values = shared | {
-            "figures": figure_lines(found),
+        values = shared | {"figures": figure_lines(found)}
+        fenced = untrusted | {
             "sections": names,
-            "section": section.name,
-            "purpose": section.purpose,
+            "section": f"{section.name}: {section.purpose}",
             "rebuild": rebuild,
         }
-        prompt = template("deck_drafter", ctx.run).render(values, untrusted, nonce=ctx.run.nonce)
+        prompt = template("deck_drafter", ctx.run).render(values, fenced, nonce=ctx.run.nonce)
         schema = section_slide_schema(tuple(found), section.name)
-        answer = gw.complete(prompt, schema, context=call(ctx, DRAFT, Role.DRAFTER))
+        answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         # The section is the one asked for, whatever the answer says: code routes, the model writes.
         return SlideDraft.model_validate(answer.model_dump() | {"section": section.name})
 
     def framing() -> Framing:
         ctx.check()
         prompt = template("deck_framing", ctx.run).render(shared, untrusted, nonce=ctx.run.nonce)
-        return gw.complete(prompt, Framing, context=call(ctx, DRAFT, Role.DRAFTER))
+        return gw.complete(prompt, Framing, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
 
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]
     tasks += [(section.name, partial(slide, section)) for section in scope.required_sections]
