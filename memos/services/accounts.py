@@ -36,11 +36,14 @@ class DemoUser:
     group: str
 
 
-# Local demo only: these logins exist on the embedded default so a reviewer can try every role.
+# Local demo only: these logins exist on the embedded default so a reviewer can try every role. Three
+# committee members: the default review policy needs three votes before a version can be approved.
 DEMO_USERS = [
     DemoUser("admin", "admin-demo-pass", Roles.ADMIN),
     DemoUser("analyst", "analyst-demo-pass", Roles.ANALYST),
     DemoUser("committee", "committee-demo-pass", Roles.COMMITTEE),
+    DemoUser("committee2", "committee2-demo-pass", Roles.COMMITTEE),
+    DemoUser("committee3", "committee3-demo-pass", Roles.COMMITTEE),
     DemoUser("reviewer", "reviewer-demo-pass", Roles.REVIEWER),
     DemoUser("executive", "executive-demo-pass", Roles.EXECUTIVE),
 ]
@@ -73,10 +76,12 @@ def non_loopback_hosts(allowed_hosts: Sequence[str]) -> list[str]:
 
 
 def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed:
-    """Create the demo users, once in a database's life, and only on a site served on loopback.
+    """Create each demo user once in a database's life, and only on a site served on loopback.
 
-    Well-known passwords are fine on 127.0.0.1 and nowhere else. After the first seeding nothing here
-    touches a demo user again: not its password, groups or staff flags, and not its existence.
+    Well-known passwords are fine on 127.0.0.1 and nowhere else. Once created, nothing here touches a demo
+    user again: not its password, groups or staff flags, and not its existence (one an admin deleted stays
+    deleted). A demo user a later version of the desk adds (the second and third committee members) is
+    created on the next start, once, like the others.
     """
     groups = ensure_groups()
     hosts = list(settings.ALLOWED_HOSTS if allowed_hosts is None else allowed_hosts)
@@ -89,12 +94,13 @@ def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed
     with transaction.atomic():
         # One row with a fixed key: two starts at once cannot both seed (the second's insert waits on the
         # first's and then finds it).
-        seeding, first_time = DemoSeeding.objects.get_or_create(pk=1)
-        if not first_time:
-            return DemoSeed(skipped="demo users were seeded before; left as they are")
+        seeding, _ = DemoSeeding.objects.select_for_update().get_or_create(pk=1)
+        seeded_before = set(seeding.users)
         created: list[str] = []
         for demo in DEMO_USERS:
-            # A user of that name from before the first seeding is someone's account: leave it alone.
+            if demo.username in seeded_before:
+                continue  # created once already: deleted or changed since, it is an admin's to keep so
+            # A user of that name not made by the seeding is someone's account: leave it alone.
             if User.objects.filter(username=demo.username).exists():
                 continue
             # Only the admin works in the Django admin; every other role works in the product's pages.
@@ -106,6 +112,8 @@ def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed
             )
             user.groups.add(groups[demo.group])
             created.append(demo.username)
-        seeding.users = created
+        if not created:
+            return DemoSeed(skipped="demo users were seeded before; left as they are")
+        seeding.users = [*seeding.users, *created]
         seeding.save(update_fields=["users"])
     return DemoSeed(created=created)

@@ -6,11 +6,12 @@ from datetime import date
 from decimal import Decimal
 
 from django.contrib.auth.models import User
+from django.core.management import call_command
 
 from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.schemas import Evaluation, SynthesisIteration
 from agents.memo.verdict import decide
-from memos.models import Brief, Company, FactRecord, LLMCall, Run
+from memos.models import Brief, Company, FactRecord, LLMCall, ReviewPolicy, Run
 from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
 
 
@@ -70,3 +71,10 @@ def ledger_row(run: Run | None, *, raw_response: str = "the raw answer") -> LLMC
         outcome=LLMCall.Outcome.OK,
         raw_response=raw_response,
     )
+
+
+def empty_database() -> None:
+    """Every table emptied, then what the migrations seeded put back (the review's policy row), so the tests
+    after a module that loaded the whole snapshot start from the database a fresh install has."""
+    call_command("flush", interactive=False, verbosity=0)
+    ReviewPolicy.objects.get_or_create(pk=1)

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 
 from agents.data.documents import document_id
 from agents.data.prices import SnapshotPriceSource
-from agents.memo.evidence import EvidenceItem
+from agents.evidence import EvidenceItem
 from memos.models import Company, FactRecord, SourceDocument
 from memos.pipeline.memo.evidence import select_evidence
 from memos.services import snapshot
 from memos.services.snapshot import LoadReport, load_snapshot, snapshot_version
+from tests.memos.factories import empty_database
 
 pytestmark = pytest.mark.django_db
 
@@ -45,10 +45,10 @@ LAST_STOCK_SESSION = date(2017, 9, 1)
 def loaded(django_db_setup: None, django_db_blocker: Any) -> Iterator[LoadReport]:
     """The bundled snapshot, loaded once for this module and emptied again afterwards."""
     with django_db_blocker.unblock():
-        report = load_snapshot(Path(settings.SNAPSHOT_DIR), force=True)
+        report = load_snapshot(root=Path(settings.SNAPSHOT_DIR), force=True)
     yield report
     with django_db_blocker.unblock():
-        call_command("flush", interactive=False, verbosity=0)
+        empty_database()
 
 
 def evidence(ticker: str, specialist: str) -> list[EvidenceItem]:

@@ -9,6 +9,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
+from memos.models import DemoSeeding, ReviewPolicy
 from memos.services.accounts import DEMO_USERS, Roles, ensure_demo_users, ensure_groups
 
 pytestmark = pytest.mark.django_db
@@ -97,6 +98,23 @@ def test_a_demo_user_an_admin_deleted_is_not_created_again() -> None:
     ensure_demo_users(allowed_hosts=LOOPBACK)
     assert not User.objects.filter(username__in=["admin", "analyst"]).exists()
     assert User.objects.count() == len(DEMO_USERS) - 2
+
+
+def test_the_demo_committee_has_the_three_members_the_default_quorum_needs() -> None:
+    ensure_demo_users(allowed_hosts=LOOPBACK)
+    members = User.objects.filter(groups__name=Roles.COMMITTEE).values_list("username", flat=True)
+    assert sorted(members) == ["committee", "committee2", "committee3"]
+    assert ReviewPolicy.objects.get(pk=1).min_votes == 3
+
+
+def test_a_demo_user_a_later_version_adds_is_created_once_on_the_next_start() -> None:
+    """An install seeded before the second and third committee members existed gets them, once."""
+    DemoSeeding.objects.create(pk=1, users=["admin", "analyst", "committee", "reviewer", "executive"])
+    seed = ensure_demo_users(allowed_hosts=LOOPBACK)
+    assert seed.created == ["committee2", "committee3"]
+    User.objects.filter(username="committee3").delete()
+    assert ensure_demo_users(allowed_hosts=LOOPBACK).created == []
+    assert not User.objects.filter(username="committee3").exists()
 
 
 def test_a_user_who_already_has_a_demo_name_is_left_alone() -> None:
