@@ -9,15 +9,17 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.llm.config import ConfigError, LLMSettings, load_llm_settings
+from agents.env import ConfigError, Env
+from agents.llm.config import LLMSettings, load_llm_settings
 from agents.memo.roster import RosterError, load_profiles
 
 # Lets admin.ModelAdmin[Model] and friends be subscripted at run time, as the type stubs declare them.
@@ -26,34 +28,32 @@ django_stubs_ext.monkeypatch()
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
+ENV = Env(os.environ)
+T = TypeVar("T")
+
+
+def _read(read: Callable[[], T]) -> T:
+    """A value read by the desk's one environment parser (agents.env), its error Django's."""
+    try:
+        return read()
+    except ConfigError as exc:
+        raise ImproperlyConfigured(str(exc)) from exc
+
+
 def env_str(name: str, default: str) -> str:
-    return os.environ.get(name, "").strip() or default
+    return ENV.text(name, default)
 
 
 def env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name, "").strip().lower()
-    if not raw:
-        return default
-    if raw in {"1", "true", "yes", "on"}:
-        return True
-    if raw in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be true or false, got {raw!r}")
+    return _read(lambda: ENV.flag(name, default))
 
 
 def env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+    return _read(lambda: ENV.whole(name, default))
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
-    raw = os.environ.get(name, "").strip()
-    return [item.strip() for item in raw.split(",") if item.strip()] if raw else default
+    return ENV.items(name, default)
 
 
 def database_from_url(url: str) -> dict[str, object]:
@@ -97,15 +97,15 @@ def check_redis_url(url: str) -> None:
         )
 
 
-def check_llm_endpoints(llm: LLMSettings, env: Mapping[str, str]) -> None:
+def check_llm_endpoints(llm: LLMSettings, env: Env) -> None:
     """Prompts carry the company's data and the answers become memos: a model off this machine is reached
     over HTTPS with an API key. Keys are read from the environment, not from the resolved endpoints, because
     a role inherits a placeholder key from the local default."""
-    endpoints = [("LLM_BASE_URL", llm.default, env.get("LLM_API_KEY", "").strip())]
+    endpoints = [("LLM_BASE_URL", llm.default, env.raw("LLM_API_KEY"))]
     for role, endpoint in sorted(llm.roles.items()):
         upper = role.upper()
-        url_name = f"LLM_BASE_URL_{upper}" if env.get(f"LLM_BASE_URL_{upper}", "").strip() else "LLM_BASE_URL"
-        key = env.get(f"LLM_API_KEY_{upper}", "").strip() or env.get("LLM_API_KEY", "").strip()
+        url_name = f"LLM_BASE_URL_{upper}" if env.raw(f"LLM_BASE_URL_{upper}") else "LLM_BASE_URL"
+        key = env.raw(f"LLM_API_KEY_{upper}") or env.raw("LLM_API_KEY")
         endpoints.append((url_name, endpoint, key))
     for name, endpoint, key in endpoints:
         if endpoint.is_loopback:
@@ -129,7 +129,7 @@ def proxy_ssl_header(name: str, raw: str) -> tuple[str, str] | None:
 
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "").strip()
+SECRET_KEY = ENV.raw("DJANGO_SECRET_KEY")
 if not SECRET_KEY:
     # scripts/run.sh keeps a generated key in its state directory; without one, sessions simply do not
     # survive a restart (an ephemeral key is safer than a well-known default).
@@ -144,7 +144,7 @@ SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 # ends TLS, DJANGO_SECURE_PROXY_SSL_HEADER names the header it sets (only a proxy you run may set it).
 SECURE = env_bool("DJANGO_SECURE", SITE_URL.startswith("https://"))
 SECURE_PROXY_SSL_HEADER = proxy_ssl_header(
-    "DJANGO_SECURE_PROXY_SSL_HEADER", os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", "")
+    "DJANGO_SECURE_PROXY_SSL_HEADER", ENV.raw("DJANGO_SECURE_PROXY_SSL_HEADER")
 )
 SECURE_SSL_REDIRECT = SECURE
 SESSION_COOKIE_SECURE = SECURE
@@ -296,7 +296,7 @@ NOTICES_SEND_INLINE = env_bool("NOTICES_SEND_INLINE", False)
 EMAIL_HOST = env_str("EMAIL_HOST", "127.0.0.1")
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
-EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_HOST_PASSWORD = ENV.raw("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "analyst-desk@localhost")
 
@@ -315,7 +315,7 @@ try:
     LLM_SETTINGS = load_llm_settings(os.environ)
 except ConfigError as exc:
     raise ImproperlyConfigured(str(exc)) from exc
-check_llm_endpoints(LLM_SETTINGS, os.environ)
+check_llm_endpoints(LLM_SETTINGS, ENV)
 
 LOGGING = {
     "version": 1,
@@ -351,6 +351,11 @@ if not 1 <= RUN_MAX_STAGE_ATTEMPTS <= 20:
 RUN_DB_OUTAGE_S = env_int("RUN_DB_OUTAGE_S", 120)
 # Runs one person may have queued or running at once: one analyst cannot occupy every worker.
 RUN_MAX_ACTIVE_PER_USER = env_int("RUN_MAX_ACTIVE_PER_USER", 3)
+# Live pages (run and version pages' sockets) one person may hold open at once, across the web processes:
+# a tab too many is told so instead of taking a socket from everyone else (memos.live.sockets).
+SOCKETS_PER_USER = env_int("SOCKETS_PER_USER", 20)
+if SOCKETS_PER_USER < 1:
+    raise ImproperlyConfigured("SOCKETS_PER_USER must be at least 1")
 # The deck's refinement loop stops cleanly before a lap once a run has spent this many tokens (0: no bound).
 DECK_CYCLE_BUDGET_TOKENS = env_int("DECK_CYCLE_BUDGET_TOKENS", 0) or None
 # Seed 001 section 2: when true, the refinement loop runs only on an R2 version that passed its check against

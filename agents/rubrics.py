@@ -35,7 +35,6 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.llm.hashing import sha256_hex
-from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
 
 WEIGHT_TOLERANCE = 1e-6
 Key = str
@@ -117,66 +116,9 @@ class Contract:
     gates: frozenset[str] = frozenset()
 
 
-MEMO_RUBRIC = "memo_j"
-DECK_R1 = "deck_r1"
-DECK_R2 = "deck_r2"
-
-CONTRACTS: dict[str, Contract] = {
-    # agents.memo.verdict, hillclimb and escape read these; the J+/J- dimension names are schema fields.
-    MEMO_RUBRIC: Contract(
-        dimensions={"jplus": JPLUS_DIMENSIONS, "jminus": JMINUS_DIMENSIONS},
-        thresholds=frozenset(
-            {
-                "accept_min_jplus",
-                "accept_max_jminus",
-                "hill_climb_min_jplus_gain",
-                "hill_climb_max_jminus_change",
-            }
-        ),
-    ),
-    # Seed 001 section 3: the acceptance gate the first draft must clear.
-    DECK_R1: Contract(
-        dimensions={
-            "composite": (
-                "thesis_clarity",
-                "coverage_depth",
-                "narrative_flow",
-                "visual_baseline",
-                "actionability",
-            )
-        },
-        thresholds=frozenset({"entry_bar", "max_rebuilds"}),
-        gates=frozenset({"source_of_truth", "scope_coverage", "structural_validity"}),
-    ),
-    # Seed 001 sections 4 and 5: the loop's protected invariants, improvement targets and accept/stop math.
-    DECK_R2: Contract(
-        dimensions={
-            "composite": (
-                "actionability",
-                "executive_altitude",
-                "visual_digestibility",
-                "clean_concise_story",
-                "metric_traceability",
-            )
-        },
-        thresholds=frozenset(
-            {
-                "ship_bar",
-                "min_improvement",
-                "protected_regression_tau",
-                "plateau_laps",
-                "max_iterations",
-                "drift_tolerance",
-                "story_floor",
-            }
-        ),
-        gates=frozenset({"truth", "scope_adherence", "story_integrity", "visual_integrity"}),
-    ),
-}
-
-
-def parse_rubric(raw: bytes, *, origin: str) -> Rubric:
-    """Check one rubric's bytes; every problem is a ``RubricError`` naming ``origin`` and the problem."""
+def parse_rubric(raw: bytes, *, origin: str, contract: Contract | None = None) -> Rubric:
+    """Check one rubric's bytes (and, given its workflow's ``contract``, that it keeps what the code reads);
+    every problem is a ``RubricError`` naming ``origin`` and the problem."""
     try:
         data: Any = yaml.safe_load(raw.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -191,15 +133,16 @@ def parse_rubric(raw: bytes, *, origin: str) -> Rubric:
             for e in exc.errors(include_url=False)
         )
         raise RubricError(f"{origin}: bad rubric: {errors}") from exc
-    problems = rubric_problems(rubric)
+    problems = rubric_problems(rubric, contract)
     if problems:
         raise RubricError(f"{origin}: " + "; ".join(problems))
     return rubric
 
 
-def rubric_problems(rubric: Rubric) -> list[str]:
+def rubric_problems(rubric: Rubric, contract: Contract | None = None) -> list[str]:
     """What makes a well-formed rubric unusable: weights not summing to 1, anchors off the scale, duplicate
-    keys, a threshold that is not a number, and anything its contract (``CONTRACTS``) needs that is gone."""
+    keys, a threshold that is not a number, and anything its ``contract`` (the workflow's) needs that is
+    gone."""
     problems: list[str] = []
     if rubric.scale.min >= rubric.scale.max:
         problems.append(f"the scale's min ({rubric.scale.min}) must be below its max ({rubric.scale.max})")
@@ -220,7 +163,6 @@ def rubric_problems(rubric: Rubric) -> list[str]:
     for name, value in rubric.thresholds.items():
         if not math.isfinite(value):
             problems.append(f"threshold {name!r} is not a finite number")
-    contract = CONTRACTS.get(rubric.name)
     if contract is not None:
         problems.extend(contract_problems(rubric, contract))
     return problems

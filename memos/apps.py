@@ -11,10 +11,16 @@ class MemosConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_out
 
         from memos.live.signals import close_sockets_on_logout
+        from memos.pipeline import hooks
         from memos.pipeline.prompts import load_at_start
+        from memos.pipeline.registry import check_rubric_files
+        from memos.services import notifications, versions
 
         # Prompts and rubrics are validated at start-up: a broken prompt or rubric file stops the process
         # with its name, before any run can reach it.
         load_at_start()
+        check_rubric_files()
+        # The engine never imports the services: what a run needs of them is handed to it here.
+        hooks.install(hooks.EngineHooks(freeze=versions.freeze, before_exit=notifications.wait_for_mail))
         # A logout closes the run-page sockets of the session it ends (memos.live.runs).
         user_logged_out.connect(close_sockets_on_logout, dispatch_uid="memos.close_sockets_on_logout")

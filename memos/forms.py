@@ -1,29 +1,39 @@
-"""Forms for the pages. The rules about a brief (known ticker, a question, its length) live in
-services.runs; a form only collects the fields, so a person sees the service's own message."""
+"""Forms for the pages. The rules about a brief (known ticker, a question, its length) and about a run (the
+workflow, its profile) live in the services and the workflows' declarations; a form only collects the
+fields, so a person sees the service's own message."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django import forms
-from django.conf import settings
 
-from agents.memo.roster import Profile
+from memos.pipeline import registry
 
 
-def _profile_choices() -> list[tuple[str, str]]:
-    profiles: dict[str, Profile] = settings.MEMO_PROFILES
-    return [
-        (
-            name,
-            f"{name}: {len(profile.roster)} specialists, "
-            f"{profile.iterations} synthesis iteration{'s' if profile.iterations != 1 else ''}",
-        )
-        for name, profile in sorted(profiles.items(), key=lambda item: (len(item[1].roster), item[0]))
-    ]
+@dataclass(frozen=True)
+class ProfileChoice:
+    name: str
+    meanings: list[tuple[str, str]]  # (workflow's choice words, what the profile means for it)
+
+
+def profile_choices() -> list[ProfileChoice]:
+    """Every profile name any workflow offers, with what it means for each workflow that offers it (the
+    workflows declare them: memos.pipeline.workflows)."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for workflow in registry.WORKFLOWS.values():
+        for name, meaning in workflow.profiles().items():
+            found.setdefault(name, []).append((workflow.choice.split(":")[0], meaning))
+    return [ProfileChoice(name, meanings) for name, meanings in found.items()]
+
+
+def _profile_field_choices() -> list[tuple[str, str]]:
+    return [(choice.name, choice.name) for choice in profile_choices()]
 
 
 class BriefForm(forms.Form):
-    # required=False on purpose: services.runs.create_brief owns these rules and words the messages; the
-    # `required` attribute only spares the browser a round trip.
+    # required=False on purpose: services.runs owns these rules and words the messages; the `required`
+    # attribute only spares the browser a round trip.
     ticker = forms.CharField(
         max_length=16,
         required=False,
@@ -37,14 +47,8 @@ class BriefForm(forms.Form):
     )
     audience = forms.CharField(max_length=200, required=False, initial="Investment committee")
     notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    profile = forms.ChoiceField(choices=_profile_choices, initial="quick", widget=forms.RadioSelect)
-    # What the run produces: the memo (seed 000) or the C-suite deck (seed 001); the profile applies to both.
+    profile = forms.ChoiceField(choices=_profile_field_choices, initial="quick", widget=forms.RadioSelect)
+    # What the run produces: one of the workflows the desk runs; the memo when the form does not say.
     workflow = forms.ChoiceField(
-        choices=[
-            ("memo", "Investment memo"),
-            ("deck", "Deck: a C-suite slide deck, refined by a scored loop"),
-        ],
-        initial="memo",
-        required=False,
-        widget=forms.RadioSelect,
+        choices=registry.form_choices, initial="memo", required=False, widget=forms.RadioSelect
     )

@@ -16,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
 from agency.settings import check_llm_endpoints, check_redis_url, is_loopback_host, proxy_ssl_header
+from agents.env import Env
 from agents.llm.config import load_llm_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,7 +174,7 @@ def test_redis_off_this_machine_without_a_password_and_tls_is_refused(url: str) 
 
 
 def _llm(**env: str) -> None:
-    check_llm_endpoints(load_llm_settings(env), env)
+    check_llm_endpoints(load_llm_settings(env), Env(env))
 
 
 def test_a_loopback_llm_endpoint_needs_no_key_or_tls() -> None:

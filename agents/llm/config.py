@@ -14,12 +14,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.env import ConfigError, Env
+
+__all__ = ["ConfigError", "Endpoint", "LLMSettings", "load_llm_settings"]
+
 LOCAL_MODEL_ALIAS = "local"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-
-
-class ConfigError(ValueError):
-    """A configuration value is missing or malformed."""
 
 
 class Endpoint(BaseModel):
@@ -79,50 +79,13 @@ class LLMSettings(BaseModel):
         return self.prices.get(model, FREE)
 
 
-def _int(env: Mapping[str, str], name: str, default: int | None) -> int | None:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ConfigError(f"{name} must be an integer, got {raw!r}") from exc
-    if value < 0:
-        raise ConfigError(f"{name} must not be negative, got {value}")
-    return value
-
-
-def _float(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError as exc:
-        raise ConfigError(f"{name} must be a number, got {raw!r}") from exc
-    if value <= 0:
-        raise ConfigError(f"{name} must be positive, got {value}")
-    return value
-
-
-def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env.get(name, "").strip().lower()
-    if not raw:
-        return default
-    if raw in {"1", "true", "yes", "on"}:
-        return True
-    if raw in {"0", "false", "no", "off"}:
-        return False
-    raise ConfigError(f"{name} must be true or false, got {raw!r}")
-
-
 ROLE_SUFFIX_SEPARATOR = "_"
 LOCAL_TIMEOUT_S = 600.0
 
 
-def _prices(env: Mapping[str, str], name: str) -> dict[str, ModelPrice]:
+def _prices(env: Env, name: str) -> dict[str, ModelPrice]:
     """``LLM_PRICES="gpt-4o-mini=0.00015/0.0006,gpt-4o=0.0025/0.01"``: model=IN/OUT price per 1K tokens."""
-    raw = env.get(name, "").strip()
+    raw = env.raw(name)
     prices: dict[str, ModelPrice] = {}
     for item in filter(None, (part.strip() for part in raw.split(","))):
         model, _, pair = item.rpartition("=")
@@ -137,43 +100,44 @@ def _prices(env: Mapping[str, str], name: str) -> dict[str, ModelPrice]:
     return prices
 
 
-def load_llm_settings(env: Mapping[str, str]) -> LLMSettings:
+def load_llm_settings(environ: Mapping[str, str]) -> LLMSettings:
     """Build the LLM settings from environment variables; raises ConfigError on bad values."""
-    local_port = _int(env, "LOCAL_LLM_PORT", 8081)
-    base_url = env.get("LLM_BASE_URL", "").strip() or f"http://127.0.0.1:{local_port}/v1"
-    using_local = not env.get("LLM_BASE_URL", "").strip()
+    env = Env(environ)
+    local_port = env.whole("LOCAL_LLM_PORT", 8081, minimum=1)
+    base_url = env.raw("LLM_BASE_URL") or f"http://127.0.0.1:{local_port}/v1"
+    using_local = not env.raw("LLM_BASE_URL")
     default = Endpoint(
         base_url=base_url,
-        api_key=env.get("LLM_API_KEY", "").strip() or "not-needed-for-local",
-        model=env.get("LLM_MODEL", "").strip() or LOCAL_MODEL_ALIAS,
+        api_key=env.raw("LLM_API_KEY") or "not-needed-for-local",
+        model=env.raw("LLM_MODEL") or LOCAL_MODEL_ALIAS,
     )
-    if not using_local and not env.get("LLM_API_KEY", "").strip() and not default.is_loopback:
+    if not using_local and not env.raw("LLM_API_KEY") and not default.is_loopback:
         raise ConfigError("LLM_API_KEY is required when LLM_BASE_URL points at a hosted endpoint")
 
     roles: dict[str, Endpoint] = {}
     prefixes = ("LLM_MODEL_", "LLM_BASE_URL_", "LLM_API_KEY_")
     role_names = {
         key[len(prefix) :].lower()
-        for key in env
+        for key in env.names()
         for prefix in prefixes
         if key.startswith(prefix) and len(key) > len(prefix)
     }
     for role in sorted(role_names):
         upper = role.upper()
         roles[role] = Endpoint(
-            base_url=env.get(f"LLM_BASE_URL_{upper}", "").strip() or default.base_url,
-            api_key=env.get(f"LLM_API_KEY_{upper}", "").strip() or default.api_key,
-            model=env.get(f"LLM_MODEL_{upper}", "").strip() or default.model,
+            base_url=env.raw(f"LLM_BASE_URL_{upper}") or default.base_url,
+            api_key=env.raw(f"LLM_API_KEY_{upper}") or default.api_key,
+            model=env.raw(f"LLM_MODEL_{upper}") or default.model,
         )
 
     return LLMSettings(
         default=default,
         roles=roles,
         # Three parallel calls on the 2-core embedded model each take minutes (7-10 tokens/s shared).
-        timeout_s=_float(env, "LLM_TIMEOUT_S", LOCAL_TIMEOUT_S if using_local else 120.0),
-        max_retries=_int(env, "LLM_MAX_RETRIES", 3) or 0,
-        max_concurrency=_int(env, "LLM_MAX_CONCURRENCY", 3) or 1,
-        run_budget_tokens=_int(env, "LLM_RUN_BUDGET_TOKENS", None),
-        loopback_only=_bool(env, "LLM_LOOPBACK_ONLY", False),
+        timeout_s=env.number("LLM_TIMEOUT_S", LOCAL_TIMEOUT_S if using_local else 120.0, positive=True),
+        max_retries=env.whole("LLM_MAX_RETRIES", 3, minimum=0),
+        max_concurrency=env.whole("LLM_MAX_CONCURRENCY", 3, minimum=0) or 1,
+        run_budget_tokens=env.optional_whole("LLM_RUN_BUDGET_TOKENS", minimum=0),
+        loopback_only=env.flag("LLM_LOOPBACK_ONLY", False),
         prices=_prices(env, "LLM_PRICES"),
     )

@@ -14,8 +14,8 @@ from decimal import Decimal, InvalidOperation
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.evidence import EvidenceCatalog
 from agents.memo.citations import CheckedClaim
-from agents.memo.evidence import EvidenceCatalog
 from agents.memo.schemas import MemoDraft, Recommendation
 
 UP = re.compile(

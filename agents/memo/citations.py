@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.memo.evidence import EvidenceCatalog, weaker
-from agents.memo.schemas import Claim, Layer, SpecialistBrief, Tier
+from agents.evidence import EvidenceCatalog, Tier, weaker
+from agents.memo.schemas import Claim, Layer, SpecialistBrief
 
 
 class CheckedClaim(BaseModel):

@@ -12,11 +12,11 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
+from agents.evidence import EvidenceItem, Tier
 from agents.memo.audit import AuditReport, FirewallDecision
 from agents.memo.catalysts import DroppedCatalyst, Window
 from agents.memo.citations import CheckedClaim, DroppedClaim
 from agents.memo.escape import EscapeCheck
-from agents.memo.evidence import EvidenceItem
 from agents.memo.falsifiers import DroppedBinding
 from agents.memo.gaps import GapCheck
 from agents.memo.hillclimb import HillClimbCheck
@@ -31,7 +31,6 @@ from agents.memo.schemas import (
     MemoDraft,
     SpecialistBrief,
     SynthesisIteration,
-    Tier,
 )
 from agents.memo.verdict import Verdict
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agents.env import ConfigError, Env
 from agents.llm.roles import Role
 from agents.memo.schemas import MAX_ITERATIONS
 
@@ -94,21 +95,29 @@ class RosterError(ValueError):
     pass
 
 
-def load_profiles(env: Mapping[str, str]) -> dict[str, Profile]:
+def load_profiles(environ: Mapping[str, str]) -> dict[str, Profile]:
+    env = Env(environ)
     profiles = dict(DEFAULT_PROFILES)
     for name, roster_var, iterations_var in (
         ("full", "MEMO_ROSTER", "MEMO_ITERATIONS"),
         ("quick", "MEMO_QUICK_ROSTER", "MEMO_QUICK_ITERATIONS"),
     ):
         base = profiles[name]
-        roster = tuple(n.strip() for n in env.get(roster_var, "").split(",") if n.strip()) or base.roster
+        roster = tuple(env.items(roster_var, list(base.roster)))
         unknown = [n for n in roster if n not in SPECIALISTS]
         if unknown:
             raise RosterError(
                 f"{roster_var} names unknown specialists {unknown}; known: {sorted(SPECIALISTS)}"
             )
-        raw = env.get(iterations_var, "").strip()
-        if raw and not (raw.isdigit() and 1 <= int(raw) <= 5):
-            raise RosterError(f"{iterations_var} must be a whole number from 1 to 5, got {raw!r}")
-        profiles[name] = Profile(name, roster, int(raw) if raw else base.iterations, base.max_claims)
+        try:
+            iterations = env.whole(iterations_var, base.iterations, minimum=1)
+        except ConfigError as exc:
+            raise RosterError(
+                f"{iterations_var} must be a whole number from 1 to {MAX_ITERATIONS} ({exc})"
+            ) from exc
+        if iterations > MAX_ITERATIONS:
+            raise RosterError(
+                f"{iterations_var} must be a whole number from 1 to {MAX_ITERATIONS}, got {iterations}"
+            )
+        profiles[name] = Profile(name, roster, iterations, base.max_claims)
     return profiles

@@ -14,7 +14,22 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from agents.rubrics import MEMO_RUBRIC, Rubric, parse_rubric
+from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
+from agents.rubrics import Contract, Rubric, parse_rubric
+
+MEMO_RUBRIC = "memo_j"
+# agents.memo.verdict, hillclimb and escape read these; the J+/J- dimension names are schema fields.
+MEMO_CONTRACT = Contract(
+    dimensions={"jplus": JPLUS_DIMENSIONS, "jminus": JMINUS_DIMENSIONS},
+    thresholds=frozenset(
+        {
+            "accept_min_jplus",
+            "accept_max_jminus",
+            "hill_climb_min_jplus_gain",
+            "hill_climb_max_jminus_change",
+        }
+    ),
+)
 
 SEED_FILE = Path(__file__).resolve().parents[2] / "prompts" / "rubrics" / f"{MEMO_RUBRIC}.yaml"
 
@@ -50,7 +65,7 @@ class MemoRubric:
 
 @lru_cache(maxsize=1)
 def seed_rubric() -> MemoRubric:
-    return MemoRubric(parse_rubric(SEED_FILE.read_bytes(), origin=str(SEED_FILE)))
+    return MemoRubric(parse_rubric(SEED_FILE.read_bytes(), origin=str(SEED_FILE), contract=MEMO_CONTRACT))
 
 
 def _number(value: float) -> Composite:

@@ -18,8 +18,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agents.evidence import FundamentalMetric, Tier
+
 Layer = Literal["MACRO", "MESO", "MICRO"]
-Tier = Literal["HIGH", "MEDIUM", "LOW"]
 EvidenceQuality = Literal["none", "weak", "strong"]
 Recommendation = Literal["BUY", "HOLD", "SELL", "WATCH"]
 Sizing = Literal["none", "starter", "half", "full"]
@@ -142,25 +143,6 @@ class Analysis(_Strict):
 # are closed lists: a binding has no number in it, so a model cannot set a threshold; the reference value is
 # read by code from the fact store. Fundamentals are filed figures and ratios derived from them; the market
 # figures move every session, so only a change of their sign is watched (agents.memo.falsifiers).
-# The fundamentals specialist is shown these (memos.pipeline.evidence).
-FundamentalMetric = Literal[
-    "revenue",
-    "gross_profit",
-    "operating_income",
-    "net_income",
-    "rnd_expense",
-    "operating_cash_flow",
-    "capex",
-    "cash",
-    "total_liabilities",
-    "stockholders_equity",
-    "eps_diluted",
-    "revenue_growth_yoy",
-    "gross_margin",
-    "operating_margin",
-    "net_margin",
-    "fcf",
-]
 WatchedMetric = Literal[FundamentalMetric, "return_3m", "return_ytd", "alpha_1w", "sma200_distance_pct"]
 Condition = Literal["falls_below_current", "rises_above_current", "turns_negative", "turns_positive"]
 MAX_FALSIFIERS = 3

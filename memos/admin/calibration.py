@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from agents.rubrics import DECK_R1, DECK_R2
+from agents.deck.rubrics import DECK_R1, DECK_R2
 from memos.admin.base import RecordAdmin, superuser
 from memos.models import ArtefactVersion, Calibration, GoldScore
 from memos.models.calibration import DECK_KIND, SCORE_MAX, SCORE_MIN

@@ -16,7 +16,7 @@ from django.utils.html import format_html
 from agents.data.formatting import format_value
 from memos.admin.base import ReadOnlyAdmin
 from memos.models import Company, DataLoad, FactRecord, SourceDocument
-from memos.pipeline.jobs import enqueue_fact_refresh
+from memos.services.fact_refresh import enqueue_fact_refresh
 
 
 def _link(url: str, text: str) -> str:

@@ -152,7 +152,7 @@ class GovernedVersionAdmin(admin.ModelAdmin[V]):
         base = type(form.instance)._default_manager.get(pk=form.instance.pk)
         saved = self.propose(base, form.cleaned_data["content"], request, form.cleaned_data.get("note", ""))
         if form.cleaned_data.get("activate"):
-            governance.activate(saved, user=_user(request))
+            governance.activate(version=saved, user=_user(request))
         self._saved[request] = saved
         return saved
 
@@ -190,7 +190,7 @@ class GovernedVersionAdmin(admin.ModelAdmin[V]):
             return
         for version in chosen:
             try:
-                switched = governance.activate(version, user=_user(request))
+                switched = governance.activate(version=version, user=_user(request))
             except ServiceError as exc:
                 self.message_user(request, str(exc), messages.ERROR)
                 continue

@@ -12,6 +12,7 @@ writes land in order and a lost lease still stops the stage.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -19,13 +20,16 @@ from typing import Any, TypeVar
 from django.utils import timezone
 from pydantic import BaseModel
 
+from agents.llm.errors import BudgetExceeded, LLMError
 from memos.models import AgentStep, Run
 from memos.pipeline import claims, fanout
 from memos.pipeline.cards import publish_status, publish_step
 from memos.pipeline.claims import Hold
+from memos.pipeline.errors import shown
 from memos.pipeline.workflows import Workflow
 
 T = TypeVar("T", bound=BaseModel)
+InputsT = TypeVar("InputsT")
 Status = AgentStep.Status
 
 
@@ -40,6 +44,7 @@ class StageContext:
     # (stage, key) in plan order, with each step's kind, and the typed outputs already parsed from them.
     _earlier: dict[tuple[str, str], tuple[str, Any]] | None = field(default=None, repr=False)
     _parsed: dict[tuple[str, str, type[BaseModel]], BaseModel] = field(default_factory=dict, repr=False)
+    _inputs: dict[Callable[[StageContext], Any], Any] = field(default_factory=dict, repr=False)
 
     @property
     def run_id(self) -> str:
@@ -49,6 +54,14 @@ class StageContext:
     def config(self) -> dict[str, Any]:
         config: dict[str, Any] = self.run.config
         return config
+
+    def inputs(self, build: Callable[[StageContext], InputsT]) -> InputsT:
+        """The workflow's typed inputs (what its stages read of the run and its earlier stages), built by
+        ``build`` once per stage and kept for it."""
+        if build not in self._inputs:
+            self._inputs[build] = build(self)
+        found: InputsT = self._inputs[build]
+        return found
 
     def check(self) -> None:
         """Stop before more work (an LLM call) if the stage is no longer this worker's."""
@@ -89,6 +102,54 @@ class StageContext:
         if step is not None:
             step.run = self.run  # the card is drawn from the run already in hand, not a query per write
         return step
+
+    # --- resumable steps: what a stage does for each of its steps, once
+
+    def once(self, key: str, output_type: type[T], make: Callable[[], T]) -> T | None:
+        """Step ``key``'s output: read back if the step finished before (a resumed stage redoes nothing
+        and pays for nothing), else made now by ``make``, the step marked running meanwhile and recorded
+        when made. None for a step marked skipped. An error from ``make`` leaves the step unfinished."""
+        step = self.step(key)
+        if step.status == Status.SKIPPED:
+            return None
+        if step.status == Status.DONE:
+            return output_type.model_validate(step.output)
+        self.start(step)
+        output = make()
+        self.finish(step, output)
+        return output
+
+    def fan_out(
+        self, work: Mapping[str, Callable[[], T]], output_type: type[T], *, limit: int
+    ) -> dict[str, T]:
+        """Seed 003's fan-out for this stage's steps ``work`` (key -> what makes its output): the finished
+        ones are read back, the others run at once, at most ``limit`` at a time, each recorded as soon as it
+        arrives (a killed worker loses at most the calls in flight, and the ledger answers those that had
+        completed). A step whose call failed is marked failed with the reason and the others go on; a spent
+        budget is raised once every call has ended. Returns the finished outputs, in ``work``'s order."""
+        steps = {key: self.step(key) for key in work}
+        done = {
+            key: output_type.model_validate(step.output)
+            for key, step in steps.items()
+            if step.status == Status.DONE
+        }
+        todo = [key for key, step in steps.items() if step.status not in (Status.DONE, Status.SKIPPED)]
+        finished = fanout.in_parallel(((key, work[key]) for key in todo), limit=limit)
+        for key in todo:  # marked running while the calls are already in flight
+            self.start(steps[key])
+        spent: BudgetExceeded | None = None
+        for key, future in finished:
+            try:
+                output = future.result()
+            except LLMError as exc:
+                self.fail_step(steps[key], f"{steps[key].title}: {shown(exc)}")
+                spent = exc if isinstance(exc, BudgetExceeded) else spent
+                continue
+            self.finish(steps[key], output)
+            done[key] = output
+        if spent is not None:
+            raise spent  # the run is out of budget: it ends saying so
+        return {key: done[key] for key in work if key in done}
 
     def start(self, step: AgentStep) -> None:
         """Mark the step running, in the background (see the module's note)."""
@@ -182,11 +243,6 @@ class StageContext:
         if cached is None:
             cached = self._parsed[(stage, key, output_type)] = output_type.model_validate(raw)
         return cached  # type: ignore[return-value]  # outputs are frozen models: one parse can be shared
-
-    def any_done(self, stage: str) -> bool:
-        if stage != self.hold.stage:
-            return any(done_stage == stage for done_stage, _ in self._earlier_steps())
-        return AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE).exists()
 
     def set_run(self, **fields: Any) -> None:
         self.settle()

@@ -38,10 +38,10 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.dbretry import retry_on_lost_connection
 from memos.pipeline.errors import LeaseLost, StageFailed, shown
 from memos.pipeline.gateway import gateway
+from memos.pipeline.hooks import hooks
 from memos.pipeline.liveness import Heartbeat
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Workflow
-from memos.services import versions
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
     if artefact is None:
         claims.finish(ctx.hold, ending.status, ending.message)
         return None
-    claims.finish(ctx.hold, ending.status, ending.message, also=lambda: versions.freeze(ctx.run, artefact))
+    claims.finish(ctx.hold, ending.status, ending.message, also=lambda: hooks().freeze(ctx.run, artefact))
     return None
 
 

@@ -15,8 +15,7 @@ from typing import get_args
 from django.db.models import Max
 
 from agents.data.formatting import format_value
-from agents.memo.evidence import EvidenceItem, document_tier, fact_tier
-from agents.memo.schemas import FundamentalMetric
+from agents.evidence import EvidenceItem, FundamentalMetric, document_tier, fact_tier
 from agents.text.sentences import fit
 from memos.models import Company, FactRecord, SourceDocument
 

@@ -1,16 +1,20 @@
-"""The workflows this version of the desk can run, by the name stored in ``Run.workflow``."""
+"""The workflows this version of the desk can run, by the name stored in ``Run.workflow``, and what is
+gathered from all of them: the brief form's choices, the fake LLM server's answers, the rubrics' contracts."""
 
 from __future__ import annotations
 
+from agents.rubrics import Contract, RubricError, contract_problems
 from memos.pipeline.deck import WORKFLOW as DECK
 from memos.pipeline.memo import WORKFLOW as MEMO
+from memos.pipeline.prompts import rubric_files
 from memos.pipeline.workflows import Workflow
 
-WORKFLOWS: dict[str, Workflow] = {MEMO.name: MEMO, DECK.name: DECK}
+WORKFLOWS: dict[str, Workflow] = {workflow.name: workflow for workflow in (MEMO, DECK)}
 
 
 class UnknownWorkflow(KeyError):
-    pass
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def workflow_for(name: str) -> Workflow:
@@ -18,3 +22,40 @@ def workflow_for(name: str) -> Workflow:
         return WORKFLOWS[name]
     except KeyError:
         raise UnknownWorkflow(f"this version of the desk cannot run {name!r} workflows yet") from None
+
+
+def form_choices() -> list[tuple[str, str]]:
+    """(name, how the form offers it), in the order the workflows are listed above."""
+    return [(workflow.name, workflow.choice) for workflow in WORKFLOWS.values()]
+
+
+def fake_answers() -> tuple[str, ...]:
+    """The modules of canned answers for every workflow's roles: what a fake LLM server is given to answer
+    a whole run of any workflow (agents.llm.fakes.server)."""
+    return tuple(workflow.fakes for workflow in WORKFLOWS.values() if workflow.fakes)
+
+
+def rubric_contracts() -> dict[str, Contract]:
+    """Every rubric a workflow scores with, by name, with the keys its code reads."""
+    found: dict[str, Contract] = {}
+    for workflow in WORKFLOWS.values():
+        for name, contract in workflow.rubrics.items():
+            if name in found:
+                raise ValueError(f"two workflows claim the rubric {name!r}")
+            found[name] = contract
+    return found
+
+
+def check_rubric_files() -> None:
+    """At start-up: each workflow's rubric has its seed file, and the file keeps what the code reads; a
+    problem stops the process naming the file (memos.apps)."""
+    files = rubric_files()
+    for name, contract in rubric_contracts().items():
+        if name not in files:
+            raise RubricError(
+                f"no rubric file in prompts/rubrics/ is named {name!r}; a workflow scores with it"
+            )
+        path, rubric, _ = files[name]
+        problems = contract_problems(rubric, contract)
+        if problems:
+            raise RubricError(f"{path}: " + "; ".join(problems))

@@ -1,18 +1,24 @@
-"""What the run engine needs to know about a workflow, and nothing more.
+"""A workflow, declared once: everything the engine, the pages, the form, the commands, the freeze and the
+fake LLM server need to know about it, so adding a workflow means adding its package (here under
+``memos/pipeline/<workflow>/``, its rules under ``agents/<workflow>/``, its prompts), and nothing else.
 
 A workflow is an ordered tuple of stages (each a body that takes a ``StageContext``), the steps a run of it
 plans from the run's configuration, the kinds of step it writes (each with its pydantic output type, the
-template that draws it and a one-line summary), and how it decides the finished run's status. The driver,
-the watchdog, the run page and the live updates work from this description alone.
+template that draws it and a one-line summary), how it decides the finished run's status and what it
+freezes, the profiles a person chooses from and the configuration each gives a run, the rubrics whose keys
+its code reads, and the module of canned answers the fake LLM server gives its roles. The driver, the
+watchdog, the run page, the live updates, the brief form and the run commands work from this alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
+
+from agents.rubrics import Contract
 
 if TYPE_CHECKING:
     from memos.models import AgentStep
@@ -78,16 +84,48 @@ class Artefact:
     cited: tuple[str, ...] = ()  # fact and document ids, resolved to their records when frozen
 
 
+Subject = Literal["company", "watchlist"]
+
+
+class ConfigurationError(ValueError):
+    """A run that cannot be configured as asked (an unknown profile, a rubric out of bounds); the message is
+    for the person who asked."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What a run of a workflow is configured from: the profile a person chose, the rubric versions the run
+    pins, and options a caller adds (a refinement cycle's base version)."""
+
+    profile: str
+    rubric_pins: Mapping[str, Any]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Workflow:
-    name: str
+    name: str  # stored in Run.workflow
+    choice: str  # how the brief form offers it
+    subject: Subject  # what its briefs are about: one company, or a watchlist of symbols
     stages: tuple[Stage, ...]
     kinds: Mapping[str, StepKind[Any]]
     plan: Callable[[Mapping[str, Any]], list[PlannedStep]]  # from the run's config
     ending: Callable[[StageContext], Ending]
+    # Profile name -> what it means, in the form's words ("3 specialists, 1 synthesis iteration").
+    profiles: Callable[[], Mapping[str, str]]
+    # The run's config (Run.config) for a request; ConfigurationError when it cannot be met.
+    configure: Callable[[RunRequest], dict[str, Any]]
+    # The run page's line about a run's config ("quick · 3 specialists · 1 iteration").
+    describe: Callable[[Mapping[str, Any]], str]
     notices: Callable[[Sequence[AgentStep]], list[str]] = field(default=lambda steps: [])
     # Frozen when a run of it completes; it may answer None when the run made nothing new (nothing is frozen).
     artefact: Callable[[StageContext], Artefact | None] | None = None
+    # The rubrics its code scores with, by name, and the keys the code reads from each (agents.rubrics).
+    rubrics: Mapping[str, Contract] = field(default_factory=dict)
+    # The module whose FAKE_ROLES answer its roles on the fake LLM server (agents.llm.fakes.server).
+    fakes: str | None = None
+    # A template the run page shows under its header (it gets the run and the user), or "".
+    run_banner: str = ""
 
     @property
     def stage_names(self) -> tuple[str, ...]:

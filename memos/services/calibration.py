@@ -22,10 +22,11 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from agents.deck.outputs import DeckOutput, ScopeOutput
+from agents.deck.rubrics import DECK_R1, DECK_R2
 from agents.deck.schemas import R1Judgement, R2Judgement
 from agents.llm.roles import Role
 from agents.llm.types import CallContext
-from agents.rubrics import DECK_R1, DECK_R2, Rubric
+from agents.rubrics import Rubric
 from memos.models import AgentStep, ArtefactVersion, Calibration, GoldScore, RubricVersion
 from memos.pipeline.deck.judging import judge_prompt
 from memos.pipeline.deck.plan import SCOPE
@@ -135,7 +136,7 @@ def judge_scores(version: ArtefactVersion, rubric_name: str, rubric: Rubric) -> 
     return {score.dimension: score.score for score in judgement.scores}
 
 
-def calibrate(rubric_name: str) -> Calibration:
+def calibrate(*, rubric_name: str) -> Calibration:
     row, rubric = active_rubric(rubric_name)
     gold = list(
         GoldScore.objects.filter(rubric=rubric_name)

@@ -5,8 +5,6 @@ the best already at the ship bar with no new data and no new rubric makes no LLM
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from memos.models import ArtefactVersion, Brief, Run
 from memos.services.errors import ServiceError
 from memos.services.runs import start_run
@@ -16,7 +14,7 @@ def latest_deck(brief: Brief) -> ArtefactVersion | None:
     return ArtefactVersion.objects.filter(brief=brief, kind="deck").order_by("-number").first()
 
 
-def start_cycle(brief: Brief, *, enqueue: bool = True) -> Run:
+def start_cycle(*, brief: Brief, enqueue: bool = True) -> Run:
     """Start a cycle on the brief's latest deck version, as the brief's owner; ServiceError says why not."""
     base = latest_deck(brief)
     if base is None:
@@ -26,8 +24,11 @@ def start_cycle(brief: Brief, *, enqueue: bool = True) -> Run:
             f"{base.label} never cleared the entry bar: there is nothing to refine; start a new deck run."
         )
     profile = Run.objects.filter(pk=base.run_id).values_list("profile", flat=True).first() or "quick"
-    with transaction.atomic():
-        run = start_run(brief, user=brief.owner, profile=profile, workflow=Run.Workflow.DECK, enqueue=enqueue)
-        run.config = {**run.config, "base_version": base.pk}
-        run.save(update_fields=["config"])
-    return run
+    return start_run(
+        brief=brief,
+        user=brief.owner,
+        workflow=Run.Workflow.DECK,
+        profile=profile,
+        options={"base_version": base.pk},
+        enqueue=enqueue,
+    )

@@ -30,10 +30,10 @@ from django.utils import timezone
 
 from agents.memo.falsifiers import Reading, comparable, met
 from memos.models import AuditEvent, Company, FactRecord, FalsifierWatch, Notice, Run
+from memos.pipeline.memo.readings import reading
 from memos.services import notifications
 from memos.services.accounts import Roles
 from memos.services.errors import ServiceError
-from memos.services.falsifiers import reading
 from memos.services.runs import start_run
 from memos.services.versions import record
 
@@ -60,10 +60,10 @@ def check_ticker_after_commit(ticker: str) -> None:
 def _check_one(company_id: int) -> None:
     company = Company.objects.filter(pk=company_id).first()
     if company is not None:
-        check_falsifiers(company)
+        check_falsifiers(company=company)
 
 
-def check_falsifiers(company: Company) -> list[FalsifierWatch]:
+def check_falsifiers(*, company: Company) -> list[FalsifierWatch]:
     """Every watching falsifier of the company whose condition the newest comparable fact meets is hit and
     its position re-opened; returns the watches this call hit (none when nothing newer meets a condition)."""
     hits: list[FalsifierWatch] = []
@@ -142,7 +142,7 @@ def _reopen(watch: FalsifierWatch) -> tuple[Run | None, str]:
     if active is not None:
         return active, f"run {str(active.pk)[:8]} of this brief was already under way; it answers the hit"
     try:
-        run = start_run(brief, user=brief.owner, profile=made_by.profile, workflow=made_by.workflow)
+        run = start_run(brief=brief, user=brief.owner, profile=made_by.profile, workflow=made_by.workflow)
     except ServiceError as exc:
         # Another run of the brief started a moment ago (the one-active-run constraint), or the owner is at
         # the bound of active runs: the hit stands and its notices go; the note says why no run started.

@@ -9,47 +9,22 @@ runs, and the run engine imports this module through freezing).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 from pydantic import TypeAdapter, ValidationError
 
-from agents.memo.falsifiers import Reading, problem
+from agents.memo.falsifiers import problem
 from agents.memo.schemas import FalsifierBinding
-from memos.models import ArtefactVersion, Company, FactRecord, FalsifierWatch
+from memos.models import ArtefactVersion, FalsifierWatch
 from memos.models.falsifiers import MAX_FALSIFIER_TEXT
+from memos.pipeline.memo.readings import latest_reading
 
 log = logging.getLogger(__name__)
 
 MEMO = "memo"
 _BINDINGS = TypeAdapter(list[FalsifierBinding])
-
-
-def reading(fact: FactRecord) -> Reading:
-    return Reading(
-        fact_id=fact.fact_id,
-        value=fact.value,
-        period_end=fact.period_end,
-        fiscal_period=fact.fiscal_period,
-        unit=fact.unit,
-    )
-
-
-def latest_reading(company: Company, metric: str) -> Reading | None:
-    """The metric's latest fact for the company (the newest period; an annual figure before a quarter or a
-    session ending the same day), or None when the fact store holds none."""
-    fact = (
-        FactRecord.objects.filter(company=company, metric=metric)
-        .order_by("-period_end", "fiscal_period", "fact_id")
-        .first()
-    )
-    return reading(fact) if fact is not None else None
-
-
-def latest_readings(company: Company, metrics: Iterable[str]) -> dict[str, Reading | None]:
-    return {metric: latest_reading(company, metric) for metric in sorted(set(metrics))}
 
 
 def open_watches(version: ArtefactVersion) -> list[FalsifierWatch]:

@@ -33,10 +33,11 @@ from agents.llm.errors import PromptError
 from agents.llm.hashing import sha256_hex
 from agents.llm.prompts import PromptTemplate, parse_prompt
 from agents.memo.prompt_terms import missing_terms
-from agents.rubrics import CONTRACTS, Rubric, RubricError, parse_rubric, shape
+from agents.rubrics import Rubric, RubricError, parse_rubric, shape
 from memos.models import PromptVersion, RubricVersion, Run
 from memos.models.governance import GovernedVersion
 from memos.pipeline.prompts import prompt_dir, rubric_dir, rubric_files, templates
+from memos.pipeline.registry import rubric_contracts
 from memos.services.errors import ServiceError
 
 V = TypeVar("V", bound=GovernedVersion)
@@ -91,16 +92,18 @@ def prompt_problems(name: str, content: str) -> list[str]:
 
 def rubric_problems(name: str, content: str) -> list[str]:
     """Why ``content`` cannot be a version of rubric ``name``: YAML or schema errors, weights not summing to
-    1, anchors off the scale, and keys the code reads (its contract, or else the seed file's keys) gone."""
+    1, anchors off the scale, and keys the code reads (its workflow's contract, or else the seed file's keys)
+    gone."""
+    contract = rubric_contracts().get(name)
     try:
-        parsed = parse_rubric(content.encode("utf-8"), origin=f"rubric {name}")
+        parsed = parse_rubric(content.encode("utf-8"), origin=f"rubric {name}", contract=contract)
     except RubricError as exc:
         return [str(exc)]
     problems: list[str] = []
     if parsed.name != name:
         problems.append(f"the rubric's name is {parsed.name!r}; a version of {name!r} keeps that name")
     on_disk = rubric_files().get(name)
-    if name not in CONTRACTS and on_disk is not None and shape(on_disk[1]) != shape(parsed):
+    if contract is None and on_disk is not None and shape(on_disk[1]) != shape(parsed):
         problems.append(
             "its objectives, dimensions, gates or threshold names differ from the rubric file's; "
             "retune weights, anchors and values, but keep the keys"
@@ -174,7 +177,7 @@ def _propose(
         )
 
 
-def activate(version: GovernedVersion, *, user: User | None) -> bool:
+def activate(*, version: GovernedVersion, user: User | None) -> bool:
     """Make ``version`` the one active version of its name (False when it already was). Refused with the
     problems when it no longer fits the code (a version from before a code change)."""
     check = prompt_problems if isinstance(version, PromptVersion) else rubric_problems

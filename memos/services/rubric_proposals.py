@@ -15,7 +15,7 @@ import yaml
 from django.contrib.auth.models import User
 
 from agents.deck.outputs import ScopeOutput
-from agents.rubrics import DECK_R1, DECK_R2
+from agents.deck.rubrics import DECK_R1, DECK_R2
 from memos.models import AgentStep, RubricVersion
 from memos.services import governance
 from memos.services.errors import ServiceError
@@ -23,7 +23,7 @@ from memos.services.errors import ServiceError
 TOP_ANCHOR = 5
 
 
-def adopt_proposal(step: AgentStep, *, user: User) -> list[RubricVersion]:
+def adopt_proposal(*, step: AgentStep, user: User) -> list[RubricVersion]:
     if not (user.is_active and user.is_superuser):
         raise ServiceError("Only an administrator may adopt rubric anchors.")
     try:
@@ -43,7 +43,7 @@ def adopt_proposal(step: AgentStep, *, user: User) -> list[RubricVersion]:
             continue
         note = f"anchors adopted from run {str(step.run_id)[:8]}: {', '.join(changed)}"
         version = governance.propose_rubric(base=base, content=content, user=user, note=note)
-        governance.activate(version, user=user)
+        governance.activate(version=version, user=user)
         adopted.append(version)
     if not adopted:
         raise ServiceError("None of the proposed dimensions is in the deck rubrics; nothing to adopt.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -11,17 +12,14 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agents.data.errors import DataError
-from agents.deck.profile import deck_config
 from agents.llm.hashing import canonical_json
-from agents.memo.roster import Profile
-from agents.rubrics import DECK_R1, DECK_R2
 from agents.text.untrusted import normalise_text
 from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
 from memos.pipeline import driver
 from memos.pipeline.data_sources import edgar_source
-from memos.pipeline.prompts import pinned_rubric
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
+from memos.pipeline.workflows import ConfigurationError, RunRequest
 from memos.services import governance
 from memos.services.errors import ServiceError
 
@@ -88,13 +86,6 @@ def create_brief(
     return Brief.objects.create(company=company or company_for(ticker), owner=owner, **fields)
 
 
-def profile_named(name: str) -> Profile:
-    profiles: dict[str, Profile] = settings.MEMO_PROFILES
-    if name not in profiles:
-        raise ServiceError(f"Unknown profile {name!r}; choose one of {', '.join(sorted(profiles))}.")
-    return profiles[name]
-
-
 def brief_nonce(brief: Brief) -> str:
     """The fence marker for untrusted text in this brief's prompts.
 
@@ -123,18 +114,23 @@ def check_active_runs(user: User) -> None:
 
 
 def start_run(
-    brief: Brief,
     *,
+    brief: Brief,
     user: User,
-    profile: str = "full",
-    workflow: str = Run.Workflow.MEMO,
+    workflow: str,
+    profile: str,
+    options: Mapping[str, Any] | None = None,
     enqueue: bool = True,
 ) -> Run:
-    """Create the run and its pending steps, and queue its first stage once committed.
+    """The one way a run starts, whoever asks (the brief form, ``analyze``, ``deck``, a refinement cycle, a
+    falsifier hit): create the run, configured by its workflow from the profile, the rubric versions active
+    now (which it pins to its end) and the caller's ``options``; plan its steps; queue its first stage once
+    committed.
 
-    Refused: a second run of a brief while one is queued or running (a partial unique constraint), and more
-    than ``RUN_MAX_ACTIVE_PER_USER`` active runs for one person (checked with the person's row locked, so
-    two requests at once cannot both slip under the bound).
+    Refused with a person's message: an unknown workflow or profile; a brief about the wrong kind of subject
+    for the workflow; a second run of a brief while one is queued or running (a partial unique constraint,
+    memos.models.runs); more than ``RUN_MAX_ACTIVE_PER_USER`` active runs for one person (checked with the
+    person's row locked, so two requests at once cannot both slip under the bound).
     """
     try:
         engine = workflow_for(workflow)
@@ -145,13 +141,17 @@ def start_run(
             check_active_runs(user)
             # The prompt and rubric versions active now: the run keeps them to its end, resumes included.
             pins = governance.current_pins()
+            try:
+                config = engine.configure(RunRequest(profile, pins.rubrics, options or {}))
+            except ConfigurationError as exc:
+                raise ServiceError(str(exc)) from exc
             run = Run.objects.create(
                 brief=brief,
                 workflow=engine.name,
                 created_by=user,
                 profile=profile,
                 nonce=brief_nonce(brief),
-                config=run_config(engine.name, profile, pins.rubrics),
+                config=config,
                 budget_tokens=settings.LLM_SETTINGS.run_budget_tokens,
                 status_message="queued",
                 prompt_versions=pins.prompts,
@@ -168,42 +168,25 @@ def start_run(
     return run
 
 
-def run_config(workflow: str, profile: str, rubrics: dict[str, Any]) -> dict[str, Any]:
-    """What a run of ``workflow`` starts with under ``profile``; a deck's rebuild and lap bounds come from the
-    rubric versions the run pins, so its plan and its loop agree for the life of the run."""
-    if workflow != Run.Workflow.DECK:
-        return profile_named(profile).config().model_dump()
-    r1, r2 = pinned_rubric(DECK_R1, rubrics), pinned_rubric(DECK_R2, rubrics)
-    try:
-        config = deck_config(
-            profile,
-            max_rebuilds=r1.thresholds["max_rebuilds"],
-            max_iterations=r2.thresholds["max_iterations"],
-            budget=settings.DECK_CYCLE_BUDGET_TOKENS,
-        )
-    except ValueError as exc:
-        raise ServiceError(str(exc)) from exc
-    return config.model_dump()
-
-
 def ask(
     *,
     owner: User,
     ticker: str,
     question: str,
+    workflow: str,
+    profile: str,
     audience: str = "",
     notes: str = "",
-    profile: str = "quick",
-    workflow: str = Run.Workflow.MEMO,
+    enqueue: bool = True,
 ) -> Run:
-    """The brief form's whole action: find the company (outside any transaction: it may ask SEC), then in
-    one transaction reuse the owner's identical brief or write a new one and start its run. A refused run
-    leaves no orphan brief, and a double-submitted form meets the one-active-run rule instead of starting a
-    second, identical run."""
+    """A new question and its run, as the brief form and the run commands ask it: find the company (outside
+    any transaction: it may ask SEC), then in one transaction reuse the owner's identical brief or write a
+    new one, and start its run. A refused run leaves no orphan brief, and a double-submitted form meets the
+    one-active-run rule instead of starting a second, identical run."""
     fields = brief_fields(question=question, audience=audience, notes=notes)
     company = company_for(ticker)
     with transaction.atomic():
         brief = Brief.objects.filter(owner=owner, company=company, **fields).order_by(
             "-created_at"
         ).first() or Brief.objects.create(owner=owner, company=company, **fields)
-        return start_run(brief, user=owner, profile=profile, workflow=workflow)
+        return start_run(brief=brief, user=owner, workflow=workflow, profile=profile, enqueue=enqueue)

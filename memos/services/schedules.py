@@ -144,7 +144,7 @@ def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> 
     )
 
 
-def run_due(now: datetime, *, enqueue: bool = True) -> list[CycleOutcome]:
+def run_due(*, now: datetime, enqueue: bool = True) -> list[CycleOutcome]:
     """Start a cycle for every schedule with a time of day passed and not yet acted on; record each outcome,
     a refusal included (a run of the brief still going, no deck version left...), and return them."""
     candidates = RefineSchedule.objects.filter(enabled=True).only(
@@ -176,7 +176,7 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome |
         try:
             # Its own savepoint: a refused start rolls back what it wrote, and this row is still saved.
             with transaction.atomic():
-                run = start_cycle(schedule.brief, enqueue=enqueue)
+                run = start_cycle(brief=schedule.brief, enqueue=enqueue)
         except ServiceError as exc:
             message = f"Not started: {exc}"
         else:
@@ -193,4 +193,4 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome |
 def tick() -> list[str]:
     """The job RQ's cron scheduler queues: one check, now. Its result, kept in Redis a while, says what it
     did."""
-    return [str(outcome) for outcome in run_due(timezone.now())]
+    return [str(outcome) for outcome in run_due(now=timezone.now())]

@@ -94,7 +94,7 @@ def snapshot_version(root: Path) -> str:
     return digest.hexdigest()
 
 
-def load_snapshot(root: Path, *, force: bool = False) -> LoadReport:
+def load_snapshot(*, root: Path, force: bool = False) -> LoadReport:
     """Load ``root`` (the layout of ``data/snapshot``) into the database, once per content version."""
     version = snapshot_version(root)
     if not force and DataLoad.objects.filter(data_version=version).exists():

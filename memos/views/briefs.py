@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from memos.forms import BriefForm
+from memos.forms import BriefForm, profile_choices
 from memos.models import Run
 from memos.services.access import can_start_runs
 from memos.services.errors import ServiceError
@@ -40,4 +40,6 @@ def new_brief(request: HttpRequest) -> HttpResponse:
             error = str(exc)
         else:
             return redirect("run", run_id=run.pk)
-    return render(request, "memos/brief_new.html", {"form": form, "error": error})
+    meanings = {choice.name: choice.meanings for choice in profile_choices()}
+    profiles = [(choice, meanings.get(str(choice.data["value"]), [])) for choice in form["profile"]]
+    return render(request, "memos/brief_new.html", {"form": form, "error": error, "profiles": profiles})

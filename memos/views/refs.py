@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from agents.memo.evidence import document_tier, fact_tier
+from agents.evidence import document_tier, fact_tier
 from agents.text.figures import fact_ids_in
 from memos.models import FactRecord, SourceDocument
 

@@ -27,7 +27,7 @@ def adopt_rubric_view(request: HttpRequest, run_id: UUID, step_id: int) -> HttpR
     if not user.is_superuser:
         raise PermissionDenied("Only an administrator may adopt rubric anchors.")
     try:
-        adopt_proposal(step, user=user)
+        adopt_proposal(step=step, user=user)
     except ServiceError as exc:
         return render(request, REFUSED, {"reason": str(exc), "run_id": run_id}, status=409)
     return redirect("admin:memos_rubricversion_changelist")

@@ -73,7 +73,14 @@ def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
         key = cache_key("run-pipeline", run.pk, run.status, run.lease, run.finished_at)
         pipeline = cached(key, lambda: _pipeline_html(run), type_=str)
     # Rendered by our own (autoescaping) template just above or before; nothing else reaches the cache key.
-    return render(request, "memos/run.html", {"run": run, "pipeline": mark_safe(pipeline)})  # noqa: S308
+    workflow = workflow_for(run.workflow)
+    context = {
+        "run": run,
+        "workflow": workflow,
+        "profile_line": workflow.describe(run.config),
+        "pipeline": mark_safe(pipeline),  # noqa: S308
+    }
+    return render(request, "memos/run.html", context)
 
 
 def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:

@@ -48,10 +48,10 @@ class DeskData:
 def load_desk() -> DeskData:
     """The bundled snapshot, one full run of the real pipeline against the fake LLM server, and copies of it
     (finished runs with the same steps) so the home page has a full list of runs."""
-    load_snapshot(Path(settings.SNAPSHOT_DIR))
+    load_snapshot(root=Path(settings.SNAPSHOT_DIR))
     user = analyst("ana")
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    run = start_run(brief, user=user, profile="full", enqueue=False)
+    run = start_run(brief=brief, user=user, profile="full", enqueue=False, workflow="memo")
     with fake_llm(script_for(run)):
         driver.run_inline(str(run.pk))
     run.refresh_from_db()

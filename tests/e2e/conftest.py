@@ -28,6 +28,7 @@ from playwright.sync_api import Browser, Playwright, sync_playwright
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import Brief, Company, Run
 from memos.pipeline.memo.rehearsal import script_for_run
+from memos.pipeline.registry import fake_answers
 from tests.conftest import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
@@ -208,7 +209,7 @@ def start_desk(
 ) -> Desk:
     """The fake LLM server in this process and Daphne in its own; the worker is started by the test.
     ``env`` adds to the desk's environment (a test's mail server: EMAIL_HOST and EMAIL_PORT)."""
-    llm = FakeLLMServer(latency_ms=latency_ms, script=script).start()
+    llm = FakeLLMServer(latency_ms=latency_ms, script=script, answers=fake_answers()).start()
     port = free_port()
     # The links in notices point at this desk, as SITE_URL says on a real one.
     extra = {"SITE_URL": f"http://127.0.0.1:{port}", **(env or {})}

@@ -32,7 +32,7 @@ from rq import Queue
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import ArtefactVersion, Motion, Notice, ReviewPolicy, Run, Vote
 from memos.pipeline.driver import QUEUE
-from memos.pipeline.registry import workflow_for
+from memos.pipeline.registry import fake_answers, workflow_for
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.runs import start_run
 from tests.conftest import ROOT
@@ -383,13 +383,13 @@ def second_run_makes_v2(
             + "]] says so."
         )
         memo["risk_budget"] = "Size so a miss on the services margin costs no more than half the budget."
-    llm = FakeLLMServer(latency_ms=100, script=revised).start()
+    llm = FakeLLMServer(latency_ms=100, script=revised, answers=fake_answers()).start()
     try:
         worker = next(p for p in desk.processes if p.name == "rqworker")
         worker.stop()
         desk.env = desk.env | {"LLM_BASE_URL": llm.url}
         desk.start_worker()
-        run = start_run(v1.brief, user=v1.brief.owner, profile="quick", enqueue=False)
+        run = start_run(brief=v1.brief, user=v1.brief.owner, profile="quick", enqueue=False, workflow="memo")
         Queue(QUEUE, connection=redis.Redis.from_url(e2e_redis_url())).enqueue(
             "memos.pipeline.jobs.run_stage", str(run.pk), workflow_for(run.workflow).first_stage
         )

@@ -36,6 +36,7 @@ from agents.llm.types import Message
 from memos.models import AgentStep, LLMCall, Run, StageClaim
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
+from memos.pipeline.registry import fake_answers
 from memos.services.runs import create_brief, start_run
 from tests.conftest import ROOT
 from tests.memos.pipeline_support import analyst, fake_settings, load_desk_data, script_for
@@ -179,7 +180,7 @@ class CrashReport:
 def new_run(label: str) -> Run:
     user = analyst(f"crash-{label}")
     brief = create_brief(owner=user, ticker="AAPL", question=f"{label}: is the margin story intact?")
-    return start_run(brief, user=user, profile="quick", enqueue=False)
+    return start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
 
 
 def crash_and_resume(
@@ -189,7 +190,10 @@ def crash_and_resume(
     run = new_run(label)
     queue = django_rq.get_queue("default")
     queue.empty()  # type: ignore[no-untyped-call]  # jobs another test left must not reach this test's workers
-    with FakeLLMServer(latency_ms=LATENCY_MS, script=script_for(run)) as server, running_desk(server) as desk:
+    with (
+        FakeLLMServer(latency_ms=LATENCY_MS, script=script_for(run), answers=fake_answers()) as server,
+        running_desk(server) as desk,
+    ):
         desk.watchdog()
         worker = desk.worker()
         if stage in LLM_STAGES:
@@ -291,7 +295,10 @@ def _report(run: Run, stage: str, ok_before: set[str], received: dict[str, int])
 def reference_memo() -> dict[str, Any]:
     """The memo of an uninterrupted run given the same scripted answers, run in this process."""
     run = new_run("uninterrupted")
-    with FakeLLMServer(script=script_for(run)) as server, endpoints(fake_settings(server)):
+    with (
+        FakeLLMServer(script=script_for(run), answers=fake_answers()) as server,
+        endpoints(fake_settings(server)),
+    ):
         driver.run_inline(str(run.pk))
     return AgentStep.objects.get(run=run, kind="memo").output or {}
 

@@ -18,6 +18,7 @@ from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from memos.models import AgentStep, ArtefactVersion, Run
 from memos.pipeline import driver
+from memos.pipeline.registry import fake_answers
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, load_desk_data
 
@@ -41,7 +42,7 @@ def deck_settings(server: FakeLLMServer, *, concurrency: int = 3) -> LLMSettings
 @contextmanager
 def fake_deck_llm(script: dict[str, list[Any]] | None = None) -> Iterator[FakeLLMServer]:
     with (
-        FakeLLMServer(script=script or {}) as server,
+        FakeLLMServer(script=script or {}, answers=fake_answers()) as server,
         override_settings(LLM_SETTINGS=deck_settings(server)),
     ):
         yield server
@@ -51,7 +52,7 @@ def deck_run(profile: str = "quick", *, user: User | None = None, question: str 
     load_desk_data("AAPL")
     owner = user or analyst()
     brief = create_brief(owner=owner, ticker="AAPL", question=question)
-    return start_run(brief, user=owner, profile=profile, workflow=Run.Workflow.DECK, enqueue=False)
+    return start_run(brief=brief, user=owner, profile=profile, workflow=Run.Workflow.DECK, enqueue=False)
 
 
 @dataclass

@@ -14,10 +14,10 @@ from agents.data.markets import SnapshotMarketSource, market_document
 from agents.data.news import SnapshotNewsSource
 from agents.data.prices import SnapshotPriceSource
 from agents.data.types import Citation
+from agents.evidence import EvidenceItem
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
-from agents.memo.evidence import EvidenceItem
 from agents.memo.outputs import EvidenceOutput
 from agents.memo.roster import MemoConfig
 from agents.quant import compute_profile, quant_facts
@@ -26,6 +26,7 @@ from memos.pipeline import driver
 from memos.pipeline.fact_store import save_company_facts, save_documents, save_facts
 from memos.pipeline.memo.evidence import select_evidence
 from memos.pipeline.memo.rehearsal import script_for_run
+from memos.pipeline.registry import fake_answers
 from memos.services.runs import create_brief, start_run
 from tests.agents.data import SNAPSHOT
 
@@ -60,7 +61,7 @@ def fake_settings(server: FakeLLMServer, *, concurrency: int = 3) -> LLMSettings
 @contextmanager
 def fake_llm(script: dict[str, list[Any]] | None = None, *, latency_ms: float = 0) -> Iterator[FakeLLMServer]:
     with (
-        FakeLLMServer(latency_ms=latency_ms, script=script or {}) as server,
+        FakeLLMServer(latency_ms=latency_ms, script=script or {}, answers=fake_answers()) as server,
         override_settings(LLM_SETTINGS=fake_settings(server)),
     ):
         yield server
@@ -106,7 +107,7 @@ def finished_run(
         if brief_of is not None
         else create_brief(owner=analyst, ticker="AAPL", question=question)
     )
-    run = start_run(brief, user=analyst, profile="quick", enqueue=False)
+    run = start_run(brief=brief, user=analyst, profile="quick", enqueue=False, workflow="memo")
     with fake_llm(script_for(run)):
         driver.run_inline(str(run.pk))
     run.refresh_from_db()

@@ -7,8 +7,8 @@ fresh interpreter (``python -m agents.llm.fakes.child_process``: no inherited th
 locks, and no re-import of the caller's main module), so a benchmark measures what the pipeline adds to an
 endpoint's latency.
 
-The parent writes ``{"latency_ms": ..., "script": ...}`` as one JSON line to the child's stdin; the child
-answers with its base URL on stdout and serves until its stdin closes.
+The parent writes ``{"latency_ms": ..., "script": ..., "answers": [module, ...]}`` as one JSON line to the
+child's stdin; the child answers with its base URL on stdout and serves until its stdin closes.
 """
 
 from __future__ import annotations
@@ -28,8 +28,15 @@ PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
 class FakeLLMServerProcess:
-    def __init__(self, latency_ms: float = 0, script: Mapping[str, Sequence[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        latency_ms: float = 0,
+        script: Mapping[str, Sequence[Any]] | None = None,
+        *,
+        answers: Sequence[str] = (),
+    ) -> None:
         self._latency_ms = latency_ms
+        self._answers = list(answers)
         self._script = {key: list(answers) for key, answers in (script or {}).items()}
         self._process: subprocess.Popen[str] | None = None
         self._url = ""
@@ -44,7 +51,8 @@ class FakeLLMServerProcess:
         )
         self._process = process
         stdin, stdout = _pipe(process.stdin), _pipe(process.stdout)
-        stdin.write(json.dumps({"latency_ms": self._latency_ms, "script": self._script}) + "\n")
+        setup = {"latency_ms": self._latency_ms, "script": self._script, "answers": self._answers}
+        stdin.write(json.dumps(setup) + "\n")
         stdin.flush()
         url = stdout.readline().strip()
         if not url.startswith("http://127.0.0.1:"):
@@ -91,7 +99,8 @@ def _pipe(stream: IO[str] | None) -> IO[str]:
 
 def main() -> None:
     setup = json.loads(sys.stdin.readline())
-    with FakeLLMServer(latency_ms=float(setup["latency_ms"]), script=setup["script"]) as server:
+    latency_ms, script, answers = float(setup["latency_ms"]), setup["script"], setup.get("answers", [])
+    with FakeLLMServer(latency_ms=latency_ms, script=script, answers=answers) as server:
         sys.stdout.write(server.url + "\n")
         sys.stdout.flush()
         sys.stdin.read()  # until the parent closes it

@@ -3,8 +3,10 @@
 It answers ``POST /v1/chat/completions`` with schema-valid JSON made from the request's
 ``response_format.json_schema.schema`` (the same request always gets the same answer), realistic ``usage``,
 and an optional per-request latency. Scripted answers are keyed by prompt name (``X-Prompt-Name``) or role
-(``X-Analyst-Role``), consumed in order, then it falls back to generated answers. Faults are queued through
-``POST /_control/faults`` (or ``inject``) and consumed one per matching request, in order:
+(``X-Analyst-Role``), consumed in order; then a workflow's canned answer for the role, where the server was
+given the modules that hold them (``answers``: each workflow declares its own); then a generated answer.
+Faults are queued through ``POST /_control/faults`` (or ``inject``) and consumed one per matching request, in
+order:
 
 - ``"500"``, ``"503"``, ``"400"``, ... any HTTP status; ``"429"`` sends ``Retry-After`` when given
   ``retry_after`` (seconds);
@@ -37,6 +39,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import importlib
 import json
 import socket
 import sys
@@ -49,7 +52,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 
-from agents.llm.fakes.deck import DECK_ROLES, deck_answer
 from agents.llm.fakes.inprocess import approx_tokens
 from agents.llm.fakes.schema_example import UnsupportedSchema, example_for_schema
 from agents.llm.hashing import canonical_json, sha256_hex
@@ -64,6 +66,24 @@ MIN_STATUS, MAX_STATUS = 400, 599
 MIN_RAW_STATUS = 200  # a 1xx is not a final reply: the client would wait for another
 BODYLESS_STATUSES = frozenset({204, 304})
 JSON_TYPE = "application/json"
+
+# A workflow's canned answer for one of its roles: (role, the request's JSON schema, its messages) -> the
+# answer, or None to fall back to the generic example of the schema. A workflow names the module whose
+# ``FAKE_ROLES`` maps its roles to these (memos.pipeline.workflows.Workflow.fakes).
+FakeAnswer = Callable[[str, Mapping[str, Any], Any], Any | None]
+
+
+def load_answers(modules: Sequence[str]) -> dict[str, FakeAnswer]:
+    """The roles' answers of every module named; a role two modules answer is refused (one of them would be
+    silently ignored)."""
+    found: dict[str, FakeAnswer] = {}
+    for name in modules:
+        roles: Mapping[str, FakeAnswer] = importlib.import_module(name).FAKE_ROLES
+        taken = sorted(set(roles) & set(found))
+        if taken:
+            raise ValueError(f"{name} answers roles another module answers already: {', '.join(taken)}")
+        found.update(roles)
+    return found
 
 
 def body_hash(body: Any) -> str:
@@ -146,8 +166,15 @@ class Fault:
 class _State:
     """Everything the handler threads share, behind one lock."""
 
-    def __init__(self, latency_ms: float, script: Mapping[str, Sequence[Any]], models: Sequence[str]) -> None:
+    def __init__(
+        self,
+        latency_ms: float,
+        script: Mapping[str, Sequence[Any]],
+        models: Sequence[str],
+        answers: Mapping[str, FakeAnswer],
+    ) -> None:
         self.lock = threading.Lock()
+        self.answers = dict(answers)
         self.stopping = threading.Event()
         self.latency_s = latency_ms / 1000
         self.models = list(models)
@@ -363,9 +390,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, body: dict[str, Any], role: str, prompt: str) -> str:
         scripted = self.server.state.scripted(role, prompt)
-        if scripted is None and role in DECK_ROLES:
+        canned = self.server.state.answers.get(role)
+        if scripted is None and canned is not None:
             schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-            answer = deck_answer(role, schema, body.get("messages")) if isinstance(schema, dict) else None
+            answer = canned(role, schema, body.get("messages")) if isinstance(schema, dict) else None
             if answer is not None:
                 return json.dumps(answer)
         if scripted is None:
@@ -462,8 +490,11 @@ class FakeLLMServer:
         script: Mapping[str, Sequence[Any]] | None = None,
         *,
         models: Sequence[str] = ("fake-model",),
+        answers: Sequence[str] = (),
     ) -> None:
-        self._state = _State(latency_ms, script or {}, models)
+        """``answers``: the modules whose ``FAKE_ROLES`` answer the workflows' roles (memos.pipeline.registry
+        names every workflow's)."""
+        self._state = _State(latency_ms, script or {}, models, load_answers(answers))
         self._port = port
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None

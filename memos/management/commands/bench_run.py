@@ -39,6 +39,7 @@ from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.memo.rehearsal import script_for_run
+from memos.pipeline.registry import fake_answers
 from memos.pipeline.worker import warm_up
 from memos.services.errors import ServiceError
 from memos.services.notifications import wait_for_mail
@@ -133,14 +134,16 @@ class _Bench:
                 ticker=options["ticker"],
                 question=f"Benchmark {uuid.uuid4().hex[:8]}: is the thesis intact?",  # never a cache hit
             )
-            run = start_run(brief, user=self.user, profile=options["profile"], enqueue=False)
+            run = start_run(
+                brief=brief, user=self.user, profile=options["profile"], enqueue=False, workflow="memo"
+            )
         except ServiceError as exc:
             raise SystemExit(f"bench_run: {exc}") from exc
         in_flight = concurrency or len(run.config["roster"])
         latency_ms = float(options["latency_ms"])
         serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
         with (
-            serve(latency_ms=latency_ms, script=script_for_run(run)) as server,
+            serve(latency_ms=latency_ms, script=script_for_run(run), answers=fake_answers()) as server,
             endpoints(_settings(server.url, in_flight)),
         ):
             warm_up()  # the steady state of a running worker (DeskWorker), not a cold start

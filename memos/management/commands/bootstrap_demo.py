@@ -53,7 +53,7 @@ class Command(BaseCommand):
             self.stderr.write(f"bootstrap_demo: no snapshot folder at {root}")
             raise SystemExit(2)
         try:
-            report = load_snapshot(root, force=options["force"])
+            report = load_snapshot(root=root, force=options["force"])
         except DataError as exc:
             self.stderr.write(f"bootstrap_demo: {exc}")
             raise SystemExit(2) from exc

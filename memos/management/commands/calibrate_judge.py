@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from agents.rubrics import DECK_R2
+from agents.deck.rubrics import DECK_R2
 from memos.models import Calibration
 from memos.services.calibration import MIN_EXAMPLES, WITHIN_ONE_BAR, CalibrationError, calibrate
 
@@ -26,7 +26,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            result = calibrate(options["rubric"])
+            result = calibrate(rubric_name=options["rubric"])
         except CalibrationError as exc:
             self.stderr.write(f"calibrate_judge: {exc}")
             raise SystemExit(2) from exc

@@ -15,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agents.llm.fakes.server import FakeLLMServer, load_script
+from memos.pipeline.registry import fake_answers
 
 DEFAULT_PORT = 8090
 
@@ -31,7 +32,9 @@ class Command(BaseCommand):
         script = _read_script(options["script"]) if options["script"] else {}
         if options["latency_ms"] < 0:
             raise CommandError("--latency-ms must not be negative")
-        server = FakeLLMServer(port=options["port"], latency_ms=options["latency_ms"], script=script)
+        server = FakeLLMServer(
+            port=options["port"], latency_ms=options["latency_ms"], script=script, answers=fake_answers()
+        )
         try:
             server.start()
         except OSError as exc:

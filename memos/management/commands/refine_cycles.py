@@ -48,14 +48,14 @@ class Command(BaseCommand):
         if every < 1:
             raise CommandError("--every must be at least 1 second")
         if options["once"]:
-            self._report(run_due(timezone.now()))
+            self._report(run_due(now=timezone.now()))
             return
         if options["cron"]:
             self._cron(every)
             return
         while True:
             try:
-                self._report(run_due(timezone.now()), quiet=True)
+                self._report(run_due(now=timezone.now()), quiet=True)
             except DatabaseError as exc:
                 # PostgreSQL restarting: nothing was recorded, so the next pass acts on the same times of day.
                 self.stderr.write(f"refine_cycles: this pass failed ({exc}); retrying in {every} s")

@@ -9,8 +9,10 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
+from agents.deck.rubrics import DECK_R1, DECK_R2, R1_CONTRACT, R2_CONTRACT
 from memos.models import AgentStep, Run
 from memos.pipeline.deck import plan as deck_plan
+from memos.pipeline.deck import profiles
 from memos.pipeline.deck.data import run_data
 from memos.pipeline.deck.draft import run_draft
 from memos.pipeline.deck.final import deck_artefact, ending, run_deck
@@ -91,6 +93,8 @@ def calibration_notices(steps: Sequence[AgentStep]) -> list[str]:
 
 WORKFLOW = Workflow(
     name=Run.Workflow.DECK,
+    choice="Deck: a C-suite slide deck, refined by a scored loop",
+    subject="company",
     stages=(
         Stage(
             deck_plan.SCOPE,
@@ -121,6 +125,11 @@ WORKFLOW = Workflow(
     },
     plan=deck_plan.plan,
     ending=ending,
+    profiles=profiles.profiles,
+    configure=profiles.configure,
+    describe=profiles.describe,
     notices=notices,
     artefact=deck_artefact,
+    rubrics={DECK_R1: R1_CONTRACT, DECK_R2: R2_CONTRACT},
+    fakes="agents.deck.fakes",
 )

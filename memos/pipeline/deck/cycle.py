@@ -7,13 +7,13 @@ from __future__ import annotations
 from agents.deck.outputs import DeckOutput, ScopeOutput
 from memos.models import AgentStep, ArtefactVersion
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.plan import RUBRIC, SCOPE
-from memos.pipeline.deck.reads import config
 from memos.pipeline.errors import StageFailed
 
 
 def base_version(ctx: StageContext) -> ArtefactVersion | None:
-    number = config(ctx).base_version
+    number = inputs(ctx).config.base_version
     if number is None:
         return None
     found = ArtefactVersion.objects.filter(pk=number, brief_id=ctx.run.brief_id, kind="deck").first()

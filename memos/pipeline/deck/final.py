@@ -10,9 +10,9 @@ from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, LapOutp
 from memos.models import Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.cycle import base_output
+from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.loop_state import LoopState, accepted_draft, best_failed_draft
 from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT, LAP, REFINE
-from memos.pipeline.deck.reads import config, figures, r2
 from memos.pipeline.deck.refine import over_budget
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.workflows import Artefact, Ending
@@ -21,9 +21,7 @@ KIND = "deck"
 
 
 def run_deck(ctx: StageContext) -> None:
-    step = ctx.step(DECK)
-    ctx.start(step)
-    ctx.finish(step, deck_output(ctx))
+    ctx.once(DECK, DeckOutput, lambda: deck_output(ctx))
 
 
 def deck_output(ctx: StageContext) -> DeckOutput:
@@ -38,10 +36,10 @@ def deck_output(ctx: StageContext) -> DeckOutput:
     baseline = ctx.output(REFINE, BASELINE, BaselineOutput)
     if baseline is None:
         raise StageFailed("the loop's baseline did not finish")
-    state = LoopState.start(baseline, figures(ctx))
+    state = LoopState.start(baseline, inputs(ctx).figures)
     for lap in ctx.outputs(REFINE, LapOutput, kind=LAP).values():
         state.add(lap)
-    laps = config(ctx).max_laps
+    laps = inputs(ctx).config.max_laps
     r1 = accepted.r1 if accepted is not None else base.r1 if base is not None else None
     if r1 is None:
         raise StageFailed("no R1 verdict to carry")
@@ -53,12 +51,14 @@ def deck_output(ctx: StageContext) -> DeckOutput:
         epoch=baseline.epoch,
         stop=state.stopped
         or over_budget(ctx)
-        or stop_reason(r2(ctx), state.best.scored.composite, state.without_accept, state.laps_done, laps),
+        or stop_reason(
+            inputs(ctx).r2, state.best.scored.composite, state.without_accept, state.laps_done, laps
+        ),
         changelog=state.changelog,
         laps=state.laps_done,
         judgement=state.best.judgement,
         findings=state.best.findings,
-        base_version=config(ctx).base_version,
+        base_version=inputs(ctx).config.base_version,
         unchanged=baseline.carried and state.best.lap == 0,
     )
 

@@ -22,7 +22,7 @@ from agents.llm.types import RenderedPrompt
 from agents.rubrics import Rubric
 from memos.models import Run
 from memos.pipeline.context import StageContext
-from memos.pipeline.deck.reads import call, r1, r2, scope_output
+from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.scope import scope_text
 from memos.pipeline.prompts import template
 
@@ -65,12 +65,12 @@ def _ask(  # noqa: PLR0917 - one call, its pieces named at every call site
     stage: str,
     extra: dict[str, str] | None = None,
 ) -> J:
-    scope = scope_output(ctx)
+    scope = inputs(ctx).scope
     ctx.check()
     prompt = judge_prompt(
         name, ctx.run, rubric, deck, measured, scope, protected=output is R2Judgement, extra=extra
     )
-    return gw.complete(prompt, output, context=call(ctx, stage, Role.SCORER))
+    return gw.complete(prompt, output, context=inputs(ctx).call(stage, Role.SCORER))
 
 
 def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every call site
@@ -104,7 +104,7 @@ def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every cal
 
 
 def judge_r1(ctx: StageContext, gw: LLMGateway, deck: Deck, measured: Measured, stage: str) -> R1Judgement:
-    return _ask(ctx, gw, "deck_gate", r1(ctx), deck, measured, R1Judgement, stage)
+    return _ask(ctx, gw, "deck_gate", inputs(ctx).r1, deck, measured, R1Judgement, stage)
 
 
 def judge_r2(
@@ -112,9 +112,17 @@ def judge_r2(
 ) -> R2Judgement:
     if rescore_lap:
         return _ask(
-            ctx, gw, "deck_rescore", r2(ctx), deck, measured, R2Judgement, stage, {"lap": str(rescore_lap)}
+            ctx,
+            gw,
+            "deck_rescore",
+            inputs(ctx).r2,
+            deck,
+            measured,
+            R2Judgement,
+            stage,
+            {"lap": str(rescore_lap)},
         )
-    return _ask(ctx, gw, "deck_scorer", r2(ctx), deck, measured, R2Judgement, stage)
+    return _ask(ctx, gw, "deck_scorer", inputs(ctx).r2, deck, measured, R2Judgement, stage)
 
 
 def found_pairs(quotes: list[QuoteCheck]) -> list[tuple[str, bool]]:

@@ -16,53 +16,37 @@ from agents.deck.narrowing import revision_schema
 from agents.deck.outline import draft_of, outline, slide_outline
 from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, Epoch, LapOutput
 from agents.deck.revise import apply_revision
+from agents.deck.rubrics import DECK_R2
 from agents.deck.schemas import R2Judgement, Revision, WorkOrder
 from agents.deck.spec import Deck, Figure
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
-from agents.rubrics import DECK_R2
 from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.calibration import is_calibrated
 from memos.pipeline.deck.cycle import base_output
 from memos.pipeline.deck.data import data_version, deck_facts, figure_of
+from memos.pipeline.deck.inputs import figure_lines, inputs
 from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r2
 from memos.pipeline.deck.loop_state import Best, LoopState, accepted_draft
 from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, lap_key
-from memos.pipeline.deck.reads import (
-    call,
-    config,
-    figure_lines,
-    figures,
-    frame,
-    kept_numbers,
-    r2,
-    scope_output,
-)
 from memos.pipeline.errors import StageFailed, shown
 from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
 from memos.pipeline.skips import skip_steps
-from memos.services.calibration_status import is_calibrated
 
 MAX_FINDINGS = 12  # the planner reads the first ones; a long list only costs prompt tokens
 
 
 def run_refine(ctx: StageContext) -> None:
-    baseline_step = ctx.step(BASELINE)
-    if baseline_step.status == AgentStep.Status.SKIPPED:
-        return  # escalated at the gate
     gw = gateway()
-    if baseline_step.status == AgentStep.Status.DONE:
-        baseline = BaselineOutput.model_validate(baseline_step.output)
-    else:
-        ctx.start(baseline_step)
-        baseline = make_baseline(ctx, gw)
-        baseline = baseline.model_copy(update={"calibrated": is_calibrated(DECK_R2, ctx.run.rubric_versions)})
-        ctx.finish(baseline_step, baseline)
-    state = LoopState.start(baseline, figures(ctx))
-    laps = config(ctx).max_laps
+    baseline = ctx.once(BASELINE, BaselineOutput, lambda: calibrated(make_baseline(ctx, gw), ctx))
+    if baseline is None:
+        return  # skipped: escalated at the gate
+    state = LoopState.start(baseline, inputs(ctx).figures)
+    laps = inputs(ctx).config.max_laps
     if settings.DECK_REQUIRE_CALIBRATION and not baseline.calibrated:
         # Seed 001: judge<->human agreement before the rubric drives the loop. The accepted draft is frozen.
         reason = (
@@ -78,7 +62,7 @@ def run_refine(ctx: StageContext) -> None:
             state.add(LapOutput.model_validate(step.output))
         else:
             stop = stop_reason(
-                r2(ctx), state.best.scored.composite, state.without_accept, state.laps_done, laps
+                inputs(ctx).r2, state.best.scored.composite, state.without_accept, state.laps_done, laps
             )
             stop = stop or over_budget(ctx)
             if stop:
@@ -103,8 +87,13 @@ def run_refine(ctx: StageContext) -> None:
     )
 
 
+def calibrated(baseline: BaselineOutput, ctx: StageContext) -> BaselineOutput:
+    """The baseline, saying whether the R2 version it was scored on passed its calibration (seed 001 §2)."""
+    return baseline.model_copy(update={"calibrated": is_calibrated(DECK_R2, ctx.run.rubric_versions)})
+
+
 def over_budget(ctx: StageContext) -> StopReason:
-    budget = config(ctx).cycle_budget_tokens
+    budget = inputs(ctx).config.cycle_budget_tokens
     if budget is None:
         return ""
     spent = Run.objects.filter(pk=ctx.run.pk).values_list("tokens_spent", flat=True).first() or 0
@@ -131,7 +120,7 @@ def make_baseline(ctx: StageContext, gw: LLMGateway) -> BaselineOutput:
     return BaselineOutput(
         epoch=current_epoch(ctx),
         deck=deck,
-        scored=r2_scored(r2(ctx), judgement, measured, found_pairs(quotes)),
+        scored=r2_scored(inputs(ctx).r2, judgement, measured, found_pairs(quotes)),
         judgement=judgement,
         quotes=quotes,
         findings=[*accepted.candidate.lint, *accepted.candidate.humanizer],
@@ -153,14 +142,16 @@ def cycle_baseline(ctx: StageContext, gw: LLMGateway, base: DeckOutput) -> Basel
             findings=base.findings,
             carried=True,
         )
-    scope = scope_output(ctx).scope
-    candidate = build(draft_of(base.deck), figures(ctx), frame(ctx), scope, keep=kept_numbers(ctx))
+    scope = inputs(ctx).scope.scope
+    candidate = build(
+        draft_of(base.deck), inputs(ctx).figures, inputs(ctx).frame, scope, keep=inputs(ctx).keep
+    )
     judgement = judge_r2(ctx, gw, candidate.deck, candidate.measured, REFINE)
     quotes = checked_quotes(judgement, candidate.deck)
     return BaselineOutput(
         epoch=epoch,
         deck=candidate.deck,
-        scored=r2_scored(r2(ctx), judgement, candidate.measured, found_pairs(quotes)),
+        scored=r2_scored(inputs(ctx).r2, judgement, candidate.measured, found_pairs(quotes)),
         judgement=judgement,
         quotes=quotes,
         findings=[*candidate.lint, *candidate.humanizer],
@@ -169,7 +160,7 @@ def cycle_baseline(ctx: StageContext, gw: LLMGateway, base: DeckOutput) -> Basel
 
 
 def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) -> LapOutput:
-    rubric = r2(ctx)
+    rubric = inputs(ctx).r2
     best = state.best
     try:
         order = plan_lap(ctx, gw, state, number)
@@ -180,7 +171,7 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
     figures_now, fresh_version = state.figures, ""
     if order.action == "repull_analysis":
         figures_now, fresh_version = _repull(ctx, state)
-    scope = scope_output(ctx).scope
+    scope = inputs(ctx).scope.scope
     try:
         revision = revise(ctx, gw, state, order, figures_now)
     except LLMError as exc:
@@ -188,7 +179,7 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
             raise
         return _no_candidate(number, order, state, f"the reviser's answer failed: {shown(exc)}")
     applied = apply_revision(draft_of(best.deck), order, revision)
-    candidate = build(applied.draft, figures_now, frame(ctx), scope, keep=kept_numbers(ctx))
+    candidate = build(applied.draft, figures_now, inputs(ctx).frame, scope, keep=inputs(ctx).keep)
     judged, rescored = _judge_both(ctx, gw, candidate.deck, candidate.measured, best, number=number)
     quotes = checked_quotes(judged, candidate.deck)
     scored = r2_scored(rubric, judged, candidate.measured, found_pairs(quotes))
@@ -213,7 +204,7 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
         drift=drift,
         decision=decision,
         best=after,
-        stop=stop_reason(rubric, after, without, number, config(ctx).max_laps),
+        stop=stop_reason(rubric, after, without, number, inputs(ctx).config.max_laps),
         data_version=fresh_version,
         figures=list(figures_now.values()) if fresh_version else [],
     )
@@ -257,7 +248,7 @@ def plan_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) -
         {"findings": _findings(state), "weakest": weakest, "deck": outline(state.best.deck)},
         nonce=ctx.run.nonce,
     )
-    return gw.complete(prompt, WorkOrder, context=call(ctx, REFINE, Role.PLANNER))
+    return gw.complete(prompt, WorkOrder, context=inputs(ctx).call(REFINE, Role.PLANNER))
 
 
 def _findings(state: LoopState, slides: tuple[int, ...] = ()) -> str:
@@ -272,14 +263,15 @@ def revise(
 ) -> Revision:
     deck = state.best.deck
     numbers = tuple(n for n in dict.fromkeys(order.slides) if 1 <= n <= len(deck.slides)) or (1,)
-    scope = scope_output(ctx).scope
+    scope = inputs(ctx).scope.scope
     sections = tuple(section.name for section in scope.required_sections)
     schema = revision_schema(tuple(found), sections, numbers)
     named = "\n".join(slide_outline(deck.slides[n - 1]) for n in numbers)
     ctx.check()
     prompt = template("deck_reviser", ctx.run).render(
-        {"lap": str(state.laps_done + 1), "figures": figure_lines(found), "sections": ", ".join(sections)},
+        {"lap": str(state.laps_done + 1), "figures": figure_lines(found)},
         {
+            "sections": "\n".join(f"- {name}" for name in sections),
             "order": f"{order.action} on slides {', '.join(map(str, numbers))} to raise {order.target}: "
             f"{order.instruction}",
             "slides": named,
@@ -288,7 +280,7 @@ def revise(
         },
         nonce=ctx.run.nonce,
     )
-    answer = gw.complete(prompt, schema, context=call(ctx, REFINE, Role.REVISER))
+    answer = gw.complete(prompt, schema, context=inputs(ctx).call(REFINE, Role.REVISER))
     return Revision.model_validate(answer.model_dump())
 
 

@@ -3,42 +3,49 @@ governed R1/R2 (guidance for the judge until an admin adopts them; the weights s
 
 from __future__ import annotations
 
+from functools import partial
+
 from agents.deck.outputs import ScopeOutput
 from agents.deck.schemas import RubricProposal, Scope
 from agents.llm.errors import BudgetExceeded, LLMError
+from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
-from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.cycle import base_scope
+from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.plan import RUBRIC, SCOPE
-from memos.pipeline.deck.reads import brief_block, call, config, r1, r2, scope_output
 from memos.pipeline.errors import shown
 from memos.pipeline.gateway import gateway, llm_settings
 from memos.pipeline.prompts import template
 
 
 def run_scope(ctx: StageContext) -> None:
-    if config(ctx).base_version is not None:
+    if inputs(ctx).config.base_version is not None:
         carry_scope(ctx)
         return
     gw = gateway()
+    ctx.once(SCOPE, ScopeOutput, lambda: frozen_scope(ctx, gw))
+    ctx.once(RUBRIC, ScopeOutput, lambda: proposed_anchors(ctx, gw))
+
+
+def frozen_scope(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
+    """L1: the brief frozen into the sections, questions and decision the deck must serve."""
     company = ctx.run.brief.company
-    step = ctx.step(SCOPE)
-    if step.status != AgentStep.Status.DONE:
-        ctx.start(step)
-        ctx.check()
-        prompt = template("deck_scope", ctx.run).render(
-            {"company": company.name, "ticker": company.ticker, "audience": ctx.run.brief.audience},
-            {"brief": brief_block(ctx)},
-            nonce=ctx.run.nonce,
-        )
-        scope = gw.complete(prompt, Scope, context=call(ctx, SCOPE, Role.SCOPE_BUILDER))
-        ctx.finish(step, ScopeOutput(scope=scope, same_model_warning=judge_shares_model()))
-    rubric_step = ctx.step(RUBRIC)
-    if rubric_step.status == AgentStep.Status.DONE:
-        return
-    ctx.start(rubric_step)
-    frozen = scope_output(ctx)
+    ctx.check()
+    prompt = template("deck_scope", ctx.run).render(
+        {"company": company.name, "ticker": company.ticker},
+        {"brief": inputs(ctx).brief},
+        nonce=ctx.run.nonce,
+    )
+    scope = gw.complete(prompt, Scope, context=inputs(ctx).call(SCOPE, Role.SCOPE_BUILDER))
+    return ScopeOutput(scope=scope, same_model_warning=judge_shares_model())
+
+
+def proposed_anchors(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
+    """L2: brief-specific anchors on top of the governed rubrics. Guidance only: when they cannot be
+    drafted, the deck goes on with the governed anchors and the step says why."""
+    company = ctx.run.brief.company
+    frozen = inputs(ctx).scope
     try:
         ctx.check()
         prompt = template("deck_rubric", ctx.run).render(
@@ -46,26 +53,23 @@ def run_scope(ctx: StageContext) -> None:
             {"scope": scope_text(frozen.scope)},
             nonce=ctx.run.nonce,
         )
-        proposal = gw.complete(prompt, RubricProposal, context=call(ctx, SCOPE, Role.RUBRIC_BUILDER))
-        ctx.finish(rubric_step, frozen.model_copy(update={"proposal": proposal}))
+        proposal = gw.complete(prompt, RubricProposal, context=inputs(ctx).call(SCOPE, Role.RUBRIC_BUILDER))
     except BudgetExceeded:
         raise
-    except LLMError as exc:  # guidance only: the deck goes on with the governed anchors
-        ctx.finish(rubric_step, frozen.model_copy(update={"proposal_error": shown(exc)}))
+    except LLMError as exc:
+        return frozen.model_copy(update={"proposal_error": shown(exc)})
+    return frozen.model_copy(update={"proposal": proposal})
 
 
 def carry_scope(ctx: StageContext) -> None:
     """A refinement cycle keeps the scope and anchors its base version was built to: no LLM call."""
     for key in (SCOPE, RUBRIC):
-        step = ctx.step(key)
-        if step.status != AgentStep.Status.DONE:
-            ctx.start(step)
-            ctx.finish(step, base_scope(ctx, key))
+        ctx.once(key, ScopeOutput, partial(base_scope, ctx, key))
 
 
 def anchors_at_five(ctx: StageContext) -> str:
     lines = []
-    for rubric in (r1(ctx), r2(ctx)):
+    for rubric in (inputs(ctx).r1, inputs(ctx).r2):
         for dimension in rubric.objective("composite").dimensions:
             lines.append(f"- {dimension.key}: {dimension.anchors.get(5, '')}")
     return "\n".join(dict.fromkeys(lines))

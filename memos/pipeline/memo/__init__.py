@@ -12,10 +12,12 @@ from agents.memo.outputs import (
     MemoOutput,
     SpecialistOutput,
 )
+from agents.memo.rubric import MEMO_CONTRACT, MEMO_RUBRIC
 from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.memo import plan as memo_plan
+from memos.pipeline.memo import profiles
 from memos.pipeline.memo.artefact import memo_artefact
 from memos.pipeline.memo.data import run_data
 from memos.pipeline.memo.evaluation import run_evaluation
@@ -106,6 +108,8 @@ def notices(steps: Sequence[AgentStep]) -> list[str]:
 
 WORKFLOW = Workflow(
     name=Run.Workflow.MEMO,
+    choice="Investment memo",
+    subject="company",
     stages=(
         Stage(
             memo_plan.DATA, "Data", "Evidence gathered by code: filed figures, prices and documents", run_data
@@ -137,6 +141,11 @@ WORKFLOW = Workflow(
     },
     plan=memo_plan.plan,
     ending=ending,
+    profiles=profiles.profiles,
+    configure=profiles.configure,
+    describe=profiles.describe,
     notices=notices,
     artefact=memo_artefact,
+    rubrics={MEMO_RUBRIC: MEMO_CONTRACT},
+    run_banner=f"{TEMPLATES}/rerun_evaluation.html",
 )

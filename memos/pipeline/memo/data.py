@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
-from agents.memo.evidence import EvidenceItem
+from agents.evidence import EvidenceItem
 from agents.memo.outputs import EvidenceOutput, EvidenceSelection
 from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext

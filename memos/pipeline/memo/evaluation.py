@@ -18,10 +18,9 @@ from agents.llm.types import CallContext
 from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.quotes import check as check_quotes
 from agents.memo.quotes import iteration_texts
-from agents.memo.rubric import MemoRubric
+from agents.memo.rubric import MEMO_RUBRIC, MemoRubric
 from agents.memo.schemas import Evaluation
 from agents.memo.verdict import decide
-from agents.rubrics import MEMO_RUBRIC
 from agents.text.sentences import trim_cut
 from memos.models import AgentStep
 from memos.pipeline.claims import max_attempts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from agents.memo.evidence import EvidenceItem
+from agents.evidence import EvidenceItem
 from memos.cache import cache_key, cached
 from memos.models import Company, SourceDocument
 from memos.pipeline.evidence import (

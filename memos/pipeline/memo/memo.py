@@ -20,15 +20,17 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.inputs import kept_numbers
 from memos.pipeline.memo.plan import EVALUATION, ITERATION, MEMO, SYNTHESIS
+from memos.pipeline.memo.readings import latest_readings
 from memos.pipeline.memo.reads import audit_output, catalog_of, catalyst_window, evidence
-from memos.services.falsifiers import latest_readings
 
 
 def run_memo(ctx: StageContext) -> None:
-    step = ctx.step(MEMO)
-    if step.status == AgentStep.Status.DONE:
-        return
-    ctx.start(step)
+    ctx.once(MEMO, MemoOutput, lambda: delivered_memo(ctx))
+
+
+def delivered_memo(ctx: StageContext) -> MemoOutput:
+    """The last iteration's memo as a reader gets it: the firewall applied, every figure rendered by code,
+    the falsifiers bound to their readings, the evaluator's verdict attached (or why there is none)."""
     catalog = catalog_of(evidence(ctx))
     done = list(ctx.outputs(SYNTHESIS, IterationOutput, kind=ITERATION).values())
     if not done:
@@ -46,27 +48,22 @@ def run_memo(ctx: StageContext) -> None:
     company = ctx.run.brief.company
     bound = latest_readings(company, (binding.metric for binding in memo.falsifier_bindings))
     kept_bindings, dropped_bindings = bindings.check(memo, bound)
-    ctx.finish(
-        step,
-        MemoOutput(
-            memo=memo,
-            analysis=analysis,
-            firewall=firewall(memo, catalog, audit_output(ctx).report),
-            verdict=evaluation.verdict if evaluation is not None else None,
-            tiers={cid: catalog.items[cid].tier for cid in memo.load_bearing if cid in catalog.items},
-            numbers_removed=sum(
-                removed_count(text, fact_ids, keep) for _, texts in sections for text in texts
-            ),
-            not_evaluated=not_evaluated,
-            catalysts=shown,
-            dropped_catalysts=catalysts.outside(memo, window),
-            window=window,
-            withheld=_withheld(sections, fact_ids, keep),
-            iterations=len(done),
-            stopped_early=escape.reason if escape is not None and escape.stop else "",
-            falsifier_bindings=kept_bindings,
-            dropped_bindings=dropped_bindings,
-        ),
+    return MemoOutput(
+        memo=memo,
+        analysis=analysis,
+        firewall=firewall(memo, catalog, audit_output(ctx).report),
+        verdict=evaluation.verdict if evaluation is not None else None,
+        tiers={cid: catalog.items[cid].tier for cid in memo.load_bearing if cid in catalog.items},
+        numbers_removed=sum(removed_count(text, fact_ids, keep) for _, texts in sections for text in texts),
+        not_evaluated=not_evaluated,
+        catalysts=shown,
+        dropped_catalysts=catalysts.outside(memo, window),
+        window=window,
+        withheld=_withheld(sections, fact_ids, keep),
+        iterations=len(done),
+        stopped_early=escape.reason if escape is not None and escape.stop else "",
+        falsifier_bindings=kept_bindings,
+        dropped_bindings=dropped_bindings,
     )
 
 

@@ -3,8 +3,8 @@ briefs, the audit, the synthesis iterations."""
 
 from __future__ import annotations
 
+from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.catalysts import Window, window
-from agents.memo.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.outputs import AuditOutput, EvidenceOutput, IterationOutput, SpecialistOutput
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import SynthesisIteration

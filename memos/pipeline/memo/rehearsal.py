@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.evidence import EvidenceItem
 from agents.memo import escape, gaps, hillclimb
 from agents.memo.catalysts import add_months
-from agents.memo.evidence import EvidenceItem
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import (
     JMINUS_DIMENSIONS,

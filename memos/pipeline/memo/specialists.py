@@ -7,21 +7,21 @@ call that had completed.
 
 from __future__ import annotations
 
-from agents.llm.errors import BudgetExceeded, LLMError
+from collections.abc import Callable
+from functools import partial
+
+from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
 from agents.memo.citations import check_claims, unresolved_citations
-from agents.memo.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.narrowing import as_base, brief_schema
 from agents.memo.outputs import SpecialistOutput
 from agents.memo.roster import SPECIALISTS
 from agents.memo.schemas import SpecialistBrief
 from agents.text.sentences import trim_cut
-from memos.models import AgentStep
 from memos.pipeline.context import StageContext
-from memos.pipeline.errors import StageFailed, shown
+from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import document_block, fact_lines
-from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
 from memos.pipeline.inputs import brief_block
 from memos.pipeline.memo.plan import SPECIALISTS_STAGE
@@ -32,18 +32,15 @@ from memos.pipeline.prompts import template
 def run_specialists(ctx: StageContext) -> None:
     by_specialist = evidence(ctx)
     catalog = catalog_of(by_specialist)
-    todo: list[tuple[AgentStep, list[EvidenceItem]]] = []
-    silent: list[AgentStep] = []  # nothing to ask a model about
-    for name in config(ctx).roster:
-        step = ctx.step(name)
-        if step.status == AgentStep.Status.DONE:
-            continue
-        if by_specialist.get(name):
-            todo.append((step, by_specialist[name]))
-        else:
-            silent.append(step)
-    _fan_out(ctx, todo, catalog, silent)
-    if not ctx.any_done(SPECIALISTS_STAGE):
+    gw = gateway()
+    work: dict[str, Callable[[], SpecialistOutput]] = {
+        # A specialist without evidence has nothing to ask a model about: silence beats filler.
+        name: partial(ask_specialist, gw, ctx, name, items, catalog)
+        if (items := by_specialist.get(name))
+        else partial(silent_brief, ctx, name)
+        for name in config(ctx).roster
+    }
+    if not ctx.fan_out(work, SpecialistOutput, limit=gw.settings.max_concurrency):
         raise StageFailed("no specialist produced a usable brief; see each specialist's error")
 
 
@@ -56,32 +53,6 @@ def silent_brief(ctx: StageContext, name: str) -> SpecialistOutput:
         evidence_quality="none",
     )
     return SpecialistOutput(brief=brief, claims=[], dropped=[], reasked=False, asked_model=False)
-
-
-def _fan_out(
-    ctx: StageContext,
-    todo: list[tuple[AgentStep, list[EvidenceItem]]],
-    catalog: EvidenceCatalog,
-    silent: list[AgentStep],
-) -> None:
-    gw = gateway()
-    tasks = [
-        (step, lambda s=step, i=items: ask_specialist(gw, ctx, s.key, i, catalog)) for step, items in todo
-    ]
-    finished = in_parallel(tasks, limit=gw.settings.max_concurrency)
-    for step, _ in todo:  # marked running while the calls are already in flight
-        ctx.start(step)
-    for step in silent:  # and the specialists without evidence finish meanwhile
-        ctx.finish(step, silent_brief(ctx, step.key))
-    spent: BudgetExceeded | None = None
-    for step, future in finished:
-        try:
-            ctx.finish(step, future.result())
-        except LLMError as exc:
-            ctx.fail_step(step, f"{step.title}: {shown(exc)}")
-            spent = exc if isinstance(exc, BudgetExceeded) else spent
-    if spent is not None:
-        raise spent  # the run is out of budget: it ends saying so, not as "no usable brief"
 
 
 def ask_specialist(

@@ -14,21 +14,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 
+from agents.evidence import EvidenceCatalog
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
 from agents.memo import catalysts, escape, gaps, hillclimb
 from agents.memo.audit import AuditReport, audit
 from agents.memo.catalysts import Window
 from agents.memo.citations import CheckedClaim, merge
-from agents.memo.evidence import EvidenceCatalog
 from agents.memo.narrowing import as_base, iteration_schema
 from agents.memo.outputs import Attempt, AuditOutput, IterationOutput
-from agents.memo.rubric import MemoRubric
+from agents.memo.rubric import MEMO_RUBRIC, MemoRubric
 from agents.memo.schemas import SynthesisIteration
-from agents.rubrics import MEMO_RUBRIC
 from agents.text.sentences import trim_cut
-from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import fact_line
@@ -65,13 +64,10 @@ class SynthesisInputs:
 def run_synthesis(ctx: StageContext) -> None:
     catalog = catalog_of(evidence(ctx))
     outputs = specialist_outputs(ctx)
-    audit_step = ctx.step(AUDIT)
-    if audit_step.status == AgentStep.Status.DONE:
-        audited = AuditOutput.model_validate(audit_step.output)
-    else:
-        ctx.start(audit_step)
-        audited = AuditOutput.of(*_audit([c for o in outputs.values() for c in o.claims], catalog))
-        ctx.finish(audit_step, audited)
+    claims = [c for o in outputs.values() for c in o.claims]
+    audited = ctx.once(AUDIT, AuditOutput, lambda: AuditOutput.of(*_audit(claims, catalog)))
+    if audited is None:
+        raise StageFailed("the fact-stability audit was skipped: there is nothing to synthesise from")
     cited = sorted({cid for claim in audited.claims for cid in claim.citations})
     if not cited:
         raise StageFailed("the specialists' briefs cite no evidence at all: there is nothing to synthesise")
@@ -87,15 +83,13 @@ def run_synthesis(ctx: StageContext) -> None:
     previous: SynthesisIteration | None = None
     gw = gateway()
     for number in range(1, inputs.total + 1):
-        step = ctx.step(iteration_key(number))
-        if step.status == AgentStep.Status.SKIPPED:
-            break  # an earlier pass of this stage stopped the synthesis before it
-        if step.status == AgentStep.Status.DONE:
-            done = IterationOutput.model_validate(step.output)
-        else:
-            ctx.start(step)
-            done = iterate(gw, inputs, number, previous)
-            ctx.finish(step, done)
+        done = ctx.once(
+            iteration_key(number),
+            IterationOutput,
+            partial(iterate, gw, inputs, number, previous),
+        )
+        if done is None:
+            break  # skipped: an earlier pass of this stage stopped the synthesis before it
         previous = done.final
         if done.escape is not None and done.escape.stop:
             skip_rest(ctx, number, inputs.total)

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo import hillclimb
 from agents.memo.audit import audit, direction, firewall
 from agents.memo.citations import check_claims, dedup_key, merge
-from agents.memo.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.roster import RosterError, load_profiles
 from agents.memo.schemas import (
     Claim,

@@ -14,15 +14,15 @@ from django.core.management import call_command
 from django.db import transaction
 from django.test import Client, override_settings
 
+from agents.deck.rubrics import DECK_R1, DECK_R2
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
-from agents.rubrics import DECK_R1, DECK_R2
 from memos.models import ArtefactVersion, Brief, Calibration, GoldScore, LLMCall, Run
 from memos.pipeline import driver
+from memos.pipeline.deck.calibration import is_calibrated
 from memos.pipeline.workflows import Artefact
 from memos.services.calibration import calibrate, record_gold_score
-from memos.services.calibration_status import is_calibrated
 from memos.services.errors import ServiceError
 from memos.services.versions import freeze
 from tests.agents.deck.samples import cleared_r1, sample_deck
@@ -87,7 +87,7 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
         assert not is_calibrated(DECK_R2, pins)  # never checked
 
         score_all(versions, owner, [3, 4, 5])  # the judge says 4: off by 1, 0 and 1
-        near = calibrate(DECK_R2)
+        near = calibrate(rubric_name=DECK_R2)
         # One judge call per deck, in the ledger; the loop asked the very same prompt of the final deck, so
         # the ledger's cache answers it with the score the loop acted on.
         asked = LLMCall.objects.filter(stage="calibration", role="scorer")
@@ -106,7 +106,7 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
 
         GoldScore.objects.all().delete()
         score_all(versions, owner, [1, 1, 1])  # three points below the judge everywhere
-        far = calibrate(DECK_R2)
+        far = calibrate(rubric_name=DECK_R2)
         assert not far.passed and far.within_one == 0.0
         assert {key: found["mean_abs_diff"] for key, found in far.by_dimension.items()} == dict.fromkeys(
             R2_KEYS, 3.0
@@ -118,7 +118,7 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
         assert out.strip().splitlines()[-1].startswith("NOT PASSED")
 
         score_all(versions, owner, [4, 5, 3], rubric=DECK_R1)  # the gate's judge, asked as the gate asks
-        gate = calibrate(DECK_R1)
+        gate = calibrate(rubric_name=DECK_R1)
         assert LLMCall.objects.filter(stage="calibration", prompt_name="deck_gate").count() == 3
         assert gate.passed and gate.rubric_version.name == DECK_R1 and set(gate.by_dimension) == set(R1_KEYS)
     assert Calibration.objects.count() == 5
@@ -129,7 +129,7 @@ def test_fewer_than_three_examples_do_not_pass_even_when_the_judge_agrees() -> N
     with fake_deck_llm():
         versions = finished_decks(2, owner)
         score_all(versions, owner, [4, 4])
-        result = calibrate(DECK_R2)
+        result = calibrate(rubric_name=DECK_R2)
     assert result.within_one == 1.0 and result.examples == 2 and not result.passed
 
 

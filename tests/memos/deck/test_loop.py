@@ -150,7 +150,7 @@ def _at_ship_bar() -> Run:
 
 def test_a_cycle_at_the_ship_bar_with_no_new_data_makes_no_call_and_freezes_nothing() -> None:
     first = _at_ship_bar()
-    cycle = start_cycle(first.brief, enqueue=False)
+    cycle = start_cycle(brief=first.brief, enqueue=False)
     with fake_deck_llm() as server:
         driver.run_inline(str(cycle.pk))
         assert server.request_count == 0
@@ -167,7 +167,7 @@ def test_fresh_data_opens_a_new_epoch_and_the_cycle_rebaselines_and_freezes_a_ne
     FactRecord.objects.filter(fact_id=placed).update(
         value=FactRecord.objects.get(fact_id=placed).value + 1_000_000
     )
-    cycle = start_cycle(first.brief, enqueue=False)
+    cycle = start_cycle(brief=first.brief, enqueue=False)
     with fake_deck_llm({"deck_scorer": [judged(4, 4, 4, 4, 4)]}) as server:
         driver.run_inline(str(cycle.pk))
         asked = {request["prompt_name"] for request in server.requests}
@@ -184,12 +184,12 @@ def test_fresh_data_opens_a_new_epoch_and_the_cycle_rebaselines_and_freezes_a_ne
 
 def test_a_second_cycle_while_one_runs_is_refused_and_a_brief_without_a_deck_has_none() -> None:
     first = _at_ship_bar()
-    start_cycle(first.brief, enqueue=False)
+    start_cycle(brief=first.brief, enqueue=False)
     with pytest.raises(ServiceError, match="already queued or running"):
-        start_cycle(first.brief, enqueue=False)
+        start_cycle(brief=first.brief, enqueue=False)
     never_ran = create_brief(owner=first.brief.owner, ticker="AAPL", question="A deck brief that never ran")
     with pytest.raises(ServiceError, match="no deck version yet"):
-        start_cycle(never_ran, enqueue=False)
+        start_cycle(brief=never_ran, enqueue=False)
 
 
 def test_the_cycle_token_budget_stops_the_loop_cleanly_before_a_lap() -> None:

@@ -13,6 +13,7 @@ from django.db.models import Count
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
+from memos.pipeline.registry import fake_answers
 from tests.memos.crash_harness import LATENCY_MS, Desk, desk_env, ledger_hash, wait_for
 from tests.memos.deck_support import deck_run
 
@@ -28,7 +29,7 @@ def _reviser_in_flight(run: Run, server: FakeLLMServer) -> bool:
 def test_a_deck_worker_killed_mid_lap_resumes_without_paying_twice() -> None:
     run = deck_run("full")
     django_rq.get_queue("default").empty()  # type: ignore[no-untyped-call]
-    with FakeLLMServer(latency_ms=LATENCY_MS) as server:
+    with FakeLLMServer(latency_ms=LATENCY_MS, answers=fake_answers()) as server:
         desk = Desk(desk_env(server, LLM_MODEL_SCORER="fake-judge"))
         try:
             desk.watchdog()

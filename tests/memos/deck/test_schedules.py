@@ -125,10 +125,10 @@ def test_the_defaults_are_06_00_and_18_00_utc_and_the_next_cycle_is_the_next_of_
 def test_a_new_schedule_starts_nothing_until_its_next_time_of_day_then_one_cycle(brief: Brief) -> None:
     scheduled(brief, 2, now=at(10))
 
-    assert run_due(at(10, 5)) == []
+    assert run_due(now=at(10, 5)) == []
     assert cycles_of(brief) == []
 
-    [outcome] = run_due(at(18, 2))
+    [outcome] = run_due(now=at(18, 2))
     [cycle] = cycles_of(brief)
     assert outcome.started
     assert outcome.run_id == cycle.pk
@@ -140,8 +140,8 @@ def test_a_new_schedule_starts_nothing_until_its_next_time_of_day_then_one_cycle
     assert schedule.last_outcome.startswith("Started cycle run")
 
     # Later checks on the same time of day do nothing, however many there are.
-    assert run_due(at(18, 2)) == []
-    assert run_due(at(18, 7)) == []
+    assert run_due(now=at(18, 2)) == []
+    assert run_due(now=at(18, 7)) == []
     assert len(cycles_of(brief)) == 1
 
 
@@ -153,7 +153,7 @@ def test_run_due_starts_one_cycle_per_due_schedule_and_none_for_the_others(alice
     scheduled(switched_off, 0)
     scheduled(set_late, 1, now=at(6, 1))  # set just after today's 06:00: its first cycle is tomorrow's
 
-    outcomes = run_due(at(6, 3))
+    outcomes = run_due(now=at(6, 3))
 
     assert sorted(o.brief_id for o in outcomes) == sorted([due_a.pk, due_b.pk])
     assert all(o.started for o in outcomes)
@@ -162,9 +162,9 @@ def test_run_due_starts_one_cycle_per_due_schedule_and_none_for_the_others(alice
 
 def test_a_check_while_a_cycle_runs_records_the_refusal(brief: Brief) -> None:
     scheduled(brief, 2)
-    [first] = run_due(at(6, 1))  # its run is still queued at 18:00
+    [first] = run_due(now=at(6, 1))  # its run is still queued at 18:00
 
-    [second] = run_due(at(18, 1))
+    [second] = run_due(now=at(18, 1))
 
     assert not second.started
     assert "already queued or running" in second.message
@@ -174,15 +174,15 @@ def test_a_check_while_a_cycle_runs_records_the_refusal(brief: Brief) -> None:
     assert schedule.last_outcome_at == at(18, 1)
     assert schedule.last_run_id == first.run_id  # the cycle that runs, not the refused one
     assert len(cycles_of(brief)) == 1
-    assert run_due(at(18, 6)) == []  # the refused time of day is not tried again
+    assert run_due(now=at(18, 6)) == []  # the refused time of day is not tried again
 
 
 def test_the_next_time_of_day_after_a_finished_cycle_starts_another(brief: Brief) -> None:
     scheduled(brief, 2)
-    [first] = run_due(at(6, 1))
+    [first] = run_due(now=at(6, 1))
     Run.objects.filter(pk=str(first.run_id)).update(status=Run.Status.NEEDS_REVIEW)
 
-    [second] = run_due(at(18, 1))
+    [second] = run_due(now=at(18, 1))
 
     assert second.started
     assert second.run_id != first.run_id
@@ -190,8 +190,8 @@ def test_the_next_time_of_day_after_a_finished_cycle_starts_another(brief: Brief
 
 def test_a_check_after_a_long_outage_starts_one_catch_up_cycle(brief: Brief) -> None:
     scheduled(brief, 2)
-    assert len(run_due(at(9, days=3))) == 1
-    assert run_due(at(9, 5, days=3)) == []
+    assert len(run_due(now=at(9, days=3))) == 1
+    assert run_due(now=at(9, 5, days=3)) == []
 
 
 def test_the_command_checks_once_and_says_what_it_did(brief: Brief) -> None:
@@ -254,15 +254,15 @@ def test_a_check_leaves_a_schedule_another_check_holds_and_it_starts_one_cycle_i
     thread.start()
     try:
         assert held.wait(10)
-        assert run_due(at(6, 1), enqueue=False) == []  # skipped, not waited for
+        assert run_due(now=at(6, 1), enqueue=False) == []  # skipped, not waited for
         assert cycles_of(brief) == []
     finally:
         release.set()
         thread.join(10)
     assert done.is_set()
 
-    assert len(run_due(at(6, 1), enqueue=False)) == 1
-    assert run_due(at(6, 1), enqueue=False) == []
+    assert len(run_due(now=at(6, 1), enqueue=False)) == 1
+    assert run_due(now=at(6, 1), enqueue=False) == []
     assert len(cycles_of(brief)) == 1
 
 
@@ -276,7 +276,7 @@ def test_two_checks_racing_start_one_cycle_and_record_no_refusal(alice: User) ->
     def check() -> None:
         try:
             start.wait(10)
-            outcomes.append(list(run_due(at(6, 1), enqueue=False)))
+            outcomes.append(list(run_due(now=at(6, 1), enqueue=False)))
         finally:
             connection.close()
 
@@ -409,8 +409,8 @@ def test_the_panel_shows_the_cadence_the_next_cycle_and_the_form_to_the_owner(
 
 def test_the_panel_shows_the_last_refusal_to_a_reader_without_the_form(brief: Brief, bob: User) -> None:
     scheduled(brief, 2)
-    run_due(at(6, 1))
-    run_due(at(18, 1))
+    run_due(now=at(6, 1))
+    run_due(now=at(18, 1))
     html = panel_html(bob, brief, now=at(18, 2))
     assert "Not started:" in html
     assert "Next cycle: 2026-11-18 06:00 UTC." in html
@@ -433,7 +433,7 @@ def test_no_panel_for_a_brief_that_is_not_a_deck(alice: User) -> None:
 
 def test_the_admin_lists_schedules_and_switches_them_off(brief: Brief, admin_user: User) -> None:
     scheduled(brief, 2)
-    run_due(at(6, 1))
+    run_due(now=at(6, 1))
     client = signed_in(admin_user)
 
     page = client.get("/admin/memos/refineschedule/").content.decode()
@@ -449,7 +449,7 @@ def test_the_admin_lists_schedules_and_switches_them_off(brief: Brief, admin_use
     )
     assert "Switched off 1 schedule." in response.content.decode()
     assert not RefineSchedule.objects.get(brief=brief).enabled
-    assert run_due(at(18, 1)) == []
+    assert run_due(now=at(18, 1)) == []
 
 
 def test_the_admin_page_is_for_superusers_only_not_staff_with_every_permission(alice: User) -> None:

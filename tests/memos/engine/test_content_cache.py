@@ -25,19 +25,21 @@ def test_the_same_question_in_a_new_brief_by_someone_else_makes_no_llm_calls() -
     load_desk_data("AAPL")
     first_analyst, second_analyst = analyst("ana"), analyst("bob")
     first = start_run(
-        create_brief(owner=first_analyst, ticker="AAPL", question=QUESTION),
+        brief=create_brief(owner=first_analyst, ticker="AAPL", question=QUESTION),
         user=first_analyst,
         profile="quick",
         enqueue=False,
+        workflow="memo",
     )
     with fake_llm(script_for(first)) as server:
         driver.run_inline(str(first.pk))
         paid = server.request_count
         second = start_run(
-            create_brief(owner=second_analyst, ticker="AAPL", question=QUESTION),
+            brief=create_brief(owner=second_analyst, ticker="AAPL", question=QUESTION),
             user=second_analyst,
             profile="quick",
             enqueue=False,
+            workflow="memo",
         )
         driver.run_inline(str(second.pk))
         assert server.request_count == paid  # not one request reached the endpoint
@@ -51,16 +53,21 @@ def test_a_changed_question_makes_new_calls() -> None:
     load_desk_data("AAPL")
     user = analyst()
     first = start_run(
-        create_brief(owner=user, ticker="AAPL", question=QUESTION), user=user, profile="quick", enqueue=False
+        brief=create_brief(owner=user, ticker="AAPL", question=QUESTION),
+        user=user,
+        profile="quick",
+        enqueue=False,
+        workflow="memo",
     )
     with fake_llm(script_for(first)) as server:
         driver.run_inline(str(first.pk))
         paid = server.request_count
     changed = start_run(
-        create_brief(owner=user, ticker="AAPL", question=QUESTION + " And the hardware margin?"),
+        brief=create_brief(owner=user, ticker="AAPL", question=QUESTION + " And the hardware margin?"),
         user=user,
         profile="quick",
         enqueue=False,
+        workflow="memo",
     )
     with fake_llm(script_for(changed)) as server:
         driver.run_inline(str(changed.pk))

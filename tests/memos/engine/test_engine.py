@@ -33,7 +33,7 @@ def run() -> Iterator[Run]:
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question="Is the buyback funded by operating cash?")
-    started = start_run(brief, user=user, profile="quick", enqueue=False)
+    started = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
     yield started
     redis.Redis.from_url(settings.REDIS_URL).delete(LOCK_PREFIX + str(started.pk))
 

@@ -20,13 +20,14 @@ from django.test import override_settings
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import ALL_ROLES
+from memos.pipeline.registry import fake_answers
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
 def server() -> Iterator[FakeLLMServer]:
-    with FakeLLMServer() as running:
+    with FakeLLMServer(answers=fake_answers()) as running:
         yield running
 
 

@@ -28,6 +28,7 @@ import redis
 from rq import Queue
 
 from agents.llm.fakes.server import FakeLLMServer
+from memos.pipeline.registry import fake_answers
 from tests.conftest import ROOT
 from tests.memos.crash_harness import Desk, ledger_hash, wait_for
 from tests.private_services import PrivatePostgres, PrivateRedis
@@ -126,7 +127,7 @@ def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_c
     )
     run_id = out.split()[1]
     script = json.loads(manage(env, "shell", "--no-imports", "-c", SCRIPT.format(run_id=run_id)))
-    with FakeLLMServer(latency_ms=LATENCY_MS, script=script) as server:
+    with FakeLLMServer(latency_ms=LATENCY_MS, script=script, answers=fake_answers()) as server:
         env |= {
             "LLM_BASE_URL": server.url,
             "LLM_API_KEY": "test-key",

@@ -12,7 +12,7 @@ from django.contrib.admin.models import ADDITION, LogEntry
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 
-from agents.rubrics import MEMO_RUBRIC
+from agents.memo.rubric import MEMO_RUBRIC
 from memos.models import PromptVersion, RubricVersion
 from memos.services.accounts import ensure_demo_users
 from memos.services.governance import seed_from_files

@@ -12,7 +12,7 @@ import redis
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from agents.rubrics import MEMO_RUBRIC
+from agents.memo.rubric import MEMO_RUBRIC
 from memos.models import AgentStep, LLMCall, PromptVersion, RubricVersion, Run
 from memos.pipeline import driver
 from memos.pipeline.liveness import LOCK_PREFIX
@@ -43,7 +43,7 @@ def root() -> User:
 
 def _start(user: User, question: str = "Is the services mix durable?") -> Run:
     brief = create_brief(owner=user, ticker="AAPL", question=question)
-    return start_run(brief, user=user, profile="quick", enqueue=False)
+    return start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
 
 
 def _new_versions(root: User) -> tuple[PromptVersion, RubricVersion]:
@@ -58,8 +58,8 @@ def _new_versions(root: User) -> tuple[PromptVersion, RubricVersion]:
     strict = propose_rubric(
         base=memo, content=memo.content.replace("accept_min_jplus: 5", "accept_min_jplus: 10"), user=root
     )
-    activate(prompt, user=root)
-    activate(strict, user=root)
+    activate(version=prompt, user=root)
+    activate(version=strict, user=root)
     return prompt, strict
 
 

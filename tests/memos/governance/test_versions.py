@@ -18,7 +18,8 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
 from agents.llm.errors import PromptError
-from agents.rubrics import MEMO_RUBRIC, RubricError
+from agents.memo.rubric import MEMO_RUBRIC
+from agents.rubrics import RubricError
 from memos.models import PromptVersion, RubricVersion, Run
 from memos.pipeline import prompts
 from memos.services import governance
@@ -124,7 +125,7 @@ def test_a_changed_file_leaves_an_admins_choice_active_unless_that_choice_no_lon
         content=edited(active(PromptVersion, "synthesizer").content),
         user=admin_user,
     )
-    activate(chosen, user=admin_user)
+    activate(version=chosen, user=admin_user)
     synthesizer = file_copy / "synthesizer.md"
     text = synthesizer.read_text(encoding="utf-8")
     synthesizer.write_text(edited(text, "A file edit."), encoding="utf-8")
@@ -218,8 +219,8 @@ def test_only_one_version_of_a_name_can_be_active(admin_user: User) -> None:
     with pytest.raises(IntegrityError, match="one_active_prompt_version_per_name"), transaction.atomic():
         PromptVersion.objects.filter(pk=second.pk).update(is_active=True)
 
-    assert activate(second, user=admin_user) is True
-    assert activate(second, user=admin_user) is False  # already active: nothing to do
+    assert activate(version=second, user=admin_user) is True
+    assert activate(version=second, user=admin_user) is False  # already active: nothing to do
     assert list(PromptVersion.objects.filter(name="evaluator", is_active=True)) == [second]
     second.refresh_from_db()
     assert second.activated_by == admin_user and second.activated_at is not None
@@ -309,7 +310,7 @@ def test_a_version_that_no_longer_fits_the_code_cannot_be_activated(admin_user: 
         source=PromptVersion.Source.ADMIN,
     )
     with pytest.raises(ServiceError, match=r"cannot be activated: .*\{ticker\} dropped"):
-        activate(stale, user=admin_user)
+        activate(version=stale, user=admin_user)
     assert active(PromptVersion, "evaluator").pk == old.pk
 
 
@@ -320,7 +321,12 @@ def test_a_run_pins_the_active_versions_and_names_them(alice: User, admin_user: 
     from memos.services.runs import create_brief, start_run
 
     company()
-    first = start_run(create_brief(owner=alice, ticker="AAPL", question="Is it durable?"), user=alice)
+    first = start_run(
+        brief=create_brief(owner=alice, ticker="AAPL", question="Is it durable?"),
+        user=alice,
+        workflow="memo",
+        profile="full",
+    )
     evaluator = active(PromptVersion, "evaluator")
     assert first.prompt_versions["evaluator"] == {
         "version": 1,
@@ -331,9 +337,9 @@ def test_a_run_pins_the_active_versions_and_names_them(alice: User, admin_user: 
     assert set(first.prompt_versions) == {p.name for p in PromptVersion.objects.all()}
 
     newer = propose_prompt(base=evaluator, content=edited(evaluator.content), user=admin_user)
-    activate(newer, user=admin_user)
+    activate(version=newer, user=admin_user)
     Run.objects.filter(pk=first.pk).update(status=Run.Status.DONE)
-    second = start_run(first.brief, user=alice)
+    second = start_run(brief=first.brief, user=alice, workflow="memo", profile="full")
 
     assert second.prompt_versions["evaluator"]["hash"] == newer.content_hash
     named = {(p.kind, p.name): p for p in governance.pinned_versions(second)}

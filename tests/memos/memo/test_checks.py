@@ -28,7 +28,7 @@ def _run(question: str = QUESTION) -> Run:
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=question)
-    return start_run(brief, user=user, profile="quick", enqueue=False)
+    return start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
 
 
 def _output(run: Run, key: str) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from django.test import Client, override_settings
 from agents.memo.outputs import MemoOutput
 from memos.models import AgentStep, ArtefactVersion, AuditEvent, FactRecord, FalsifierWatch, Notice, Run
 from memos.pipeline import driver
-from memos.pipeline.jobs import refresh_company_facts
 from memos.services.accounts import Roles
+from memos.services.fact_refresh import refresh_company_facts
 from memos.services.runs import create_brief, start_run
 from memos.services.snapshot import load_snapshot
 from tests.agents.data import SNAPSHOT
@@ -61,7 +61,7 @@ def run_through(run: Run, script: dict[str, list[Any]] | None = None) -> Artefac
 
 def first_version(analyst: User) -> ArtefactVersion:
     brief = create_brief(owner=analyst, ticker="AAPL", question=QUESTION)
-    return run_through(start_run(brief, user=analyst, profile="quick", enqueue=False))
+    return run_through(start_run(brief=brief, user=analyst, profile="quick", enqueue=False, workflow="memo"))
 
 
 def snapshot_with_fiscal_2026(root: Path, revenue: int) -> Path:
@@ -209,7 +209,7 @@ def test_the_snapshot_loader_checks_the_register_once_its_load_commits(
     desk: dict[str, User], tmp_path: Path
 ) -> None:
     v1 = first_version(desk["ana"])
-    report = load_snapshot(snapshot_with_fiscal_2026(tmp_path / "lower", revenue=400_000_000_000))
+    report = load_snapshot(root=snapshot_with_fiscal_2026(tmp_path / "lower", revenue=400_000_000_000))
     assert report.facts.get("companyfacts", 0) > 0
     (watch,) = FalsifierWatch.objects.filter(version=v1)
     assert watch.status == Status.HIT and watch.hit_fact_id == "AAPL:revenue_growth_yoy:FY2026"
@@ -220,7 +220,7 @@ def test_a_hit_while_a_run_of_the_brief_is_under_way_starts_no_second_one(
     desk: dict[str, User], tmp_path: Path
 ) -> None:
     v1 = first_version(desk["ana"])
-    under_way = start_run(v1.brief, user=desk["ana"], profile="quick", enqueue=False)
+    under_way = start_run(brief=v1.brief, user=desk["ana"], profile="quick", enqueue=False, workflow="memo")
     refresh_from(snapshot_with_fiscal_2026(tmp_path / "lower", revenue=410_000_000_000))
     (watch,) = FalsifierWatch.objects.filter(version=v1)
     assert watch.status == Status.HIT and watch.run == under_way
@@ -234,7 +234,7 @@ def test_code_drops_a_binding_to_a_metric_without_facts_or_past_the_falsifiers_a
 ) -> None:
     FactRecord.objects.filter(company__ticker="AAPL", metric="cash").delete()
     brief = create_brief(owner=desk["ana"], ticker="AAPL", question=QUESTION)
-    run = start_run(brief, user=desk["ana"], profile="quick", enqueue=False)
+    run = start_run(brief=brief, user=desk["ana"], profile="quick", enqueue=False, workflow="memo")
     script = script_for(run)
     for answer in script["synthesizer"]:
         memo = answer["memo"]

@@ -37,7 +37,7 @@ def run(settings: Settings) -> Run:
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    started = start_run(brief, user=user, profile="quick", enqueue=False)
+    started = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
     assert started.config["iterations"] == ITERATIONS
     return started
 

@@ -28,7 +28,7 @@ def _run(owner: User | None = None) -> Run:
     load_desk_data("AAPL")
     user = owner or analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    return start_run(brief, user=user, profile="quick", enqueue=False)
+    return start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
 
 
 def _memo(run: Run) -> MemoOutput:
@@ -64,7 +64,9 @@ def test_an_evaluator_cut_at_max_tokens_is_asked_again_with_twice_the_budget() -
         server.inject("length", prompt="evaluator")
         driver.run_inline(str(run.pk))
         budgets = [r["body"]["max_tokens"] for r in server.requests if r["prompt_name"] == "evaluator"]
-        again = start_run(run.brief, user=run.created_by, profile="quick", enqueue=False)
+        again = start_run(
+            brief=run.brief, user=run.created_by, profile="quick", enqueue=False, workflow="memo"
+        )
         asked = server.request_count
         driver.run_inline(str(again.pk))
         assert server.request_count == asked  # the answer that needed the larger budget is the cache entry

@@ -39,7 +39,7 @@ def _run(profile: str = "quick") -> Run:
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    return start_run(brief, user=user, profile=profile, enqueue=False)
+    return start_run(brief=brief, user=user, profile=profile, enqueue=False, workflow="memo")
 
 
 def test_a_quick_run_produces_a_cited_memo_with_every_layer_done() -> None:
@@ -99,7 +99,9 @@ def test_a_rerun_with_unchanged_inputs_makes_no_llm_calls() -> None:
     with fake_llm(script_for(run)) as server:
         driver.run_inline(str(run.pk))
         first = server.request_count
-        again = start_run(run.brief, user=run.created_by, profile="quick", enqueue=False)
+        again = start_run(
+            brief=run.brief, user=run.created_by, profile="quick", enqueue=False, workflow="memo"
+        )
         driver.run_inline(str(again.pk))
         assert server.request_count == first
     again.refresh_from_db()
@@ -140,9 +142,9 @@ def test_bad_input_is_refused_with_a_clear_message() -> None:
     with pytest.raises(ServiceError, match="needs a question"):
         create_brief(owner=user, ticker="AAPL", question="   ")
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    start_run(brief, user=user, profile="quick", enqueue=False)
+    start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
     with pytest.raises(ServiceError, match="already queued or running"):
-        start_run(brief, user=user, profile="quick", enqueue=False)
+        start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
     assert Run.objects.filter(brief=brief).count() == 1
 
 

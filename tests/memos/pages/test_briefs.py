@@ -27,13 +27,31 @@ def test_a_person_may_have_only_so_many_runs_queued_or_running(alice: User, sett
     company()
     settings.RUN_MAX_ACTIVE_PER_USER = 2
     for n in range(2):
-        ask(owner=alice, ticker="AAPL", question=f"Question {n}: is the margin durable?")
+        ask(
+            owner=alice,
+            ticker="AAPL",
+            question=f"Question {n}: is the margin durable?",
+            workflow="memo",
+            profile="quick",
+        )
     with pytest.raises(ServiceError, match="You have 2 runs queued or running"):
-        ask(owner=alice, ticker="AAPL", question="A third, while two are waiting")
+        ask(
+            owner=alice,
+            ticker="AAPL",
+            question="A third, while two are waiting",
+            workflow="memo",
+            profile="quick",
+        )
     assert Run.objects.filter(created_by=alice).count() == 2
     assert not Brief.objects.filter(question__startswith="A third").exists()  # refused: nothing written
     Run.objects.filter(created_by=alice).update(status=Run.Status.DONE)
-    ask(owner=alice, ticker="AAPL", question="A third, once the others finished")
+    ask(
+        owner=alice,
+        ticker="AAPL",
+        question="A third, once the others finished",
+        workflow="memo",
+        profile="quick",
+    )
 
 
 def test_the_bound_is_per_person(alice: User, settings: Any) -> None:
@@ -41,8 +59,8 @@ def test_the_bound_is_per_person(alice: User, settings: Any) -> None:
 
     company()
     settings.RUN_MAX_ACTIVE_PER_USER = 1
-    ask(owner=alice, ticker="AAPL", question="Alice's question")
-    ask(owner=analyst("dave"), ticker="AAPL", question="Dave's question")
+    ask(owner=alice, ticker="AAPL", question="Alice's question", workflow="memo", profile="quick")
+    ask(owner=analyst("dave"), ticker="AAPL", question="Dave's question", workflow="memo", profile="quick")
     assert Run.objects.count() == 2
 
 
@@ -106,7 +124,7 @@ def test_the_brief_form_shows_the_refusal_and_keeps_what_was_typed(
 
 def test_a_second_identical_submission_meets_the_one_active_run_rule(alice: User) -> None:
     company()
-    first = ask(owner=alice, ticker="AAPL", question="Same question")
+    first = ask(owner=alice, ticker="AAPL", question="Same question", workflow="memo", profile="quick")
     with pytest.raises(ServiceError, match="already queued or running"):
-        ask(owner=alice, ticker="AAPL", question="Same question")
+        ask(owner=alice, ticker="AAPL", question="Same question", workflow="memo", profile="quick")
     assert Brief.objects.count() == 1 and Run.objects.get() == first

@@ -169,7 +169,7 @@ def test_the_memo_of_a_full_run_reads_as_many_rows_as_the_memo_of_a_quick_one(cl
     memo_counts = []
     for profile in ("quick", "full"):
         brief = create_brief(owner=user, ticker="AAPL", question=f"Is the {profile} margin story durable?")
-        run = start_run(brief, user=user, profile=profile, enqueue=False)
+        run = start_run(brief=brief, user=user, profile=profile, enqueue=False, workflow="memo")
         with fake_llm(script_for(run)):
             driver.run_inline(str(run.pk))
         for step in AgentStep.objects.filter(run=run, status=AgentStep.Status.DONE):

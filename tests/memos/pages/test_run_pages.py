@@ -167,7 +167,7 @@ def _finished_run(profile: str, edit: Callable[[dict[str, list[Any]], Run], None
     load_desk_data("AAPL")
     user = analyst("ana")
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    run = start_run(brief, user=user, profile=profile, enqueue=False)
+    run = start_run(brief=brief, user=user, profile=profile, enqueue=False, workflow="memo")
     script = script_for(run)
     if edit is not None:
         edit(script, run)
@@ -333,7 +333,11 @@ async def test_a_connecting_page_receives_the_status_and_every_step_card(alice: 
     def planned_run() -> tuple[Run, list[int]]:
         company()
         run = start_run(
-            create_brief(owner=alice, ticker="AAPL", question=QUESTION), user=alice, enqueue=False
+            brief=create_brief(owner=alice, ticker="AAPL", question=QUESTION),
+            user=alice,
+            enqueue=False,
+            workflow="memo",
+            profile="full",
         )
         AgentStep.objects.filter(run=run, key="evidence").update(status="done", output={"specialists": {}})
         return run, list(run.steps.values_list("pk", flat=True))

@@ -117,7 +117,7 @@ def desk() -> dict[str, User]:
 def test_a_hostile_model_cannot_vote_approve_publish_or_send_mail(desk: dict[str, User]) -> None:
     memberships = sorted(User.groups.through.objects.values_list("user_id", "group_id"))
     brief = create_brief(owner=desk["ana"], ticker="AAPL", question=QUESTION)
-    run = start_run(brief, user=desk["ana"], profile="quick", enqueue=False)
+    run = start_run(brief=brief, user=desk["ana"], profile="quick", enqueue=False, workflow="memo")
     with smtp_inbox() as inbox, fake_llm(hostile_script(run)) as server:
         driver.run_inline(str(run.pk))
         asked = {request["prompt_name"] for request in server.requests}
@@ -166,7 +166,7 @@ def test_a_hostile_model_cannot_vote_approve_publish_or_send_mail(desk: dict[str
 
 def test_the_version_page_shows_a_hostile_models_text_as_text(desk: dict[str, User]) -> None:
     brief = create_brief(owner=desk["ana"], ticker="AAPL", question=QUESTION)
-    run = start_run(brief, user=desk["ana"], profile="quick", enqueue=False)
+    run = start_run(brief=brief, user=desk["ana"], profile="quick", enqueue=False, workflow="memo")
     with fake_llm(hostile_script(run)):
         driver.run_inline(str(run.pk))
     version = ArtefactVersion.objects.get(run=run)

@@ -194,7 +194,7 @@ def test_the_review_pages_refuse_with_a_reason_and_a_version_you_may_not_see_is_
 
 def test_a_memo_delivered_not_evaluated_is_frozen_but_cannot_be_voted_on(desk: dict[str, User]) -> None:
     brief = create_brief(owner=desk["ana"], ticker="AAPL", question=QUESTION)
-    run = start_run(brief, user=desk["ana"], profile="quick", enqueue=False)
+    run = start_run(brief=brief, user=desk["ana"], profile="quick", enqueue=False, workflow="memo")
     with fake_llm(script_for(run)) as server:
         server.inject("length", "length", "length", prompt="evaluator")
         driver.run_inline(str(run.pk))

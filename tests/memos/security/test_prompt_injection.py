@@ -29,8 +29,8 @@ from django.test import Client
 from django.urls import reverse
 from pydantic import BaseModel, ValidationError
 
+from agents.evidence import TIER_RANK, EvidenceCatalog, EvidenceItem
 from agents.memo.audit import AuditReport, firewall
-from agents.memo.evidence import TIER_RANK, EvidenceCatalog, EvidenceItem
 from agents.memo.outputs import (
     AuditOutput,
     EvaluationOutput,
@@ -692,7 +692,7 @@ def test_a_hostile_llm_changes_nothing_it_may_not_and_every_check_holds(
     tally = Tally()
     for plan in _plans(unshown_doc):
         brief = create_brief(owner=user, ticker="AAPL", question=f"{QUESTION} ({plan.name})")
-        run = start_run(brief, user=user, profile="quick", enqueue=False)
+        run = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
         before = rows_outside(run)
         started_with = _run_row(run)
         with fake_llm({prompt: list(answers) for prompt, answers in plan.script.items()}) as server:
@@ -724,7 +724,7 @@ def _benign_run(patch: Callable[[dict[str, list[Any]]], None]) -> tuple[Run, Cli
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    run = start_run(brief, user=user, profile="quick", enqueue=False)
+    run = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
     script = script_for(run)
     patch(script)
     with fake_llm(script):

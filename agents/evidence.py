@@ -11,7 +11,27 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from agents.memo.schemas import Tier
+# The fundamentals: filed figures and the ratios code derives from them. Every workflow's evidence
+# shows them (memos.pipeline.evidence); the memo's falsifiers may bind to them (agents.memo.schemas).
+Tier = Literal["HIGH", "MEDIUM", "LOW"]  # filed > guided > anecdotal
+FundamentalMetric = Literal[
+    "revenue",
+    "gross_profit",
+    "operating_income",
+    "net_income",
+    "rnd_expense",
+    "operating_cash_flow",
+    "capex",
+    "cash",
+    "total_liabilities",
+    "stockholders_equity",
+    "eps_diluted",
+    "revenue_growth_yoy",
+    "gross_margin",
+    "operating_margin",
+    "net_margin",
+    "fcf",
+]
 
 TIER_RANK: dict[str, int] = {"LOW": 0, "MEDIUM": 1, "HIGH": 2}
 EvidenceKind = Literal["fact", "document"]

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agents.llm.fakes.server import FakeAnswer
+
 DECK_ROLES = frozenset({"scope_builder", "rubric_builder", "drafter", "scorer", "planner", "reviser"})
 SECTIONS = ("Thesis", "Performance", "Profitability", "Risks", "Recommendation")
 SLIDE_LINE = re.compile(r"^Slide \d+ \[[^\]]*\] (.+)$", re.MULTILINE)
@@ -197,3 +199,8 @@ def _work_order(schema: Mapping[str, Any]) -> dict[str, Any]:
         "slides": [1],
         "instruction": "Say the first slide's point in fewer words.",
     }
+
+
+# What the fake server answers for each of the deck's roles (agents.llm.fakes.server loads it by module name,
+# as memos.pipeline.deck declares it).
+FAKE_ROLES: dict[str, FakeAnswer] = dict.fromkeys(DECK_ROLES, deck_answer)

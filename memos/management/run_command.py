@@ -1,0 +1,129 @@
+"""What every command that starts a run on a new brief shares (``analyze``, ``deck``, and the next workflows'
+commands): the brief's arguments, the one way a run starts (memos.services.runs.ask), following the run with
+a progress bar (``--wait``) or running its stages in this process (``--inline``), and the exit status: 0
+when the run is done or needs review, 1 when it failed (with its reason) or the wait gave up, 2 for bad
+input (one line on stderr). A workflow's command says what its finished run printed and wrote.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from argparse import ArgumentParser
+from typing import Any, ClassVar, NoReturn
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand
+
+from memos.models import DEFAULT_AUDIENCE, AgentStep, Run
+from memos.pipeline import driver
+from memos.pipeline.hooks import hooks
+from memos.pipeline.registry import workflow_for
+from memos.services.errors import ServiceError
+from memos.services.runs import ask
+
+BAR_WIDTH = 30
+POLL_S = 0.5
+FINISHED_OK = (Run.Status.DONE, Run.Status.NEEDS_REVIEW)
+
+
+class RunCommand(BaseCommand):
+    workflow: ClassVar[str]  # Run.workflow of the runs it starts
+    default_profile: ClassVar[str]
+
+    @property
+    def name(self) -> str:
+        return self.workflow if self.workflow != Run.Workflow.MEMO else "analyze"
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        what = workflow_for(self.workflow).choice.split(":")[0].lower()
+        profiles = ", ".join(workflow_for(self.workflow).profiles())
+        parser.add_argument("ticker")
+        parser.add_argument("--brief", required=True, help=f"the question the {what} must answer")
+        parser.add_argument("--audience", default=DEFAULT_AUDIENCE)
+        parser.add_argument("--notes", default="")
+        parser.add_argument("--profile", default=self.default_profile, help=f"one of: {profiles}")
+        parser.add_argument("--user", default="analyst", help="the analyst who owns the brief")
+        parser.add_argument("--wait", action="store_true", help="follow the run until it ends")
+        parser.add_argument("--inline", action="store_true", help="run the stages in this process")
+        parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
+
+    def check_options(self, options: dict[str, Any]) -> str:
+        """What is wrong with the workflow's own options, or ""; checked before anything is written."""
+        return ""
+
+    def needs_the_end(self, options: dict[str, Any]) -> bool:
+        """Whether the command must wait for the run even without ``--wait`` (it writes what the run made)."""
+        return False
+
+    def finish(self, run: Run, seconds: float, options: dict[str, Any]) -> None:
+        """Say what the finished run made (it is done or needs review); raise SystemExit(1) if it is not
+        what was asked for."""
+        self.stdout.write(f"{self.workflow} {run.status} in {seconds:.1f} s: {run.status_message}")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        user = User.objects.filter(username=options["user"]).first()
+        if user is None:
+            self.refuse(f"no user {options['user']!r}; run manage.py bootstrap_demo or pass --user")
+        problem = self.check_options(options)
+        if problem:
+            self.refuse(problem)
+        try:
+            run = ask(
+                owner=user,
+                ticker=options["ticker"],
+                question=options["brief"],
+                audience=options["audience"],
+                notes=options["notes"],
+                workflow=self.workflow,
+                profile=options["profile"],
+                enqueue=not options["inline"],
+            )
+        except ServiceError as exc:
+            self.refuse(str(exc))
+        self.stdout.write(f"run {run.pk} started: {settings.SITE_URL.rstrip('/')}/runs/{run.pk}/")
+        started = time.monotonic()
+        if options["inline"]:
+            driver.run_inline(str(run.pk))
+            hooks().before_exit()  # the notices of the version it froze leave before this process does
+        elif options["wait"] or self.needs_the_end(options):
+            self._follow(run, options["timeout"])
+        else:
+            return
+        run.refresh_from_db()
+        self.stdout.write("")
+        if run.status not in FINISHED_OK:
+            self.stderr.write(f"{self.name}: run {run.status}: {run.status_message}")
+            raise SystemExit(1)
+        self.finish(run, time.monotonic() - started, options)
+
+    def refuse(self, message: str) -> NoReturn:
+        self.stderr.write(f"{self.name}: {message}")
+        raise SystemExit(2)
+
+    def _follow(self, run: Run, timeout: float) -> None:
+        started, last = time.monotonic(), ""
+        while True:
+            run.refresh_from_db()
+            last = self._draw(run, last)
+            if run.status not in Run.ACTIVE_STATUSES:
+                return
+            if time.monotonic() - started > timeout:
+                self.stderr.write(f"\n{self.name}: gave up waiting after {timeout:.0f} s; the run goes on")
+                raise SystemExit(1)
+            time.sleep(POLL_S)
+
+    def _draw(self, run: Run, last: str) -> str:
+        """Redraw the bar in place on a terminal; elsewhere (a log) print a line only when it changes."""
+        steps = AgentStep.objects.filter(run=run)
+        total = steps.count() or 1
+        done = steps.filter(status__in=[AgentStep.Status.DONE, AgentStep.Status.SKIPPED]).count()
+        filled = round(BAR_WIDTH * done / total)
+        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+        line = f"[{bar}] {done}/{total} steps  {run.status_message[:50]:<50}"
+        if sys.stdout.isatty():
+            self.stdout.write(f"\r{line}", ending="")
+        elif line != last:
+            self.stdout.write(line.rstrip())
+        return line

@@ -1,0 +1,90 @@
+"""What the deck's stages read of their run, as one typed object built once per stage (``inputs(ctx)``):
+its configuration, its pinned rubrics, the frozen scope, the figures the data stage chose, the frame every
+slide is drawn in, and the brief's own words and numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from agents.deck.outputs import DeckEvidence, ScopeOutput
+from agents.deck.profile import DeckConfig
+from agents.deck.resolve import DeckFrame
+from agents.deck.rubrics import DECK_R1, DECK_R2
+from agents.deck.spec import Figure
+from agents.llm.types import CallContext
+from agents.rubrics import Rubric
+from memos.pipeline.context import StageContext
+from memos.pipeline.deck.plan import DATA, FIGURES, SCOPE
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.inputs import brief_block, kept_numbers
+from memos.pipeline.prompts import rubric
+
+
+@dataclass
+class DeckInputs:
+    ctx: StageContext
+
+    @cached_property
+    def config(self) -> DeckConfig:
+        return DeckConfig.model_validate(self.ctx.config)
+
+    @cached_property
+    def r1(self) -> Rubric:
+        return rubric(DECK_R1, self.ctx.run)
+
+    @cached_property
+    def r2(self) -> Rubric:
+        return rubric(DECK_R2, self.ctx.run)
+
+    @cached_property
+    def scope(self) -> ScopeOutput:
+        """The frozen scope (read once the scope step has finished)."""
+        found = self.ctx.output(SCOPE, SCOPE, ScopeOutput)
+        if found is None:
+            raise StageFailed("the scope step did not finish")
+        return found
+
+    @cached_property
+    def evidence(self) -> DeckEvidence:
+        found = self.ctx.output(DATA, FIGURES, DeckEvidence)
+        if found is None:
+            raise StageFailed("the figures step did not finish")
+        return found
+
+    @cached_property
+    def figures(self) -> dict[str, Figure]:
+        return {figure.fact_id: figure for figure in self.evidence.figures}
+
+    @cached_property
+    def frame(self) -> DeckFrame:
+        company, brief = self.ctx.run.brief.company, self.ctx.run.brief
+        as_of = self.evidence.as_of
+        return DeckFrame(
+            company=company.name,
+            ticker=company.ticker,
+            subtitle=f"For {brief.audience}" + (f" · data as of {as_of}" if as_of else ""),
+        )
+
+    @cached_property
+    def brief(self) -> str:
+        """The analyst's words, for a prompt's fence (memos.pipeline.inputs)."""
+        return brief_block(self.ctx)
+
+    @cached_property
+    def keep(self) -> frozenset[str]:
+        """The numbers the brief itself contains: a slide may repeat them."""
+        return kept_numbers(self.ctx)
+
+    def call(self, stage: str, role: str) -> CallContext:
+        return CallContext(run_id=self.ctx.run_id, stage=stage, role=role)
+
+
+def inputs(ctx: StageContext) -> DeckInputs:
+    return ctx.inputs(DeckInputs)
+
+
+def figure_lines(found: dict[str, Figure]) -> str:
+    return "\n".join(
+        f"- {f.fact_id}: {f.label} {f.period} = {f.display} ({f.source})" for f in found.values()
+    )
