@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,6 +33,7 @@ from tests.private_services import PrivatePostgres, PrivateRedis
 
 LATENCY_MS = 1500
 STALE_AFTER_S = 4
+REDIS_UNREACHABLE = "Redis is unreachable"  # DeskWorker's warning each time it waits for Redis
 
 
 @pytest.fixture
@@ -197,8 +197,10 @@ def test_a_worker_started_while_redis_is_down_waits_for_it_and_then_works(
     desk = Desk(env)
     try:
         worker = desk.worker()
-        time.sleep(4)  # long enough to import the pipeline and meet the closed port
-        assert worker.poll() is None, desk.log_tails()  # RQ's own worker exits here, and run.sh with it
+        # It met the closed port twice, waiting in between: RQ's own worker exits at the first, and run.sh
+        # with it.
+        desk.wait_for_log(worker, REDIS_UNREACHABLE, times=2, timeout=60)
+        assert worker.poll() is None, desk.log_tails()
         redis_server.start()
         queue = Queue("default", connection=redis.Redis.from_url(redis_server.url))
         job = queue.enqueue("os.getpid")
@@ -223,7 +225,7 @@ def test_a_work_loop_that_ends_while_redis_is_down_still_records_its_death_and_w
         wait_for(lambda: job.get_status(refresh=True) == "started", 60, "the job to start")
         # The job ends while Redis is down: the loop breaks, and its teardown cannot reach Redis either.
         redis_server.stop()
-        time.sleep(4)
+        desk.wait_for_log(worker, REDIS_UNREACHABLE, timeout=30)  # the teardown waits for Redis
         assert worker.poll() is None, desk.log_tails()
         redis_server.start()
         second = Queue("default", connection=redis.Redis.from_url(redis_server.url)).enqueue("os.getpid")
