@@ -84,6 +84,9 @@ class DeskWorker(Worker):
             worked = bool(super().work(*args, **kwargs)) or worked
             if (
                 self._stop_requested
+                # An idle worker asked to stop (SIGTERM, Ctrl-C) ends its loop with StopRequested and leaves
+                # _stop_requested unset; only the request's date says it was asked.
+                or self._shutdown_requested_date is not None
                 or kwargs.get("burst")
                 or kwargs.get("max_jobs")
                 or kwargs.get("max_idle_time")

@@ -1,7 +1,8 @@
 """A deck version in a real browser: its analyst pages through the slides with the arrow keys and the
 thumbnail strip, and reads a figure's citation by focusing it with the keyboard and by hovering it.
 
-The deck run finishes in this process on the fake LLM; Daphne serves the desk from the same test database.
+The deck run finishes in this process on the fake LLM; the web server serves the desk from the same test
+database.
 Screenshots go to var/screenshots/deck/ to be looked at.
 """
 

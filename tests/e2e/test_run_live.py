@@ -1,8 +1,10 @@
 """An analyst starts a run in a real browser and watches it finish live, then reads its documents.
 
-Daphne serves the pages and the socket, a real RQ worker runs the pipeline, the fake OpenAI-compatible
-server answers (300 ms a call), all on loopback. The worker starts only once the run page is open, so the
-page must learn every change from the socket: it is never reloaded while the run goes on.
+The web server scripts/run.sh starts (two uvicorn processes) serves the pages and the socket, a real RQ
+worker runs the pipeline, the fake OpenAI-compatible server answers (300 ms a call), all on loopback. The
+run page is served by one server process and its socket accepted by the other, as happens in production;
+the worker starts only once the run page is open, so the page must learn every change from that socket
+(through Redis, from the worker's process): it is never reloaded while the run goes on.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 QUESTION = "Does cash generation fund the next product cycle, or is the market right to discount it?"
 RUN_TIMEOUT_MS = 90_000
+LOG_TIMEOUT_S = 10.0
+# Each load of the page opens a new socket, accepted by whichever server process is quicker: about one in
+# four lands in the other process here (measured), so 40 loads all in one process would be a broken server.
+SPLIT_TRIES = 40
 
 # Every card a swap puts into the pipeline, per step key, in order: the test reads how a card moved.
 RECORD_CARDS = """
@@ -88,11 +94,39 @@ def steps_of(run: Run) -> int:
     return AgentStep.objects.filter(run=run).count()
 
 
+def served_by(desk: Desk, since: int, request: str) -> int:
+    """The server process that logged ``request`` (a page's GET, a socket's accept) after ``since``."""
+    deadline = time.monotonic() + LOG_TIMEOUT_S
+    while time.monotonic() < deadline:
+        found = [line.pid for line in desk.served(since) if line.request.startswith(request)]
+        if found:
+            return found[-1]
+        time.sleep(0.05)  # polling the log file, which another process writes
+    raise AssertionError(f"the server logged no {request!r} within {LOG_TIMEOUT_S:.0f} s")
+
+
+def page_and_socket_in_two_processes(page: Page, desk: Desk, run: Run) -> tuple[int, int]:
+    """Load the run page until the process that served it and the one that accepted its socket differ:
+    (page's process, socket's process)."""
+    for _ in range(SPLIT_TRIES):
+        since = desk.log_mark()
+        page.reload()
+        expect(page.locator("#live")).to_have_attribute("data-state", "live")
+        served = served_by(desk, since, f"GET /runs/{run.pk}/ ")
+        accepted = served_by(desk, since, f"WebSocket /ws/runs/{run.pk}/")
+        if served != accepted:
+            return served, accepted
+    raise AssertionError(f"{SPLIT_TRIES} loads of the run page: each socket sat in the page's own process")
+
+
 def land_on_the_queued_run(page: Page, desk: Desk) -> Run:
     log_in(page, desk, "ana", "ana-secret-pass")
     shot(page, "00-home")
     start_brief(page)
     run = Run.objects.get()
+    served, accepted = page_and_socket_in_two_processes(page, desk, run)
+    assert {served, accepted} == desk.server_pids(), (served, accepted, desk.server_pids())
+    print(f"\ne2e: the run page came from server process {served}, its socket sits in {accepted}")
     page.evaluate("window.__sameDocument = true")
     expect(page.locator("#live")).to_have_attribute("data-state", "live")
     expect(page.locator("li.step")).to_have_count(steps_of(run))

@@ -13,6 +13,7 @@ group, as anyone with Redis access could, must be refused by run.js, with and wi
 from __future__ import annotations
 
 import asyncio
+import copy
 import re
 import time
 from collections import defaultdict
@@ -26,6 +27,7 @@ import pytest
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.test import Client, override_settings
 from django.urls import reverse
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, expect
 
@@ -50,7 +52,7 @@ from memos.pipeline.memo.plan import iteration_key
 from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
 from tests.e2e.conftest import SCREENSHOTS, Desk, e2e_redis_url, start_desk
 from tests.e2e.test_run_live import log_in
-from tests.e2e.xss_payloads import ID, Placer, corpus
+from tests.e2e.xss_payloads import ID, Payload, Placer, corpus
 from tests.memos.injection_payloads import limit as bound
 from tests.memos.pipeline_support import analyst, load_desk_data
 
@@ -601,6 +603,101 @@ def read_the_admin(page: Page, desk: Desk, run: Run, plan: Plan, watch: Watch) -
     for name, url, expected in pages:
         page.goto(f"{desk.base_url}{url}")
         watch.check(page, name, expected, shot=name in ("admin-brief", "admin-llm-call-competitive"))
+
+
+# --- the positive control: the same detector, on a page that does not escape
+
+
+def control_payloads() -> list[Payload]:
+    """One payload of each way in that needs no click: a script element, a frame, two event handlers. In
+    this order: markup after an unclosed ``<svg`` is SVG, where an iframe is no frame."""
+    wanted = [
+        "<script>window.__xss=/{}/.source</script>",
+        '<iframe srcdoc="<script>window.__xss=/{}/.source</script>"></iframe>',
+        "<img src=x onerror=window.__xss=/{}/.source>",
+        "<svg onload=window.__xss=/{}/.source>",
+    ]
+    chosen = {form: p for p in corpus() for form in wanted if p.text == form.format(p.pid)}
+    assert set(chosen) == set(wanted), sorted(chosen)
+    return [chosen[form] for form in wanted]
+
+
+@dataclass(frozen=True)
+class Unescaped:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def serve_at(self, page: Page, url: str) -> None:
+        """``page`` gets this instead of the desk's answer for ``url`` (and only for it)."""
+        page.route(
+            lambda address: address == url,
+            lambda route: route.fulfill(status=self.status, headers=self.headers, body=self.body),
+        )
+
+
+def unescaped(user: User, path: str) -> Unescaped:
+    """``path`` as the desk's own view and template render it for ``user``, with autoescape switched off
+    (in this process only): what a page would be if its escaping were lost. Its headers, the policy
+    included, are the real ones."""
+    templates: list[dict[str, Any]] = copy.deepcopy(settings.TEMPLATES)
+    for engine in templates:
+        engine["OPTIONS"]["autoescape"] = False
+    with override_settings(TEMPLATES=templates):
+        client = Client()
+        client.force_login(user)
+        response = client.get(path)
+    return Unescaped(response.status_code, dict(response.items()), response.content)
+
+
+def test_the_detector_sees_a_payload_run_on_a_page_whose_escaping_is_switched_off(
+    browser: Browser, desk_factory: list[Desk]
+) -> None:
+    payloads = control_payloads()
+    ids = {p.pid for p in payloads}
+    ana = analyst("ana")
+    text = " ".join(p.text for p in payloads)
+    SourceDocument.objects.create(
+        doc_id="xss:control", kind="news", title=text, source="wire", text=text, published=date(2031, 1, 1)
+    )
+    path = reverse("source_document", args=["xss:control"])
+    desk = start_desk(desk_factory, {}, latency_ms=0)
+    url = f"{desk.base_url}{path}"
+    control = unescaped(ana, path)
+    assert control.status == 200 and "Content-Security-Policy" in control.headers
+
+    # The desk's page, escaped: every payload shown as text, nothing run, nothing for the policy to stop.
+    watch = Watch()
+    context = watch.context(browser)
+    page = watch.page(context)
+    log_in(page, desk, "ana", "ana-secret-pass")
+    page.goto(url)
+    watch.check(page, "control-escaped", ids)
+    assert not watch.executed and not watch.violations, (watch.executed, watch.violations)
+
+    # The same page unescaped, served at the same address with the same policy: the policy stops the
+    # payloads, the detector hears it, and the page's audit finds the markup.
+    control.serve_at(page, url)
+    page.goto(url)
+    with pytest.raises(AssertionError, match="markup no page may contain"):
+        watch.check(page, "control-unescaped")
+    assert watch.violations and not watch.executed, (watch.violations, watch.executed)
+    context.close()
+
+    # Without the policy, the payloads run, and the detector names every one of them.
+    watch = Watch()
+    context = watch.context(browser, bypass_csp=True)
+    page = watch.page(context)
+    control.serve_at(page, url)
+    page.goto(url)
+    expect(page.locator("h2 svg")).to_have_count(1)  # the unescaped title is markup now
+    deadline = time.monotonic() + 10
+    while not ids <= set(watch.executed) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert set(watch.executed) >= ids, f"the detector missed payloads that ran: {ids - set(watch.executed)}"
+    with pytest.raises(AssertionError, match="a payload ran"):
+        watch.check(page, "control-unescaped-no-csp")
+    context.close()
 
 
 def test_no_payload_runs_in_any_page_drawer_or_live_update(

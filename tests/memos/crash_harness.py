@@ -105,6 +105,27 @@ class Desk:
         self.logs.append(log)
         return process
 
+    def log_of(self, process: subprocess.Popen[bytes]) -> str:
+        return self.logs[self.processes.index(process)].read_text(errors="replace")
+
+    def wait_for_log(
+        self, process: subprocess.Popen[bytes], text: str, *, times: int = 1, timeout: float
+    ) -> None:
+        """Until ``process``'s log says ``text`` (``times`` times), or fail with every log's end (at once
+        if the process exits first)."""
+
+        def said() -> bool:
+            if self.log_of(process).count(text) >= times:
+                return True
+            if process.poll() is not None:
+                raise AssertionError(f"it exited with {process.returncode} before saying {text!r}")
+            return False
+
+        try:
+            wait_for(said, timeout, f"{text!r} in its log")
+        except AssertionError as late:
+            raise AssertionError(f"{late}\n{self.log_tails()}") from None
+
     def log_tails(self) -> str:
         """The end of every process's log: what a failing assertion shows."""
         return "\n".join(f"== {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in self.logs)

@@ -169,8 +169,7 @@ def test_a_hanging_request_does_not_keep_the_server_from_stopping() -> None:
 
     waiting = threading.Thread(target=client)
     waiting.start()
-    while server.request_count == 0:
-        time.sleep(0.01)
+    wait_until(lambda: server.request_count > 0)  # the hanging request has arrived
     started = time.monotonic()
     server.stop()
     waiting.join(timeout=5)
@@ -257,7 +256,7 @@ def test_a_raw_fault_with_a_bad_field_is_refused(server: FakeLLMServer, fault: d
 def wait_until(condition: Callable[[], bool], timeout_s: float = 5) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
+        assert time.monotonic() < deadline, f"timed out after {timeout_s:.0f} s waiting for the fake server"
         time.sleep(0.005)
 
 

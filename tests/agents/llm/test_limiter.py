@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
+from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
+from typing import cast
 
 import pytest
 import redis
@@ -16,8 +19,11 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from agents.llm.errors import TransientError
-from agents.llm.limiter import RedisLimiter, ThreadLimiter
+from agents.llm.limiter import Limiter, RedisLimiter, ThreadLimiter
 from tests.private_services import PrivateRedis, free_port
+
+WAIT_S = 5.0
+CRASH_LEASE_S = 0.5
 
 
 def test_a_thread_limiter_never_lets_more_than_limit_threads_in() -> None:
@@ -43,10 +49,37 @@ def test_a_thread_limiter_never_lets_more_than_limit_threads_in() -> None:
     assert most == 3
 
 
+class CallFailed(Exception):
+    """What a call inside a slot raised (a timeout, a refused answer): the slot must be given back."""
+
+
+def enters(limiter: Limiter, key: str) -> threading.Event:
+    """A thread that takes a slot of ``key`` (and gives it back): set once it got in."""
+    entered = threading.Event()
+
+    def take() -> None:
+        with limiter.slot(key):
+            entered.set()
+
+    threading.Thread(target=take, daemon=True).start()
+    return entered
+
+
 def test_each_endpoint_has_its_own_cap() -> None:
     limiter = ThreadLimiter(1)
-    with limiter.slot("a"), limiter.slot("b"):
-        pass  # holding "a" does not block "b"
+    with limiter.slot("a"):
+        second_on_a = enters(limiter, "a")
+        assert enters(limiter, "b").wait(WAIT_S), "holding 'a' blocked 'b'"
+        # Started before the one on "b", which got in and out meanwhile: "a" is full, so it still waits.
+        assert not second_on_a.is_set()
+    assert second_on_a.wait(WAIT_S), "'a' was not given back"
+
+
+def test_a_thread_slot_is_given_back_when_the_call_raises() -> None:
+    limiter = ThreadLimiter(1)
+    with pytest.raises(CallFailed), limiter.slot("endpoint"):
+        raise CallFailed
+    assert enters(limiter, "endpoint").wait(WAIT_S), "the only slot stayed taken after the error"
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +141,12 @@ def take_slot(limiter: RedisLimiter, when: list[float]) -> None:
         when.append(time.monotonic())
 
 
+def holders(client: redis.Redis, key: str) -> dict[str, float]:
+    """Who holds a slot of ``key`` (``prefix:endpoint``), with each one's lease expiry (Redis ms)."""
+    entries = cast(list[tuple[bytes, float]], client.zrange(key, 0, -1, withscores=True))
+    return {member.decode(): score for member, score in entries}
+
+
 def test_a_call_longer_than_the_lease_keeps_its_slot_until_it_ends(private_redis: str) -> None:
     # The local model's calls take minutes; a lease of 0.3 s stands for one far shorter than the call.
     client = redis.Redis.from_url(private_redis)
@@ -115,18 +154,77 @@ def test_a_call_longer_than_the_lease_keeps_its_slot_until_it_ends(private_redis
     other = RedisLimiter(redis.Redis.from_url(private_redis), 1, lease_s=0.3, poll_s=0.01, prefix="long-call")
     got_in_at: list[float] = []
     with limiter.slot("endpoint"):
-        started = time.monotonic()
+        ((holder, first_expiry),) = holders(client, "long-call:endpoint").items()
         waiter = threading.Thread(target=take_slot, args=(other, got_in_at))
         waiter.start()
-        time.sleep(1.5)  # five leases long
+        # The call goes on until its lease has been renewed five leases past its first expiry; all along,
+        # the second caller must stay out.
+        deadline = time.monotonic() + 10
+        while holders(client, "long-call:endpoint").get(holder, 0) < first_expiry + 5 * 300:
+            assert not got_in_at, "a second caller got a slot while the first call was still running"
+            assert time.monotonic() < deadline, "the running call's lease was not renewed"
+            time.sleep(0.01)  # polling Redis
         assert not got_in_at, "a second caller got a slot while the first call was still running"
         ended = time.monotonic()
     waiter.join(timeout=5)
-    assert got_in_at and got_in_at[0] >= ended and ended - started >= 1.5
+    assert got_in_at and got_in_at[0] >= ended
     client.close()
 
 
-def test_a_restarted_redis_is_waited_for_and_the_slot_then_taken(tmp_path: Path) -> None:
+def test_a_redis_slot_is_given_back_when_the_call_raises(private_redis: str) -> None:
+    client = redis.Redis.from_url(private_redis)
+    limiter = RedisLimiter(client, 1, lease_s=30, poll_s=0.01, prefix="error-test")
+    with pytest.raises(CallFailed), limiter.slot("endpoint"):
+        assert len(holders(client, "error-test:endpoint")) == 1
+        raise CallFailed
+    assert holders(client, "error-test:endpoint") == {}
+    # At once, not after the 30 s lease.
+    assert RedisLimiter(client, 1, prefix="error-test").try_acquire("endpoint", "next-call")
+    client.close()
+
+
+def hold_until_killed(url: str, prefix: str, inside: EventType) -> None:
+    """In a separate process: take the only slot and hold it (its lease renewed) until killed."""
+    limiter = RedisLimiter(redis.Redis.from_url(url), 1, lease_s=CRASH_LEASE_S, poll_s=0.01, prefix=prefix)
+    with limiter.slot("endpoint"):
+        inside.set()
+        threading.Event().wait()
+
+
+def test_a_killed_holders_slot_comes_free_when_its_lease_runs_out(private_redis: str) -> None:
+    context = multiprocessing.get_context("spawn")
+    inside = context.Event()
+    holder = context.Process(target=hold_until_killed, args=(private_redis, "crash-test", inside))
+    holder.start()
+    client = redis.Redis.from_url(private_redis)
+    limiter = RedisLimiter(client, 1, lease_s=CRASH_LEASE_S, poll_s=0.01, prefix="crash-test")
+    try:
+        assert inside.wait(20), "the holder process never got its slot"
+        ((_, first_expiry),) = holders(client, "crash-test:endpoint").items()
+        # Alive, it keeps the slot past its first lease (renewed from its own thread)...
+        deadline = time.monotonic() + 10
+        while max(holders(client, "crash-test:endpoint").values()) < first_expiry + 3 * CRASH_LEASE_S * 1000:
+            assert not limiter.try_acquire("endpoint", "newcomer"), "a newcomer joined a live holder"
+            assert time.monotonic() < deadline, "the live holder's lease was not renewed"
+            time.sleep(0.01)  # polling Redis
+        holder.kill()  # ... killed mid-call (SIGKILL: no release, no more renewals)
+        holder.join(timeout=10)
+        killed = time.monotonic()
+        # Free within one lease of the kill (the renewal just before it counts), not held for ever.
+        assert enters(limiter, "endpoint").wait(CRASH_LEASE_S + WAIT_S), "the killed holder kept its slot"
+        waited = time.monotonic() - killed
+    finally:
+        if holder.is_alive():
+            holder.kill()
+            holder.join(timeout=10)
+        client.close()
+    assert holder.exitcode == -signal.SIGKILL
+    assert waited < CRASH_LEASE_S + 1.0, waited
+
+
+def test_a_restarted_redis_is_waited_for_and_the_slot_then_taken(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     server = PrivateRedis(tmp_path)
     server.start()
     limiter = RedisLimiter(redis.Redis.from_url(server.url), 1, poll_s=0.01, outage_s=30, prefix="restart")
@@ -134,8 +232,13 @@ def test_a_restarted_redis_is_waited_for_and_the_slot_then_taken(tmp_path: Path)
     taken: list[float] = []
     waiter = threading.Thread(target=take_slot, args=(limiter, taken))
     waiter.start()
-    time.sleep(0.5)
-    assert not taken  # Redis is down: the call waits instead of failing
+    # The call met the closed port twice and waits on: it does not fail.
+    deadline = time.monotonic() + WAIT_S
+    while sum("cannot reach Redis" in record.getMessage() for record in caplog.records) < 2:
+        assert waiter.is_alive(), "the call ended while Redis was down"
+        assert time.monotonic() < deadline, "the limiter never said it was waiting for Redis"
+        time.sleep(0.01)  # polling the captured log
+    assert not taken and waiter.is_alive()
     server.start()
     waiter.join(timeout=10)
     assert taken

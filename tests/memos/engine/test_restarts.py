@@ -35,6 +35,8 @@ from tests.private_services import PrivatePostgres, PrivateRedis
 
 LATENCY_MS = 1500
 STALE_AFTER_S = 4
+OUTAGE_S = 6
+REDIS_UNREACHABLE = "Redis is unreachable"  # DeskWorker's warning each time it waits for Redis
 
 
 @pytest.fixture
@@ -88,7 +90,7 @@ import itertools
 import json
 from memos.models import Run
 from memos.pipeline.memo.rehearsal import script_for_run
-print(json.dumps(script_for_run(Run.objects.get(pk="{run_id}"), repeats=1)))
+print(json.dumps(script_for_run(Run.objects.get(pk="{run_id}"), repeats={repeats})))
 """
 
 
@@ -105,11 +107,8 @@ def call_in_flight(server: FakeLLMServer, prefix: str) -> Callable[[], bool]:
     return check
 
 
-def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_call_once(
-    servers: tuple[PrivatePostgres, PrivateRedis],
-) -> None:
-    postgres, redis_server = servers
-    env = {
+def desk_env(postgres: PrivatePostgres, redis_server: PrivateRedis, **extra: str) -> dict[str, str]:
+    return {
         **os.environ,
         "DATABASE_URL": postgres.url,
         "REDIS_URL": redis_server.url,
@@ -118,7 +117,13 @@ def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_c
         "RUN_HEARTBEAT_S": "1",
         "RUN_STALE_AFTER_S": str(STALE_AFTER_S),
         "PYTHONUNBUFFERED": "1",
+        **extra,
     }
+
+
+def queued_quick_run(env: dict[str, str], *, repeats: int = 1) -> tuple[str, dict[str, list[Any]]]:
+    """A migrated database with the data a run needs, a quick run queued by ``analyze``, and the
+    rehearsal's answers for it, each ``repeats`` times: (run id, script)."""
     manage(env, "migrate", "--noinput")
     manage(env, "bootstrap_demo", "--no-data")
     manage(env, "shell", "-c", PREPARE)
@@ -126,40 +131,51 @@ def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_c
         env, "analyze", "AAPL", "--brief", "Does the cash cycle fund the buyback?", "--profile", "quick"
     )
     run_id = out.split()[1]
-    script = json.loads(manage(env, "shell", "--no-imports", "-c", SCRIPT.format(run_id=run_id)))
+    return run_id, json.loads(
+        manage(env, "shell", "--no-imports", "-c", SCRIPT.format(run_id=run_id, repeats=repeats))
+    )
+
+
+def with_endpoint(env: dict[str, str], server: FakeLLMServer) -> dict[str, str]:
+    return env | {
+        "LLM_BASE_URL": server.url,
+        "LLM_API_KEY": "test-key",
+        "LLM_MODEL": "fake-synthesizer",
+        "LLM_MODEL_EVALUATOR": "fake-evaluator",
+    }
+
+
+def stage_is(postgres: PrivatePostgres, run_id: str, name: str) -> Callable[[], bool]:
+    return lambda: fetch(postgres, "SELECT stage FROM memos_run WHERE id = %s", run_id)[0][0] == name
+
+
+def finished(postgres: PrivatePostgres, run_id: str) -> Callable[[], bool]:
+    active = ("queued", "running")
+    return lambda: fetch(postgres, "SELECT status FROM memos_run WHERE id = %s", run_id)[0][0] not in active
+
+
+def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_call_once(
+    servers: tuple[PrivatePostgres, PrivateRedis],
+) -> None:
+    postgres, redis_server = servers
+    env = desk_env(postgres, redis_server)
+    run_id, script = queued_quick_run(env)
     with FakeLLMServer(latency_ms=LATENCY_MS, script=script, answers=fake_answers()) as server:
-        env |= {
-            "LLM_BASE_URL": server.url,
-            "LLM_API_KEY": "test-key",
-            "LLM_MODEL": "fake-synthesizer",
-            "LLM_MODEL_EVALUATOR": "fake-evaluator",
-        }
-        desk = Desk(env)
+        desk = Desk(with_endpoint(env, server))
         try:
             desk.watchdog()
             desk.worker()
             desk.worker()
 
-            def stage_is(name: str) -> Callable[[], bool]:
-                return lambda: (
-                    fetch(postgres, "SELECT stage FROM memos_run WHERE id = %s", run_id)[0][0] == name
-                )
-
-            wait_for(stage_is("specialists"), 60, "the specialists stage")
+            wait_for(stage_is(postgres, run_id, "specialists"), 60, "the specialists stage")
             wait_for(call_in_flight(server, "specialist_"), 30, "a specialist call in flight")
             redis_server.restart()
 
-            wait_for(stage_is("synthesis"), 90, "the synthesis stage")
+            wait_for(stage_is(postgres, run_id, "synthesis"), 90, "the synthesis stage")
             wait_for(call_in_flight(server, "synthesizer"), 30, "a synthesis call in flight")
             postgres.restart()
 
-            def finished() -> bool:
-                with_status = fetch(
-                    postgres, "SELECT status, status_message FROM memos_run WHERE id = %s", run_id
-                )
-                return with_status[0][0] not in ("queued", "running")
-
-            wait_for(finished, 120, "the run to finish")
+            wait_for(finished(postgres, run_id), 120, "the run to finish")
             workers_alive = [p.poll() is None for p in desk.processes]
         finally:
             desk.stop()
@@ -188,6 +204,63 @@ def test_a_run_survives_a_redis_restart_and_a_postgres_restart_paying_for_each_c
     assert all(workers_alive), workers_alive
 
 
+def test_a_database_down_longer_than_run_db_outage_s_gives_the_paid_answer_up_and_the_run_resumes(
+    servers: tuple[PrivatePostgres, PrivateRedis],
+) -> None:
+    """README, RUN_DB_OUTAGE_S: how long a stage waits for PostgreSQL before a write (a paid LLM answer)
+    gives up. Longer than that, the stage's attempt ends in an error; the watchdog resumes it once the
+    database is back, and the answer that could not be written is asked for again."""
+    postgres, redis_server = servers
+    env = desk_env(postgres, redis_server, RUN_DB_OUTAGE_S=str(OUTAGE_S))
+    run_id, script = queued_quick_run(env, repeats=2)  # the answer given up is asked for again
+    with FakeLLMServer(latency_ms=LATENCY_MS, script=script, answers=fake_answers()) as server:
+        desk = Desk(with_endpoint(env, server))
+        try:
+            desk.watchdog()
+            worker = desk.worker()
+            wait_for(stage_is(postgres, run_id, "synthesis"), 90, "the synthesis stage")
+            wait_for(call_in_flight(server, "synthesizer"), 30, "a synthesis call in flight")
+            postgres.stop()
+            down = time.monotonic()
+            # The answer arrives while the database is down: its ledger write waits, then gives up.
+            desk.wait_for_log(worker, "database unavailable while recording an LLM call", timeout=30)
+            desk.wait_for_log(worker, "the synthesis stage raised", timeout=OUTAGE_S + 60)
+            gave_up_after = time.monotonic() - down
+            postgres.start()
+            wait_for(finished(postgres, run_id), 120, "the run to finish")
+            log = desk.log_of(worker)
+        finally:
+            desk.stop()
+        synthesis = [
+            ledger_hash(server.url, entry["body"])
+            for entry in server.requests
+            if entry["prompt_name"] == "synthesizer"
+        ]
+
+    status, message = fetch(postgres, "SELECT status, status_message FROM memos_run WHERE id = %s", run_id)[0]
+    assert status == "done", message
+    # It waited the whole allowance (from the answer's arrival, at most one call after the stop), no longer.
+    assert OUTAGE_S <= gave_up_after < OUTAGE_S + LATENCY_MS / 1000 + 10, gave_up_after
+    assert "OperationalError" in log
+    # The attempt that gave up ended in an error and was resumed (a second claim of the stage finished it).
+    claims = fetch(
+        postgres,
+        "SELECT outcome, error FROM memos_stageclaim WHERE run_id = %s AND stage = %s ORDER BY lease",
+        run_id,
+        "synthesis",
+    )
+    assert [outcome for outcome, _ in claims] == ["error", "finished"], claims
+    assert "OperationalError" in claims[0][1]
+    # The answer given up was paid for and asked again: one request twice at the wire, recorded once.
+    assert len(synthesis) == 2 and synthesis[0] == synthesis[1], synthesis
+    ok = fetch(
+        postgres,
+        "SELECT count(*) FROM memos_llmcall WHERE request_hash = %s AND outcome = 'ok'",
+        synthesis[0],
+    )
+    assert ok == [(1,)], ok
+
+
 def test_a_worker_started_while_redis_is_down_waits_for_it_and_then_works(
     servers: tuple[PrivatePostgres, PrivateRedis],
 ) -> None:
@@ -198,8 +271,10 @@ def test_a_worker_started_while_redis_is_down_waits_for_it_and_then_works(
     desk = Desk(env)
     try:
         worker = desk.worker()
-        time.sleep(4)  # long enough to import the pipeline and meet the closed port
-        assert worker.poll() is None, desk.log_tails()  # RQ's own worker exits here, and run.sh with it
+        # It met the closed port twice, waiting in between: RQ's own worker exits at the first, and run.sh
+        # with it.
+        desk.wait_for_log(worker, REDIS_UNREACHABLE, times=2, timeout=60)
+        assert worker.poll() is None, desk.log_tails()
         redis_server.start()
         queue = Queue("default", connection=redis.Redis.from_url(redis_server.url))
         job = queue.enqueue("os.getpid")
@@ -224,7 +299,7 @@ def test_a_work_loop_that_ends_while_redis_is_down_still_records_its_death_and_w
         wait_for(lambda: job.get_status(refresh=True) == "started", 60, "the job to start")
         # The job ends while Redis is down: the loop breaks, and its teardown cannot reach Redis either.
         redis_server.stop()
-        time.sleep(4)
+        desk.wait_for_log(worker, REDIS_UNREACHABLE, timeout=30)  # the teardown waits for Redis
         assert worker.poll() is None, desk.log_tails()
         redis_server.start()
         second = Queue("default", connection=redis.Redis.from_url(redis_server.url)).enqueue("os.getpid")
