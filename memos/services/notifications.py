@@ -37,7 +37,7 @@ Event = Notice.Event
 _WHAT: dict[str, str] = {
     Event.FROZEN: "is ready for review",
     Event.VOTE_NEEDED: "is ready: your vote is needed",
-    Event.QUORUM_REACHED: "has its quorum: it is ready for your approval",
+    Event.QUORUM_REACHED: "has its quorum: you may ask for its approval",
     Event.CHANGES_REQUESTED: "came back with changes requested",
     Event.APPROVED: "was approved for publication",
     Event.PUBLISHED: "was published",
