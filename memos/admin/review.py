@@ -152,14 +152,31 @@ class FalsifierWatchAdmin(RecordAdmin[FalsifierWatch]):
 
 @admin.register(Notice)
 class NoticeAdmin(RecordAdmin[Notice]):
-    list_display = ("created_at", "recipient", "event", "version", "emailed_at", "read_at", "email_error")
+    list_display = (
+        "created_at",
+        "recipient",
+        "event",
+        "version",
+        "email_shown",
+        "next_email_at",
+        "read_at",
+        "email_error",
+    )
     list_filter = (
         "event",
         ("emailed_at", admin.EmptyFieldListFilter),
+        ("email_failed_at", admin.EmptyFieldListFilter),
         ("read_at", admin.EmptyFieldListFilter),
     )
     search_fields = ("recipient__username", "recipient__email", "subject")
     list_select_related = ("recipient", "version__brief__company")
+
+    @admin.display(description="e-mail")
+    def email_shown(self, obj: Notice) -> str:
+        """Sent, waiting for its next attempt, or given up (memos.services.notifications)."""
+        if not obj.recipient.email:
+            return "no address: in the app only"
+        return obj.email_state or "not sent yet"
 
 
 class ReviewPolicyForm(forms.ModelForm[ReviewPolicy]):

@@ -10,6 +10,7 @@
 #   for the version's approval (memos.services.review.cast_vote, the sealed ballot); a notice's recipient,
 #   version, event and words never change, only its read and e-mail bookkeeping
 #   (memos.services.notifications).
+# - A notice's e-mail is retried with backoff and given up after the last attempt (the attempt columns).
 #
 # Every refusal is an integrity violation, so Django raises IntegrityError.
 
@@ -118,7 +119,10 @@ CREATE TRIGGER memos_vote_guard BEFORE INSERT OR UPDATE OR DELETE ON memos_vote
 
 CREATE OR REPLACE FUNCTION memos_notice_guard() RETURNS trigger AS $$
 DECLARE
-    bookkeeping text[] := ARRAY['read_at', 'sending_since', 'emailed_at', 'email_error'];
+    bookkeeping text[] := ARRAY[
+        'read_at', 'sending_since', 'emailed_at', 'email_error', 'email_attempts', 'next_email_at',
+        'email_failed_at'
+    ];
 BEGIN
     IF TG_OP = 'DELETE' THEN
         RAISE EXCEPTION 'notices are never deleted (notice % to user %)', OLD.id, OLD.recipient_id
@@ -179,6 +183,26 @@ class Migration(migrations.Migration):
             model_name='motion',
             name='min_votes',
             field=models.PositiveSmallIntegerField(blank=True, help_text='the quorum pinned when it opened: non-recused votes cast, at least', null=True),
+        ),
+        migrations.AddField(
+            model_name='notice',
+            name='email_attempts',
+            field=models.PositiveSmallIntegerField(default=0, help_text='failed attempts to e-mail it'),
+        ),
+        migrations.AddField(
+            model_name='notice',
+            name='email_failed_at',
+            field=models.DateTimeField(blank=True, help_text='the last attempt failed: the e-mail is given up, the notice stays', null=True),
+        ),
+        migrations.AddField(
+            model_name='notice',
+            name='next_email_at',
+            field=models.DateTimeField(blank=True, help_text='after a failed attempt: no sender tries again before this', null=True),
+        ),
+        migrations.AlterField(
+            model_name='notice',
+            name='event',
+            field=models.CharField(choices=[('frozen', 'New version ready'), ('vote_needed', 'Your vote is needed'), ('quorum_reached', 'Ready for approval'), ('changes_requested', 'Changes requested'), ('approved', 'Approved'), ('published', 'Published'), ('falsifier_hit', 'A falsifier was hit'), ('escalated', 'Escalated: it never cleared the entry bar')], max_length=20),
         ),
         migrations.AlterField(
             model_name='notice',

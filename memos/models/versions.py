@@ -246,8 +246,8 @@ class AuditEvent(models.Model):
 class Notice(models.Model):
     """What a person is told about a version, in the app and by e-mail: one per person, version and event
     (a database constraint), so nobody hears of the same thing twice. What it says never changes and it is
-    never deleted (a trigger, migration 0013); only its bookkeeping moves: read, and the e-mail's claim and
-    outcome (memos.services.notifications)."""
+    never deleted (a trigger, migration 0013); only its bookkeeping moves: read, and the e-mail's claim,
+    attempts and outcome (memos.services.notifications)."""
 
     class Event(models.TextChoices):
         FROZEN = "frozen", "New version ready"
@@ -257,6 +257,7 @@ class Notice(models.Model):
         APPROVED = "approved", "Approved"
         PUBLISHED = "published", "Published"
         FALSIFIER_HIT = "falsifier_hit", "A falsifier was hit"
+        ESCALATED = "escalated", "Escalated: it never cleared the entry bar"
 
     # Never deleted (a trigger, migration 0013), so neither is the person it was sent to: deactivate them.
     recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="notices")
@@ -270,6 +271,13 @@ class Notice(models.Model):
     sending_since = models.DateTimeField(null=True, blank=True, help_text="a sender has claimed the e-mail")
     emailed_at = models.DateTimeField(null=True, blank=True)
     email_error = models.TextField(blank=True)
+    email_attempts = models.PositiveSmallIntegerField(default=0, help_text="failed attempts to e-mail it")
+    next_email_at = models.DateTimeField(
+        null=True, blank=True, help_text="after a failed attempt: no sender tries again before this"
+    )
+    email_failed_at = models.DateTimeField(
+        null=True, blank=True, help_text="the last attempt failed: the e-mail is given up, the notice stays"
+    )
 
     class Meta:
         ordering: ClassVar = ["-created_at", "-id"]
@@ -281,3 +289,15 @@ class Notice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.recipient} · {self.subject}"
+
+    @property
+    def email_state(self) -> str:
+        """The e-mail in a few words, for the notices page and the admin."""
+        if self.emailed_at is not None:
+            return "e-mailed"
+        if self.email_failed_at is not None:
+            tries = f"{self.email_attempts} attempt{'s' if self.email_attempts != 1 else ''}"
+            return f"e-mail failed after {tries}"
+        if self.email_attempts:
+            return f"e-mail not sent yet ({self.email_attempts} failed, trying again)"
+        return ""

@@ -213,9 +213,16 @@ def close_motion(version: ArtefactVersion, because: str, *, actor: Any = None) -
         record(version, Action.MOTION_CLOSED, actor=actor, detail={"because": because})
 
 
+ESCALATED_NOTE = (
+    "No draft cleared the entry bar within its rebuilds: the closest one is frozen for you to read. A "
+    "refinement cycle does not continue from it; start a new deck run."
+)
+
+
 def _announce(version: ArtefactVersion) -> None:
     """The committee hears that its vote is needed (or that the version waits for an evaluation), the
-    reviewers that a version is ready for review: one notice each."""
+    reviewers that a version is ready for review: one notice each. A deck that never cleared the entry bar
+    (escalated) is its analyst's to act on: they hear of it too."""
     people = notifications.members_of(Roles.COMMITTEE, Roles.REVIEWER)
     committee = people[Roles.COMMITTEE]
     reviewers = [user for user in people[Roles.REVIEWER] if user not in committee]
@@ -224,6 +231,8 @@ def _announce(version: ArtefactVersion) -> None:
     else:
         notifications.notify(version, Notice.Event.FROZEN, committee)
     notifications.notify(version, Notice.Event.FROZEN, reviewers)
+    if version.scores.get("escalated"):
+        notifications.notify(version, Notice.Event.ESCALATED, [version.brief.owner], note=ESCALATED_NOTE)
 
 
 def _pins_and_models(run: Run) -> tuple[dict[str, Any], dict[str, str]]:

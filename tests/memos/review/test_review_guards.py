@@ -235,10 +235,18 @@ def test_a_notices_recipient_version_event_and_words_never_change(
 def test_a_notices_reading_and_email_bookkeeping_still_move(version: ArtefactVersion, bob: User) -> None:
     notice = Notice.objects.get(version=version, recipient=bob)
     now = timezone.now()
-    Notice.objects.filter(pk=notice.pk).update(read_at=now, sending_since=now, email_error="421 try later")
-    Notice.objects.filter(pk=notice.pk).update(sending_since=None, emailed_at=now, email_error="")
+    Notice.objects.filter(pk=notice.pk).update(
+        read_at=now,
+        sending_since=now,
+        email_attempts=2,
+        next_email_at=now,
+        email_error="421 try later",
+    )
+    Notice.objects.filter(pk=notice.pk).update(
+        sending_since=None, emailed_at=now, email_error="", next_email_at=None, email_failed_at=None
+    )
     stored = Notice.objects.get(pk=notice.pk)
-    assert (stored.read_at, stored.emailed_at, stored.email_error) == (now, now, "")
+    assert (stored.read_at, stored.emailed_at, stored.email_attempts) == (now, now, 2)
 
 
 def test_notices_are_never_deleted_nor_the_people_they_were_sent_to(
