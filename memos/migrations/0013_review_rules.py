@@ -11,6 +11,7 @@
 #   version, event and words never change, only its read and e-mail bookkeeping
 #   (memos.services.notifications).
 # - A notice's e-mail is retried with backoff and given up after the last attempt (the attempt columns).
+# - An admin's switch-off of a refinement schedule holds (memos.services.schedules.set_schedule).
 #
 # Every refusal is an integrity violation, so Django raises IntegrityError.
 
@@ -199,6 +200,11 @@ class Migration(migrations.Migration):
             name='next_email_at',
             field=models.DateTimeField(blank=True, help_text='after a failed attempt: no sender tries again before this', null=True),
         ),
+        migrations.AddField(
+            model_name='refineschedule',
+            name='held_off_by_admin',
+            field=models.BooleanField(default=False, help_text='an admin switched it off: only an admin switches it back on'),
+        ),
         migrations.AlterField(
             model_name='notice',
             name='event',
@@ -221,6 +227,10 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name='motion',
             constraint=models.CheckConstraint(condition=models.Q(('closed_at__isnull', False), models.Q(('approval_share__isnull', False), ('min_votes__isnull', False)), _connector='OR'), name='an_open_motion_has_its_policy_pinned'),
+        ),
+        migrations.AddConstraint(
+            model_name='refineschedule',
+            constraint=models.CheckConstraint(condition=models.Q(('held_off_by_admin', False), ('enabled', False), _connector='OR'), name='refine_schedule_held_off_is_off'),
         ),
         migrations.RunSQL(FROZEN_VERSION, FROZEN_VERSION_0008),
         migrations.RunSQL(GUARDS, NO_GUARDS),
