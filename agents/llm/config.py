@@ -4,6 +4,13 @@ Every role (fundamentals, synthesizer, evaluator, ...) resolves to one OpenAI-co
 ``LLM_BASE_URL`` / ``LLM_API_KEY`` / ``LLM_MODEL`` by default, overridden per role by
 ``LLM_BASE_URL_<ROLE>``, ``LLM_API_KEY_<ROLE>`` and ``LLM_MODEL_<ROLE>`` (role upper-cased).
 With no ``LLM_BASE_URL`` the embedded local model server on loopback is used.
+
+Every run has a token budget: ``LLM_RUN_BUDGET_TOKENS``, or ``DEFAULT_RUN_BUDGET_TOKENS`` when it is unset
+(``0`` lifts it). The default covers the full profiles on a hosted model with room to spare: on the fake
+server a full memo run asked 8 calls for 14,645 tokens and a full deck run 22 calls for 31,566; with every
+answer as long as its prompt's ``max_tokens`` allows (six specialists, five synthesis calls over six full
+briefs, the evaluator; a deck's drafts with two rebuilds and eight laps) each comes to about 150,000 tokens
+by estimate. A run that would pass its budget stops with a clear status (agents.llm.gateway).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 LOCAL_MODEL_ALIAS = "local"
+DEFAULT_RUN_BUDGET_TOKENS = 250_000
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -173,7 +181,7 @@ def load_llm_settings(env: Mapping[str, str]) -> LLMSettings:
         timeout_s=_float(env, "LLM_TIMEOUT_S", LOCAL_TIMEOUT_S if using_local else 120.0),
         max_retries=_int(env, "LLM_MAX_RETRIES", 3) or 0,
         max_concurrency=_int(env, "LLM_MAX_CONCURRENCY", 3) or 1,
-        run_budget_tokens=_int(env, "LLM_RUN_BUDGET_TOKENS", None),
+        run_budget_tokens=_int(env, "LLM_RUN_BUDGET_TOKENS", DEFAULT_RUN_BUDGET_TOKENS) or None,
         loopback_only=_bool(env, "LLM_LOOPBACK_ONLY", False),
         prices=_prices(env, "LLM_PRICES"),
     )
