@@ -4,6 +4,13 @@ Every role (fundamentals, synthesizer, evaluator, ...) resolves to one OpenAI-co
 ``LLM_BASE_URL`` / ``LLM_API_KEY`` / ``LLM_MODEL`` by default, overridden per role by
 ``LLM_BASE_URL_<ROLE>``, ``LLM_API_KEY_<ROLE>`` and ``LLM_MODEL_<ROLE>`` (role upper-cased).
 With no ``LLM_BASE_URL`` the embedded local model server on loopback is used.
+
+Every run has a token budget: ``LLM_RUN_BUDGET_TOKENS``, or ``DEFAULT_RUN_BUDGET_TOKENS`` when it is unset
+(``0`` lifts it). The default covers the full profiles on a hosted model with room to spare: on the fake
+server a full memo run asked 8 calls for 14,645 tokens and a full deck run 22 calls for 31,566; with every
+answer as long as its prompt's ``max_tokens`` allows (six specialists, five synthesis calls over six full
+briefs, the evaluator; a deck's drafts with two rebuilds and eight laps) each comes to about 150,000 tokens
+by estimate. A run that would pass its budget stops with a clear status (agents.llm.gateway).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from agents.env import ConfigError, Env
 __all__ = ["ConfigError", "Endpoint", "LLMSettings", "load_llm_settings"]
 
 LOCAL_MODEL_ALIAS = "local"
+DEFAULT_RUN_BUDGET_TOKENS = 250_000
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -137,7 +145,7 @@ def load_llm_settings(environ: Mapping[str, str]) -> LLMSettings:
         timeout_s=env.number("LLM_TIMEOUT_S", LOCAL_TIMEOUT_S if using_local else 120.0, positive=True),
         max_retries=env.whole("LLM_MAX_RETRIES", 3, minimum=0),
         max_concurrency=env.whole("LLM_MAX_CONCURRENCY", 3, minimum=0) or 1,
-        run_budget_tokens=env.optional_whole("LLM_RUN_BUDGET_TOKENS", minimum=0),
+        run_budget_tokens=env.whole("LLM_RUN_BUDGET_TOKENS", DEFAULT_RUN_BUDGET_TOKENS, minimum=0) or None,
         loopback_only=env.flag("LLM_LOOPBACK_ONLY", False),
         prices=_prices(env, "LLM_PRICES"),
     )

@@ -4,7 +4,10 @@
 Versions, the audit trail, votes, motions, the falsifier register and notices are read here, never written.
 Votes, motions and notices move only through memos.services.review and memos.services.notifications, which
 check who may do what and record it; a version's content and the audit trail are frozen in the database too
-(migration 0008's triggers), so even a careless admin class could not change them. The review policy (the
+(migration 0008's triggers), and votes, motions and notices are guarded the same way (0013), so even a
+careless admin class could not change them. The admin's pages show every vote's choice, the open ones'
+too: the sealed ballot is the desk's pages' rule (memos.services.review), superusers hold the database
+anyway, and so a superuser never votes. The review policy (the
 quorum and threshold an approval needs) is the one row edited here. Superusers only, like the rest of the
 admin: the votes' rationales and the audit trail are the committee's, and model permissions handed to a staff
 member do not open these pages.
@@ -119,7 +122,15 @@ class VoteAdmin(RecordAdmin[Vote]):
 
 @admin.register(Motion)
 class MotionAdmin(RecordAdmin[Motion]):
-    list_display = ("version", "is_open", "opened_at", "closed_at", "closed_because")
+    list_display = (
+        "version",
+        "is_open",
+        "opened_at",
+        "min_votes",
+        "approval_share",
+        "closed_at",
+        "closed_because",
+    )
     list_filter = (("closed_at", admin.EmptyFieldListFilter),)
     search_fields = ("version__brief__company__ticker", "closed_because")
     list_select_related = ("version__brief__company",)
@@ -141,14 +152,31 @@ class FalsifierWatchAdmin(RecordAdmin[FalsifierWatch]):
 
 @admin.register(Notice)
 class NoticeAdmin(RecordAdmin[Notice]):
-    list_display = ("created_at", "recipient", "event", "version", "emailed_at", "read_at", "email_error")
+    list_display = (
+        "created_at",
+        "recipient",
+        "event",
+        "version",
+        "email_shown",
+        "next_email_at",
+        "read_at",
+        "email_error",
+    )
     list_filter = (
         "event",
         ("emailed_at", admin.EmptyFieldListFilter),
+        ("email_failed_at", admin.EmptyFieldListFilter),
         ("read_at", admin.EmptyFieldListFilter),
     )
     search_fields = ("recipient__username", "recipient__email", "subject")
     list_select_related = ("recipient", "version__brief__company")
+
+    @admin.display(description="e-mail")
+    def email_shown(self, obj: Notice) -> str:
+        """Sent, waiting for its next attempt, or given up (memos.services.notifications)."""
+        if not obj.recipient.email:
+            return "no address: in the app only"
+        return obj.email_state or "not sent yet"
 
 
 class ReviewPolicyForm(forms.ModelForm[ReviewPolicy]):

@@ -3,7 +3,9 @@
 
 A schedule is set on the deck's page (memos.views.schedules), where the service checks that the brief is a
 deck and who sets it; here superusers list and open schedules, switch them off, or delete them (a brief's
-deletion takes its schedule along). Nothing is added or edited here.
+deletion takes its schedule along). A switch-off here holds, like an admin's on the deck's page: the brief's
+analyst cannot switch it back on, only an admin (memos.services.schedules.set_schedule). Nothing is added
+or edited here.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class RefineScheduleAdmin(RecordAdmin[RefineSchedule]):
         "last_run_link",
         "set_by",
     )
-    list_filter = ("enabled", "cycles_per_day")
+    list_filter = ("enabled", "held_off_by_admin", "cycles_per_day")
     search_fields = ("brief__company__ticker", "brief__question", "last_outcome")
     list_select_related = ("brief__company", "set_by")
     actions = ("switch_off",)
@@ -56,8 +58,10 @@ class RefineScheduleAdmin(RecordAdmin[RefineSchedule]):
             '<a href="{}">{}</a>', reverse("run", args=[obj.last_run_id]), str(obj.last_run_id)[:8]
         )
 
-    @admin.action(description="Switch off the selected schedules")
+    @admin.action(description="Switch off the selected schedules (only an admin switches them back on)")
     def switch_off(self, request: HttpRequest, queryset: QuerySet[RefineSchedule]) -> None:
-        # enabled only: the brief's analyst switches it back on from the deck's page.
-        switched = queryset.filter(enabled=True).update(enabled=False)
+        # Held off: the brief's analyst cannot switch it back on; an admin does, on the deck's page.
+        switched = queryset.exclude(enabled=False, held_off_by_admin=True).update(
+            enabled=False, held_off_by_admin=True, set_by=request.user, set_at=timezone.now()
+        )
         self.message_user(request, f"Switched off {switched} schedule{'' if switched == 1 else 's'}.")

@@ -3,8 +3,9 @@
 Login and access (``visible_versions``) are checked at connect and again for every change, from the session
 store and the database, not the scope's copy: a vote is a person's click, rare enough to check each time.
 The channel-layer message says only which version changed (memos.live.events.send_version_changed); each
-socket then renders the fragments from the database as its own user may see them, so a committee member who
-has not voted gets the hidden tally while one who has gets the counts.
+socket then renders the fragments from the database as its own user may see them: while the vote is open,
+the sealed tally (the turnout, the member's own vote in their form), and once it closed, the choices to those
+who read them (memos.services.review.ballot).
 """
 
 from __future__ import annotations

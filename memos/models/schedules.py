@@ -23,7 +23,8 @@ class RefineSchedule(models.Model):
     starts a cycle when one of its times of day has passed since ``last_slot_at`` (or since the schedule was
     last changed, ``set_at``: changing it never starts a cycle at once). It records that time of day before
     it tries, so each one is tried once, whether the cycle starts or is refused (a run of the brief still
-    going): ``last_outcome`` says which.
+    going, its analyst no longer an active analyst): ``last_outcome`` says which. An admin's switch-off
+    holds (``held_off_by_admin``): the brief's analyst cannot switch it back on, only an admin.
     """
 
     # Seed 001 caps the cadence at two a day: cost grows with it. A check constraint holds it below.
@@ -45,6 +46,9 @@ class RefineSchedule(models.Model):
     )
     last_outcome = models.TextField(blank=True, help_text="what the scheduler's last attempt did")
     last_outcome_at = models.DateTimeField(null=True, blank=True)
+    held_off_by_admin = models.BooleanField(
+        default=False, help_text="an admin switched it off: only an admin switches it back on"
+    )
 
     class Meta:
         ordering: ClassVar = ["brief"]
@@ -56,6 +60,12 @@ class RefineSchedule(models.Model):
             models.CheckConstraint(
                 condition=Q(cycles_per_day=1) | ~Q(first_slot=F("second_slot")),
                 name="refine_schedule_two_cycles_at_two_times",
+            ),
+            # The scheduler starts only enabled schedules (memos.services.schedules.run_due): one an admin
+            # holds off is off.
+            models.CheckConstraint(
+                condition=Q(held_off_by_admin=False) | Q(enabled=False),
+                name="refine_schedule_held_off_is_off",
             ),
         ]
 

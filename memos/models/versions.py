@@ -3,7 +3,8 @@
 Every run that completes freezes its artefact (a memo now; a deck, debated moves or a sector screen later:
 ``kind``) as the next version of its brief. A version's content never changes: a database trigger (migration
 0008) refuses an UPDATE of anything but its review status and publication time, and any DELETE, on every
-write path (the ORM, the admin, bulk updates, raw SQL). The audit trail is append-only the same way. The
+write path (the ORM, the admin, bulk updates, raw SQL). The audit trail is append-only the same way; votes,
+motions and notices are guarded by triggers too (migration 0013: which columns may move, and when). The
 rules of who may do what, and when, live in ``memos.services.review``, freezing in
 ``memos.services.versions``.
 """
@@ -61,6 +62,18 @@ class ArtefactVersion(models.Model):
             models.UniqueConstraint(fields=["brief", "number"], name="one_version_number_per_brief"),
             # A run that finishes twice with the same artefact (a retried finish) freezes it once.
             models.UniqueConstraint(fields=["run", "content_hash"], name="one_version_per_run_content"),
+            # A published version says when (memos.services.review.publish sets both in one UPDATE), and only
+            # a published version, or one a newer publication superseded, has a time: executives read the
+            # versions with a time (memos.services.access.visible_versions), so a superseded one stays
+            # readable to them, and one superseded while still in review never becomes readable.
+            models.CheckConstraint(
+                condition=~Q(status="published") | Q(published_at__isnull=False),
+                name="a_published_version_says_when",
+            ),
+            models.CheckConstraint(
+                condition=Q(published_at__isnull=True) | Q(status__in=["published", "superseded"]),
+                name="only_a_published_version_has_a_publication_time",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -90,7 +103,9 @@ def below_one(value: float) -> None:
 
 
 class ReviewPolicy(models.Model):
-    """The quorum and threshold a reviewer's approval needs, set in the admin (one row, pk 1)."""
+    """The quorum and threshold a reviewer's approval needs, set in the admin (one row, pk 1). A motion pins
+    the policy of the moment it opens (``Motion.min_votes``, ``Motion.approval_share``): a change here
+    applies to the motions opened after it."""
 
     min_votes = models.PositiveSmallIntegerField(
         default=3, validators=[MinValueValidator(1)], help_text="non-recused votes cast, at least"
@@ -109,8 +124,18 @@ class ReviewPolicy(models.Model):
         share = f"{self.approval_share:.0%}"
         return f"at least {self.min_votes} votes, approvals over {share} of non-recused members"
 
+    @classmethod
+    def current(cls) -> ReviewPolicy:
+        """The admin's policy, or its defaults when the row is missing (reading a page never writes it)."""
+        return cls.objects.filter(pk=1).first() or cls(pk=1)
+
 
 class Vote(models.Model):
+    """A committee member's vote on a version, or their recusal: one per member and version (a constraint),
+    changed in place. A trigger (migration 0013) lets a vote be cast or changed only while its version's
+    motion is open and not after its member asked for the version's approval (the sealed ballot,
+    memos.services.review), keeps who voted on what, and refuses any DELETE."""
+
     class Choice(models.TextChoices):
         APPROVE = "approve", "Approve"
         REJECT = "reject", "Reject"
@@ -140,18 +165,38 @@ class Vote(models.Model):
 
 class Motion(models.Model):
     """The committee's open question on one version: opened when an evaluated version is frozen, closed by a
-    newer version, a request for changes or the approval."""
+    newer version, a request for changes or the approval.
+
+    It pins the review policy of the moment it opened (``min_votes``, ``approval_share``): an admin's later
+    change does not move the goalposts of a vote under way. Motions closed before policies were pinned
+    (migration 0013) have none; every open one has. A trigger (0013) keeps the pins and the opening as they
+    were, lets ``closed_at`` go from empty to set once and never back, and refuses any DELETE.
+    """
 
     version = models.OneToOneField(ArtefactVersion, on_delete=models.PROTECT, related_name="motion")
     opened_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     closed_because = models.CharField(max_length=200, blank=True)
+    min_votes = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="the quorum pinned when it opened: non-recused votes cast, at least"
+    )
+    approval_share = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="the threshold pinned when it opened: approvals over this share of the non-recused members",
+    )
 
     class Meta:
         constraints: ClassVar = [
             # One open motion per brief at a time is kept by the services; this keeps one per version.
             models.CheckConstraint(
                 condition=Q(closed_at__isnull=True) | ~Q(closed_because=""), name="a_closed_motion_says_why"
+            ),
+            # memos.services.review.tally counts an open motion under its own pins, never the live policy.
+            models.CheckConstraint(
+                condition=Q(closed_at__isnull=False)
+                | Q(min_votes__isnull=False, approval_share__isnull=False),
+                name="an_open_motion_has_its_policy_pinned",
             ),
         ]
 
@@ -200,7 +245,9 @@ class AuditEvent(models.Model):
 
 class Notice(models.Model):
     """What a person is told about a version, in the app and by e-mail: one per person, version and event
-    (a database constraint), so nobody hears of the same thing twice."""
+    (a database constraint), so nobody hears of the same thing twice. What it says never changes and it is
+    never deleted (a trigger, migration 0013); only its bookkeeping moves: read, and the e-mail's claim,
+    attempts and outcome (memos.services.notifications)."""
 
     class Event(models.TextChoices):
         FROZEN = "frozen", "New version ready"
@@ -210,8 +257,10 @@ class Notice(models.Model):
         APPROVED = "approved", "Approved"
         PUBLISHED = "published", "Published"
         FALSIFIER_HIT = "falsifier_hit", "A falsifier was hit"
+        ESCALATED = "escalated", "Escalated: it never cleared the entry bar"
 
-    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
+    # Never deleted (a trigger, migration 0013), so neither is the person it was sent to: deactivate them.
+    recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="notices")
     version = models.ForeignKey(ArtefactVersion, on_delete=models.PROTECT, related_name="notices")
     event = models.CharField(max_length=20, choices=Event.choices)
     subject = models.CharField(max_length=200)
@@ -222,6 +271,13 @@ class Notice(models.Model):
     sending_since = models.DateTimeField(null=True, blank=True, help_text="a sender has claimed the e-mail")
     emailed_at = models.DateTimeField(null=True, blank=True)
     email_error = models.TextField(blank=True)
+    email_attempts = models.PositiveSmallIntegerField(default=0, help_text="failed attempts to e-mail it")
+    next_email_at = models.DateTimeField(
+        null=True, blank=True, help_text="after a failed attempt: no sender tries again before this"
+    )
+    email_failed_at = models.DateTimeField(
+        null=True, blank=True, help_text="the last attempt failed: the e-mail is given up, the notice stays"
+    )
 
     class Meta:
         ordering: ClassVar = ["-created_at", "-id"]
@@ -233,3 +289,15 @@ class Notice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.recipient} · {self.subject}"
+
+    @property
+    def email_state(self) -> str:
+        """The e-mail in a few words, for the notices page and the admin."""
+        if self.emailed_at is not None:
+            return "e-mailed"
+        if self.email_failed_at is not None:
+            tries = f"{self.email_attempts} attempt{'s' if self.email_attempts != 1 else ''}"
+            return f"e-mail failed after {tries}"
+        if self.email_attempts:
+            return f"e-mail not sent yet ({self.email_attempts} failed, trying again)"
+        return ""

@@ -71,6 +71,14 @@ def ensure_groups() -> dict[str, Group]:
     return groups
 
 
+def has_role(user: object, role: str) -> bool:
+    """An active user in the role's group now: a role taken away, or the account deactivated, ends it at once
+    (the review counts only current committee members; the desk starts runs only for active analysts)."""
+    if not isinstance(user, User) or not user.is_active:
+        return False
+    return user.groups.filter(name=role).exists()
+
+
 def non_loopback_hosts(allowed_hosts: Sequence[str]) -> list[str]:
     return [host for host in allowed_hosts if host.strip().lower() not in LOOPBACK_HOSTS]
 

@@ -1,13 +1,15 @@
 """Refinement cycles of a deck brief (seed 001, "G2 refinement cycle, up to 2x/day"): a deck run that
 continues from the brief's latest deck version. The scheduler (memos.services.schedules) starts them; so may
-a person. A second cycle while one runs is refused by the one-active-run-per-brief rule; a cycle that finds
-the best already at the ship bar with no new data and no new rubric makes no LLM call and freezes nothing."""
+a person. A second cycle while one runs is refused by the one-active-run-per-brief rule, and so is a cycle
+of a brief whose analyst is no longer an active analyst (the cycle would be started in their name); a cycle
+that finds the best already at the ship bar with no new data and no new rubric makes no LLM call and freezes
+nothing."""
 
 from __future__ import annotations
 
 from memos.models import ArtefactVersion, Brief, Run
 from memos.services.errors import ServiceError
-from memos.services.runs import start_run
+from memos.services.runs import check_owner_still_analyst, start_run
 
 
 def latest_deck(brief: Brief) -> ArtefactVersion | None:
@@ -16,6 +18,7 @@ def latest_deck(brief: Brief) -> ArtefactVersion | None:
 
 def start_cycle(*, brief: Brief, enqueue: bool = True) -> Run:
     """Start a cycle on the brief's latest deck version, as the brief's owner; ServiceError says why not."""
+    check_owner_still_analyst(brief)
     base = latest_deck(brief)
     if base is None:
         raise ServiceError(f"{brief} has no deck version yet: a refinement cycle continues from one.")

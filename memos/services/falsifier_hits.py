@@ -9,8 +9,10 @@ position.
   is published, but the page says its falsifier was hit;
 - the brief gets a new run on the newer data (the run's owner and profile as before), unless one is already
   queued or running: the one-active-run-per-brief constraint (memos.models.runs) allows one, and that run
-  answers the hit. The new run freezes the next version, which supersedes the open ones and is reviewed
-  again, and freezing it closes this version's remaining watches (memos.services.falsifiers);
+  answers the hit; and unless the brief's analyst is no longer an active analyst (the run would be started
+  in their name): then no run starts and the audit row's reason says why. The new run freezes the next
+  version, which supersedes the open ones and is reviewed again, and freezing it closes this version's
+  remaining watches (memos.services.falsifiers);
 - the brief's analyst, the committee and the reviewers are told, once each (a notice per person, version and
   event: a database constraint).
 
@@ -34,7 +36,7 @@ from memos.pipeline.memo.readings import reading
 from memos.services import notifications
 from memos.services.accounts import Roles
 from memos.services.errors import ServiceError
-from memos.services.runs import start_run
+from memos.services.runs import check_owner_still_analyst, start_run
 from memos.services.versions import record
 
 log = logging.getLogger(__name__)
@@ -142,10 +144,12 @@ def _reopen(watch: FalsifierWatch) -> tuple[Run | None, str]:
     if active is not None:
         return active, f"run {str(active.pk)[:8]} of this brief was already under way; it answers the hit"
     try:
+        check_owner_still_analyst(brief)
         run = start_run(brief=brief, user=brief.owner, profile=made_by.profile, workflow=made_by.workflow)
     except ServiceError as exc:
-        # Another run of the brief started a moment ago (the one-active-run constraint), or the owner is at
-        # the bound of active runs: the hit stands and its notices go; the note says why no run started.
+        # The brief's analyst left, another run of the brief started a moment ago (the one-active-run
+        # constraint), or the owner is at the bound of active runs: the hit stands and its notices go; the
+        # note (and the audit row) says why no run started.
         active = Run.objects.filter(brief=brief, status__in=Run.ACTIVE_STATUSES).first()
         if active is not None:
             return active, f"run {str(active.pk)[:8]} of this brief was already under way; it answers the hit"

@@ -4,9 +4,15 @@ same thing twice), shown in the app and sent by e-mail.
 Rows are written in the transaction of the change they announce; the e-mails go after it commits, from one
 background sender thread per process (a slow mail server never holds up a run or a page). A sender claims a
 notice before sending it (``sending_since``) and marks it sent after, so two processes never send the same
-notice; a claim older than ``STALE_CLAIM`` (its sender died mid-way) is taken over by the next sweep
-(``deliver_pending``, also run by the watchdog). The mail server decides the rest: SMTP when ``EMAIL_HOST`` is
-set, the console otherwise (settings).
+notice; a claim older than ``STALE_CLAIM`` (its sender died mid-way) is taken over by the next sweep.
+
+An e-mail the mail server refuses (or that times out) is tried again with backoff: one minute after the first
+failure, doubling, at most an hour apart (``retry_delay``), ``MAX_EMAIL_ATTEMPTS`` attempts in all; then it is
+given up (``email_failed_at``) and the notice says so in the app and in the admin. Each attempt is counted
+on the notice and the next one is not made before ``next_email_at``. The retries are swept by the same
+background thread, which the watchdog wakes on each of its passes (``sweep_in_background``): the watchdog's
+loop only wakes it, so a mail server that never answers delays no run's resumption. The mail server decides
+the rest: SMTP when ``EMAIL_HOST`` is set, the console otherwise (settings).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import os
 import queue
 import threading
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -32,16 +38,20 @@ from memos.models import ArtefactVersion, Notice
 log = logging.getLogger(__name__)
 
 STALE_CLAIM = timedelta(minutes=5)
+MAX_EMAIL_ATTEMPTS = 8
+FIRST_RETRY = timedelta(minutes=1)
+LONGEST_WAIT = timedelta(hours=1)
 Event = Notice.Event
 
 _WHAT: dict[str, str] = {
     Event.FROZEN: "is ready for review",
     Event.VOTE_NEEDED: "is ready: your vote is needed",
-    Event.QUORUM_REACHED: "has its quorum: it is ready for your approval",
+    Event.QUORUM_REACHED: "has its quorum: you may ask for its approval",
     Event.CHANGES_REQUESTED: "came back with changes requested",
     Event.APPROVED: "was approved for publication",
     Event.PUBLISHED: "was published",
     Event.FALSIFIER_HIT: "had a falsifier hit: the position is re-opened",
+    Event.ESCALATED: "never cleared the entry bar: it needs you",
 }
 
 
@@ -103,15 +113,22 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
     return subject, "\n".join(lines)
 
 
-def deliver_pending(limit: int = 200) -> int:
-    """Send every notice whose e-mail has not gone out and that nobody is sending now; how many were sent."""
-    now = timezone.now()
+def retry_delay(failures: int) -> timedelta:
+    """How long to wait after the ``failures``-th failed attempt: a minute, doubling, at most an hour."""
+    return min(FIRST_RETRY * (1 << max(failures - 1, 0)), LONGEST_WAIT)
+
+
+def deliver_pending(*, now: datetime | None = None, limit: int = 200) -> int:
+    """Send every notice whose e-mail is due (not sent, not given up, its next attempt's time passed) and
+    that nobody is sending now; how many were sent. ``now`` is the clock (a test passes its own)."""
+    now = now or timezone.now()
     with transaction.atomic():
         claimable = (
             Notice.objects.select_for_update(skip_locked=True)
-            .filter(emailed_at__isnull=True)
+            .filter(emailed_at__isnull=True, email_failed_at__isnull=True)
             .exclude(recipient__email="")  # in the app only: nowhere to send it
             .filter(Q(sending_since__isnull=True) | Q(sending_since__lt=now - STALE_CLAIM))
+            .filter(Q(next_email_at__isnull=True) | Q(next_email_at__lte=now))
             .order_by("id")
             .values_list("pk", flat=True)[:limit]
         )
@@ -119,19 +136,43 @@ def deliver_pending(limit: int = 200) -> int:
         Notice.objects.filter(pk__in=ids).update(sending_since=now)
     sent = 0
     for notice in Notice.objects.filter(pk__in=ids).select_related("recipient").order_by("id"):
-        sent += _send(notice)
+        sent += _send(notice, now)
     return sent
 
 
-def _send(notice: Notice) -> int:
+def _send(notice: Notice, now: datetime) -> int:
     address = notice.recipient.email
+    # Written only while this sweep's claim stands: a sender whose claim went stale and was taken over
+    # does not write over the one that took it.
+    mine = Notice.objects.filter(pk=notice.pk, sending_since=now)
     try:
         send_mail(notice.subject, notice.body, settings.DEFAULT_FROM_EMAIL, [address])
-    except Exception as exc:  # noqa: BLE001 - any mail failure: keep the notice for the next sweep, say why
-        log.warning("could not e-mail notice %s to %s: %s", notice.pk, address, exc)
-        Notice.objects.filter(pk=notice.pk).update(email_error=str(exc)[:1000], sending_since=None)
+    except Exception as exc:  # noqa: BLE001 - any mail failure: counted, tried again later, say why
+        failures = notice.email_attempts + 1
+        error = str(exc)[:1000]
+        if failures >= MAX_EMAIL_ATTEMPTS:
+            log.warning(
+                "gave up e-mailing notice %s to %s after %s attempts: %s", notice.pk, address, failures, exc
+            )
+            mine.update(
+                email_attempts=failures,
+                email_error=error,
+                sending_since=None,
+                next_email_at=None,
+                email_failed_at=now,
+            )
+        else:
+            log.warning(
+                "could not e-mail notice %s to %s (attempt %s): %s", notice.pk, address, failures, exc
+            )
+            mine.update(
+                email_attempts=failures,
+                email_error=error,
+                sending_since=None,
+                next_email_at=now + retry_delay(failures),
+            )
         return 0
-    Notice.objects.filter(pk=notice.pk).update(emailed_at=timezone.now(), email_error="")
+    mine.update(emailed_at=now, email_error="", next_email_at=None)
     return 1
 
 
@@ -150,6 +191,10 @@ class _Sender:
         if settings.NOTICES_SEND_INLINE:
             deliver_pending()
             return
+        self.wake_in_background()
+
+    def wake_in_background(self) -> None:
+        """A sweep on this process's sender thread, whatever the settings say: the caller never waits."""
         self._ensure_thread()
         self._idle.clear()
         self._wakes.put(None)
@@ -186,6 +231,12 @@ _sender = _Sender()
 
 def wait_for_mail(timeout_s: float = 10.0) -> bool:
     return _sender.wait_idle(timeout_s)
+
+
+def sweep_in_background() -> None:
+    """Send what is due (retries included) on this process's sender thread; returns at once. The watchdog
+    calls it on each pass: a mail server that never answers holds up that thread, never the caller."""
+    _sender.wake_in_background()
 
 
 def unread_count(user: Any) -> int:

@@ -21,6 +21,7 @@ from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
 from memos.pipeline.workflows import ConfigurationError, RunRequest
 from memos.services import governance
+from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
 
 MAX_TICKER_CHARS = 16
@@ -98,6 +99,18 @@ def brief_nonce(brief: Brief) -> str:
     """
     key = canonical_json({"fence": brief.company.ticker})
     return hmac.new(settings.SECRET_KEY.encode(), key.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def check_owner_still_analyst(brief: Brief) -> None:
+    """Refuse a run the desk would start on its own in the brief's analyst's name (a falsifier hit, a
+    scheduled refinement cycle) when they are no longer an active analyst: removed from the analyst group or
+    deactivated, they would own work nobody asked for and could not open."""
+    owner = brief.owner
+    if not has_role(owner, Roles.ANALYST):
+        raise ServiceError(
+            f"{owner.username} is no longer an active analyst: the desk starts runs of a brief only for its "
+            "analyst"
+        )
 
 
 def check_active_runs(user: User) -> None:

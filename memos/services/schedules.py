@@ -5,7 +5,9 @@ cycles that are due (memos.services.deck_cycles.start_cycle).
 RQ's cron scheduler (``manage.py refine_cycles --cron``, started by scripts/run.sh) queues ``tick`` every few
 minutes for the worker; ``manage.py refine_cycles`` runs the same check in a loop of its own, or ``--once``.
 Two checks at once start one cycle: each locks the schedule's row and records the time of day it acts on
-before it starts anything (memos.models.schedules).
+before it starts anything (memos.models.schedules). A cycle starts only while the brief's analyst is still
+an active analyst (memos.services.deck_cycles); when not, the schedule's last outcome says why. An admin's
+switch-off holds: the analyst cannot switch the schedule back on, only an admin.
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ def set_schedule(
     now: datetime | None = None,
 ) -> RefineSchedule:
     """Refine ``brief`` 0 (off), 1 or 2 times a day at these times of day (UTC). Changing the cadence or the
-    times starts nothing at once: the next time of day after ``now`` does."""
+    times starts nothing at once: the next time of day after ``now`` does. An admin who switches it off holds
+    it off (``held_off_by_admin``): only an admin switches it back on."""
     if not may_set_schedule(user, brief):
         raise ServiceError("Only the brief's analyst or an admin sets when its deck is refined.")
     if cycles_per_day not in range(RefineSchedule.MAX_CYCLES_PER_DAY + 1):
@@ -91,12 +94,23 @@ def set_schedule(
         "first_slot": first_slot,
         "second_slot": second_slot,
     }
+    by_admin = user.is_superuser
     with transaction.atomic():
         # Locked: a check acting on this schedule finishes first, and reads the new settings after.
         schedule, created = RefineSchedule.objects.select_for_update().get_or_create(
-            brief=brief, defaults={**wanted, "set_by": user, "set_at": now}
+            brief=brief,
+            defaults={**wanted, "held_off_by_admin": by_admin and not enabled, "set_by": user, "set_at": now},
         )
-        if not created and any(getattr(schedule, name) != value for name, value in wanted.items()):
+        if created:
+            return schedule
+        if schedule.held_off_by_admin and not by_admin and enabled:
+            raise ServiceError(
+                f"An admin switched this schedule off ({schedule.set_at:%Y-%m-%d %H:%M} UTC): only an admin "
+                "switches it back on."
+            )
+        # An admin's choice sets the hold or lifts it; the analyst's keeps it as it is (off, if held).
+        wanted["held_off_by_admin"] = (not enabled) if by_admin else schedule.held_off_by_admin
+        if any(getattr(schedule, name) != value for name, value in wanted.items()):
             for name, value in wanted.items():
                 setattr(schedule, name, value)
             schedule.set_by, schedule.set_at = user, now
@@ -117,6 +131,7 @@ class SchedulePanel:
     last_outcome_at: datetime | None
     last_run_id: UUID | None  # only when this reader may open the run
     may_set: bool
+    held_off_by_admin: bool = False
     choices: tuple[tuple[int, str], ...] = CADENCES
 
 
@@ -132,6 +147,8 @@ def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> 
     run_id = schedule.last_run_id
     if run_id is not None and not visible_runs(user).filter(pk=run_id).exists():
         run_id = None
+    if schedule.held_off_by_admin and not user.is_superuser:
+        may_set = False  # the analyst's form would only be refused
     return SchedulePanel(
         cycles=schedule.cycles_per_day if schedule.enabled else 0,
         first_slot=schedule.first_slot,
@@ -141,6 +158,7 @@ def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> 
         last_outcome_at=schedule.last_outcome_at,
         last_run_id=run_id,
         may_set=may_set,
+        held_off_by_admin=schedule.held_off_by_admin,
     )
 
 

@@ -4,7 +4,13 @@
 never done without its version, nor frozen twice: the same run finishing again with the same artefact (a
 retried finish) finds its version; with a different one (its evaluation re-run) it freezes the next.
 Freezing supersedes the brief's open versions, closes their motions, opens a motion on the new version when
-an evaluation stands behind it, writes the audit trail and queues the notices (memos.services.notifications).
+an evaluation stands behind it (pinning the review policy of the moment), writes the audit trail and queues
+the notices (memos.services.notifications).
+
+A version's status moves only through ``move_status``: a conditional UPDATE from the statuses its mover
+expects. Freezing reads the brief's open versions and supersedes each only if it is still open when its row
+is reached, so a version a reviewer publishes meanwhile stays published (the publication holds the row until
+it commits; PostgreSQL then re-checks the condition on the committed row).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from memos.models import (
     LLMCall,
     Motion,
     Notice,
+    ReviewPolicy,
     Run,
     SourceDocument,
 )
@@ -80,11 +87,28 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
     if previous is not None:  # a first version has nothing older to supersede
         _supersede_open(brief, version)
     if version.evaluated:
-        Motion.objects.create(version=version)
-        record(version, Action.MOTION_OPENED)
+        # The policy of the moment, pinned: an admin's later change applies to the motions opened after it.
+        rules = ReviewPolicy.current()
+        Motion.objects.create(version=version, min_votes=rules.min_votes, approval_share=rules.approval_share)
+        record(
+            version,
+            Action.MOTION_OPENED,
+            detail={"min_votes": rules.min_votes, "approval_share": rules.approval_share},
+        )
     falsifiers.open_watches(version)
     _announce(version)
     return version
+
+
+def move_status(version: ArtefactVersion, *, expected: tuple[str, ...], to: str, **also: Any) -> bool:
+    """Move ``version`` to the status ``to`` (and ``also``'s columns) only if its row is still in one of the
+    ``expected`` statuses; whether it moved. The one way a status changes (review and freezing both)."""
+    moved = ArtefactVersion.objects.filter(pk=version.pk, status__in=expected).update(status=to, **also) == 1
+    if moved:
+        version.status = to
+        for name, value in also.items():
+            setattr(version, name, value)
+    return moved
 
 
 def record(
@@ -168,12 +192,14 @@ def _delta(previous: ArtefactVersion | None, score: float | None) -> float | Non
 
 def _supersede_open(brief: Brief, newest: ArtefactVersion) -> None:
     """Older versions still in review give way to the new one; its motion closes. Published ones stay
-    published until a newer version is published (memos.services.review.publish)."""
+    published until a newer version is published (memos.services.review.publish): a version read as open
+    here but published before its row is reached is left published (``move_status``)."""
     older = ArtefactVersion.objects.filter(brief=brief, status__in=ArtefactVersion.OPEN_STATUSES).exclude(
         pk=newest.pk
     )
     for version in older:
-        ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.SUPERSEDED)
+        if not move_status(version, expected=ArtefactVersion.OPEN_STATUSES, to=Status.SUPERSEDED):
+            continue
         record(version, Action.SUPERSEDED, detail={"by": newest.label})
         close_motion(version, f"superseded by {newest.label}")
         send_version_changed(version.pk)  # its open pages show it superseded, their vote closed
@@ -187,9 +213,16 @@ def close_motion(version: ArtefactVersion, because: str, *, actor: Any = None) -
         record(version, Action.MOTION_CLOSED, actor=actor, detail={"because": because})
 
 
+ESCALATED_NOTE = (
+    "No draft cleared the entry bar within its rebuilds: the closest one is frozen for you to read. A "
+    "refinement cycle does not continue from it; start a new deck run."
+)
+
+
 def _announce(version: ArtefactVersion) -> None:
     """The committee hears that its vote is needed (or that the version waits for an evaluation), the
-    reviewers that a version is ready for review: one notice each."""
+    reviewers that a version is ready for review: one notice each. A deck that never cleared the entry bar
+    (escalated) is its analyst's to act on: they hear of it too."""
     people = notifications.members_of(Roles.COMMITTEE, Roles.REVIEWER)
     committee = people[Roles.COMMITTEE]
     reviewers = [user for user in people[Roles.REVIEWER] if user not in committee]
@@ -198,6 +231,8 @@ def _announce(version: ArtefactVersion) -> None:
     else:
         notifications.notify(version, Notice.Event.FROZEN, committee)
     notifications.notify(version, Notice.Event.FROZEN, reviewers)
+    if version.scores.get("escalated"):
+        notifications.notify(version, Notice.Event.ESCALATED, [version.brief.owner], note=ESCALATED_NOTE)
 
 
 def _pins_and_models(run: Run) -> tuple[dict[str, Any], dict[str, str]]:

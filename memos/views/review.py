@@ -37,7 +37,9 @@ def _vote(user: User, version: ArtefactVersion, request: HttpRequest) -> object:
     choice = request.POST.get("choice", "")
     if choice == Vote.Choice.RECUSED:
         raise ReviewRefused("to recuse, declare the conflict with the recusal form")
-    return review.cast_vote(user, version, choice, request.POST.get("rationale", ""))
+    return review.cast_vote(
+        version=version, member=user, choice=choice, rationale=request.POST.get("rationale", "")
+    )
 
 
 @require_POST
@@ -53,7 +55,7 @@ def recuse(request: HttpRequest, version_id: int) -> HttpResponse:
         request,
         version_id,
         lambda user, version, r: review.cast_vote(
-            user, version, Vote.Choice.RECUSED, r.POST.get("conflict", "")
+            version=version, member=user, choice=Vote.Choice.RECUSED, rationale=r.POST.get("conflict", "")
         ),
     )
 
@@ -61,7 +63,7 @@ def recuse(request: HttpRequest, version_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def approve(request: HttpRequest, version_id: int) -> HttpResponse:
-    return _act(request, version_id, lambda user, version, _: review.approve(user, version))
+    return _act(request, version_id, lambda user, version, _: review.approve(version=version, reviewer=user))
 
 
 @require_POST
@@ -70,11 +72,13 @@ def request_changes(request: HttpRequest, version_id: int) -> HttpResponse:
     return _act(
         request,
         version_id,
-        lambda user, version, r: review.request_changes(user, version, r.POST.get("comment", "")),
+        lambda user, version, r: review.request_changes(
+            version=version, reviewer=user, comment=r.POST.get("comment", "")
+        ),
     )
 
 
 @require_POST
 @login_required
 def publish(request: HttpRequest, version_id: int) -> HttpResponse:
-    return _act(request, version_id, lambda user, version, _: review.publish(user, version))
+    return _act(request, version_id, lambda user, version, _: review.publish(version=version, reviewer=user))

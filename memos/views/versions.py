@@ -2,7 +2,8 @@
 before, its review (votes, approval, publication) and its history; the same page as a PDF; a reader's notices.
 
 A user who may not see a version gets a 404 for its page, its PDF and every action on it (services.access).
-Votes of others stay hidden from a committee member until they have voted or recused.
+While its vote is open the ballots are sealed: everyone sees the turnout and their own vote, nobody a choice,
+a count or a rationale (memos.services.review.ballot says who sees what).
 """
 
 from __future__ import annotations
@@ -67,23 +68,21 @@ def review_context(user: User, version: ArtefactVersion, *, printing: bool = Fal
     the page that a vote changes. The version's sockets render it after every change
     (memos.live.versions), one after another in their process, so it stays cheap: no artefact, no diff,
     no register."""
-    counted = review.tally(version)
-    own_vote = Vote.objects.filter(version=version, member=user).first()
-    is_member = review.has_role(user, Roles.COMMITTEE)
-    is_reviewer = review.has_role(user, Roles.REVIEWER)
-    sees_votes = (own_vote is not None) or is_reviewer or user.is_superuser
-    motion = review.open_motion(version)
+    shown = review.ballot(user, version)
     started_it = user.pk in (version.brief.owner_id, version.run.created_by_id)
     return {
         "version": version,
-        "history": version.audit.select_related("actor").order_by("created_at", "id"),
-        "tally": counted,
-        "votes": version.votes.select_related("member").order_by("cast_at") if sees_votes else [],
-        "sees_votes": sees_votes,
-        "own_vote": own_vote,
-        "motion": motion,
-        "may_vote": is_member and motion is not None and version.evaluated and not printing,
-        "may_review": is_reviewer and not started_it and not printing,
+        "history": review.history(user, version, shown),
+        "tally": shown.tally,
+        "sealed": shown.sealed,
+        "shows_choices": shown.shows_choices,
+        "sees_refusals": shown.sees_refusals,
+        "votes": shown.votes,
+        "own_vote": shown.own_vote,
+        "motion": shown.motion,
+        "may_vote": shown.may_vote and not printing,
+        "not_voting": "" if printing else shown.not_voting,
+        "may_review": review.has_role(user, Roles.REVIEWER) and not started_it and not printing,
         "started_it": started_it,
         "printing": printing,
         "choices": [c for c in Vote.Choice.choices if c[0] != Vote.Choice.RECUSED],

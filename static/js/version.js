@@ -1,8 +1,8 @@
 // The version page: its review panel, status and history follow the review live over a WebSocket (live.js).
-// The server renders each fragment for this page's user (a committee member who has not voted gets the
-// hidden tally) and this file only places it. It still trusts none of it, as run.js does: an event must be
-// the three fragments the server renders, each one clean element for the element it replaces, its forms
-// posting only to this version's review actions, or it is refused whole. Without JavaScript the page is the
+// The server renders each fragment for this page's user (while the vote is open, everyone gets the sealed
+// tally: the turnout only) and this file only places it. It still trusts none of it, as run.js does: an
+// event must be the three fragments the server renders, each one clean element for the element it
+// replaces, its forms posting only to this version's review actions, or it is refused whole. Without JavaScript the page is the
 // same, less the live part: every form posts and the server redirects back to the page.
 (function () {
   "use strict";

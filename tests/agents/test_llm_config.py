@@ -46,3 +46,13 @@ def test_the_api_key_never_appears_in_the_settings_repr() -> None:
         {"LLM_BASE_URL": "https://llm.example.com/v1", "LLM_API_KEY": "sk-secret-123"}
     )
     assert "sk-secret-123" not in repr(settings)
+
+
+def test_a_run_has_a_token_budget_when_none_is_configured_and_zero_lifts_it() -> None:
+    from agents.llm.config import DEFAULT_RUN_BUDGET_TOKENS
+
+    assert load_llm_settings({}).run_budget_tokens == DEFAULT_RUN_BUDGET_TOKENS
+    hosted = {"LLM_BASE_URL": "https://llm.example.com/v1", "LLM_API_KEY": "key-1"}
+    assert load_llm_settings(hosted).run_budget_tokens == DEFAULT_RUN_BUDGET_TOKENS
+    assert load_llm_settings({"LLM_RUN_BUDGET_TOKENS": "40000"}).run_budget_tokens == 40_000
+    assert load_llm_settings({"LLM_RUN_BUDGET_TOKENS": "0"}).run_budget_tokens is None

@@ -2,9 +2,10 @@
 
 An analyst's run, finished by the desk's real RQ worker against the fake LLM server, freezes v1; the
 committee and the reviewers get its e-mail through a real SMTP server on loopback; two members vote (one
-recuses) while the other's page follows live over the socket; the reviewer's approval is refused below the
-quorum, then accepted; the executive reads the published version and downloads its PDF; a second run makes
-v2, which opens a new vote, and its page shows the diff against v1. Screenshots and the PDF's pages go to
+recuses) while the other's page follows the sealed tally (the turnout, never a choice) live over the socket;
+the reviewer's approval is refused below the quorum, then accepted, and the closed vote shows its choices;
+the executive reads the published version and downloads its PDF; a second run makes v2, which opens a new
+vote, and its page shows the diff against v1. Screenshots and the PDF's pages go to
 var/screenshots/review/ to be looked at.
 """
 
@@ -48,7 +49,7 @@ QUESTION = "Does the services mix carry the margin through the next product cycl
 RUN_TIMEOUT_S = 120.0
 MAIL_TIMEOUT_S = 30.0
 LIVE_MS = 2_000  # "the tally updates live within a second": a second of slack for a loaded machine
-HIDDEN = "shown once you have voted or recused"
+SEALED = "Sealed until the vote closes."
 Status = ArtefactVersion.Status
 
 # When a socket message arrived and when the review panel was swapped in without a reload, by the page's
@@ -259,33 +260,34 @@ def members_vote_and_the_other_page_follows(
     cm1.page.wait_for_url(link)
     expect(cm1.page.locator("#live")).to_have_attribute("data-state", "live")
     cm1.page.evaluate("window.__sameDocument = true")
-    assert HIDDEN in tally_of(cm1)
+    assert SEALED in tally_of(cm1)
     shot(cm1.page, "02-v1-member-before-voting")
 
     cm2.log_in(desk, f"/versions/{version.pk}/")
     cm2.page.fill("#recuse-form input[name=conflict]", "I hold the stock personally")
     cm2.page.click("#recuse-form button[type=submit]")
     cm2.page.wait_for_load_state()
-    expect(cm2.page.locator("#tally")).to_contain_text("1 recused")
-    expect(cm2.page.locator("#tally")).to_contain_text("0 approve")
+    expect(cm2.page.locator("#tally")).to_contain_text("0 of 3 members have voted; 1 recused")
     cm2.open_live(f"{desk.base_url}/versions/{version.pk}/")
     shot(cm2.page, "03-v1-member-recused")
 
     rev.log_in(desk, f"/versions/{version.pk}/")
     rev.open_live(f"{desk.base_url}/versions/{version.pk}/")
 
-    # cm1 has not voted: the recusal reached their page, the tally stays hidden from them.
-    assert HIDDEN in tally_of(cm1) and cm1.still_same_document()
+    # cm1 has not voted: the recusal reached their page as turnout, and the ballots stay sealed.
+    assert SEALED in tally_of(cm1) and cm1.still_same_document()
     cm1.page.fill(
         "#vote-form textarea[name=rationale]", "Services margin is the thesis; the filings carry it."
     )
     cm1.page.check("#vote-form input[name=choice][value=approve]")
     clicked = time.monotonic()
     cm1.page.click("#vote-form button[type=submit]")
-    follows_live(cm2, "#tally", "1 approve")
+    follows_live(cm2, "#tally", "1 of 3 members have voted; 1 recused")
     seen_after = time.monotonic() - clicked
-    follows_live(rev, "#tally", "1 approve")
-    expect(cm2.page.locator("#tally")).to_contain_text("Services margin is the thesis")
+    follows_live(rev, "#tally", "1 of 3 members have voted; 1 recused")
+    # Sealed: neither cm1's choice nor their rationale reaches another page while the vote is open.
+    expect(cm2.page.locator("#review")).not_to_contain_text("Services margin is the thesis")
+    expect(cm2.page.locator("#tally")).not_to_contain_text("approve")
 
     vote = Vote.objects.get(version=version, member__username="cm1")
     saved_ms = vote.changed_at.timestamp() * 1000
@@ -298,8 +300,8 @@ def members_vote_and_the_other_page_follows(
     )
     assert swapped_ms < 1000, swapped_ms
 
-    cm1.page.wait_for_url(link)  # cm1's own vote: a post and a redirect back, now with the counts
-    expect(cm1.page.locator("#tally")).to_contain_text("1 approve")
+    cm1.page.wait_for_url(link)  # cm1's own vote: a post and a redirect back, the turnout counting it
+    expect(cm1.page.locator("#tally")).to_contain_text("1 of 3 members have voted")
     expect(cm1.page.locator("#vote-form legend")).to_contain_text("Change your vote (now: approve)")
     shot(cm1.page, "04-v1-member-after-voting")
     shot(cm2.page, "05-v1-other-member-updated-live")
@@ -318,14 +320,17 @@ def approval_refused_then_accepted(
     cm3.log_in(desk, f"/versions/{version.pk}/")
     cm3.page.check("#vote-form input[name=choice][value=approve]")
     cm3.page.click("#vote-form button[type=submit]")
-    follows_live(rev, "#tally", "quorum and threshold met")
-    follows_live(cm2, "#tally", "2 approve")
+    follows_live(rev, "#tally", "quorum met")
+    follows_live(cm2, "#tally", "2 of 3 members have voted; 1 recused")
     shot(rev.page, "07-v1-quorum-met")
 
     rev.page.click("#approve-form button[type=submit]")
     rev.page.wait_for_url(url)
     expect(rev.page.locator("#version-status")).to_have_text("Approved")
     follows_live(cm2, "#version-status", "Approved")
+    # The approval closed the vote: every choice and rationale shows now.
+    follows_live(cm2, "#tally", "quorum and threshold met")
+    expect(cm2.page.locator("#tally")).to_contain_text("Services margin is the thesis")
     rev.page.click("#publish-form button[type=submit]")
     rev.page.wait_for_url(url)
     expect(rev.page.locator("#version-status")).to_have_text("Published")
@@ -408,7 +413,7 @@ def second_run_makes_v2(
     expect(cm1.page.locator("#diff h2")).to_have_text("Against v1")
     expect(cm1.page.locator("#diff .diff-add", has_text="half the budget")).to_be_visible()
     expect(cm1.page.locator("#diff .diff-del", has_text="costs no more than the budget")).to_be_visible()
-    assert HIDDEN in tally_of(cm1)  # a new vote: cm1 has not voted on v2
+    assert SEALED in tally_of(cm1)  # a new vote, sealed while it is open
     shot(cm1.page, "10-v2-with-diff")
     cm1.page.locator("#diff").screenshot(path=str(SHOTS / "11-v2-diff.png"), animations="disabled")
     cm1.page.goto(f"{desk.base_url}/versions/{v1.pk}/")

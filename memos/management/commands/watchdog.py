@@ -1,8 +1,11 @@
-"""``manage.py watchdog [--every S]``: re-enqueue runs whose worker died (stale heartbeat), and send the
-notice e-mails that no process sent (a mail server that was down, a sender that died mid-way).
+"""``manage.py watchdog [--every S]``: re-enqueue runs whose worker died (stale heartbeat), and have the
+notice e-mails that are due sent (a mail server that was down, a refused e-mail's next attempt, a sender that
+died mid-way).
 
 RQ alone notices a dead work-horse only late and never re-runs the job; ``scripts/run.sh`` starts this loop
-beside the worker. ``--once`` checks one time and exits.
+beside the worker. The e-mails go on this process's sender thread, which each pass only wakes
+(memos.services.notifications.sweep_in_background): a mail server that never answers holds up that thread,
+never the resumption of runs. ``--once`` checks one time, then sends what is due and exits.
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ from django.db import DatabaseError, close_old_connections
 from redis.exceptions import RedisError
 
 from memos.pipeline.watchdog import resume_stale_runs
-from memos.services.notifications import deliver_pending
+from memos.services import notifications
 
 
 class Command(BaseCommand):
-    help = "Re-enqueue the current stage of running runs whose heartbeat went stale."
+    help = "Re-enqueue the current stage of running runs whose heartbeat went stale; send the e-mails due."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--every", type=float, default=15.0, help="seconds between checks")
@@ -32,7 +35,8 @@ class Command(BaseCommand):
             try:
                 for run_id in resume_stale_runs(stale_after_s=options["stale_after"]):
                     self.stdout.write(f"resumed run {run_id}")
-                if sent := deliver_pending():
+                # Nothing waits behind a single check: the e-mails due go now, in this thread.
+                if options["once"] and (sent := notifications.deliver_pending()):
                     self.stdout.write(f"sent {sent} notice e-mail(s) left pending")
             except (RedisError, DatabaseError) as exc:
                 # Redis or PostgreSQL restarting: the stale runs are still stale on the next pass.
@@ -40,4 +44,5 @@ class Command(BaseCommand):
             close_old_connections()
             if options["once"]:
                 return
+            notifications.sweep_in_background()
             time.sleep(options["every"])

@@ -457,3 +457,64 @@ def test_the_admin_page_is_for_superusers_only_not_staff_with_every_permission(a
     dora = User.objects.create_user(username="dora", password="dora-secret-pass", is_staff=True)
     dora.user_permissions.set(Permission.objects.filter(content_type__app_label="memos"))
     assert signed_in(dora).get("/admin/memos/refineschedule/").status_code == 403
+
+
+# --- runs the system starts: only for an active analyst; an admin's switch-off holds
+
+
+@pytest.mark.parametrize("how", ["no longer in the analyst group", "deactivated"])
+def test_no_cycle_starts_for_an_analyst_who_left_and_the_schedule_says_why(
+    alice: User, brief: Brief, bob: User, how: str
+) -> None:
+    scheduled(brief, 1)
+    if how == "deactivated":
+        alice.is_active = False
+        alice.save(update_fields=["is_active"])
+    else:
+        alice.groups.clear()
+    (outcome,) = run_due(now=at(6, 5), enqueue=False)
+    assert not outcome.started
+    assert "alice is no longer an active analyst" in outcome.message
+    assert cycles_of(brief) == []
+    schedule = RefineSchedule.objects.get(brief=brief)
+    assert schedule.last_outcome == outcome.message and schedule.last_run is None
+    assert "alice is no longer an active analyst" in panel_html(bob, brief, now=at(6, 6))
+
+
+def test_an_admins_switch_off_holds_against_the_analyst_and_the_scheduler(
+    alice: User, brief: Brief, admin_user: User
+) -> None:
+    scheduled(brief, 2)
+    set_schedule(brief=brief, user=admin_user, cycles_per_day=0, now=at(5, 30))
+    with pytest.raises(ServiceError, match="only an admin switches it back on"):
+        set_schedule(brief=brief, user=alice, cycles_per_day=2, now=at(5, 40))
+    response = signed_in(alice).post(f"/briefs/{brief.pk}/schedule/", {"cycles": "1"})
+    assert response.status_code == 409 and "only an admin switches it back on" in response.content.decode()
+    schedule = RefineSchedule.objects.get(brief=brief)
+    assert (schedule.enabled, schedule.held_off_by_admin, schedule.set_by) == (False, True, admin_user)
+    assert run_due(now=at(6, 5)) == [] and run_due(now=at(18, 5, days=3)) == []
+    assert cycles_of(brief) == []
+    html = panel_html(alice, brief, now=at(10))
+    assert "Switched off by an admin" in html and "schedule-form" not in html
+    # The admin switches it back on; from then on its analyst sets it again.
+    set_schedule(brief=brief, user=admin_user, cycles_per_day=1, now=at(7))
+    set_schedule(brief=brief, user=alice, cycles_per_day=2, now=at(8))
+    schedule.refresh_from_db()
+    assert (schedule.enabled, schedule.held_off_by_admin, schedule.cycles_per_day) == (True, False, 2)
+
+
+def test_the_admins_switch_off_action_holds_too(alice: User, brief: Brief, admin_user: User) -> None:
+    schedule = scheduled(brief, 1)
+    signed_in(admin_user).post(
+        "/admin/memos/refineschedule/", {"action": "switch_off", "_selected_action": [schedule.pk]}
+    )
+    schedule.refresh_from_db()
+    assert (schedule.enabled, schedule.held_off_by_admin, schedule.set_by) == (False, True, admin_user)
+    with pytest.raises(ServiceError, match="only an admin switches it back on"):
+        set_schedule(brief=brief, user=alice, cycles_per_day=1, now=at(5, 40))
+
+
+def test_the_database_refuses_a_schedule_held_off_by_an_admin_that_is_on(brief: Brief) -> None:
+    schedule = scheduled(brief, 1)
+    with pytest.raises(IntegrityError, match="refine_schedule_held_off_is_off"), transaction.atomic():
+        RefineSchedule.objects.filter(pk=schedule.pk).update(held_off_by_admin=True)

@@ -273,3 +273,20 @@ def test_code_drops_a_binding_to_a_metric_without_facts_or_past_the_falsifiers_a
     document = analyst.get(f"/runs/{run.pk}/steps/{step.pk}/").content.decode()
     assert "the memo has 2 falsifiers; there is no falsifier 3" in document
     assert "the fact store holds no cash for this company" in document
+
+
+def test_a_hit_on_a_brief_whose_analyst_left_starts_no_run_and_the_history_says_why(
+    desk: dict[str, User], tmp_path: Path
+) -> None:
+    v1 = first_version(desk["ana"])
+    desk["ana"].groups.clear()  # no longer an analyst: runs started in their name would be nobody's
+    refresh_from(snapshot_with_fiscal_2026(tmp_path / "lower", revenue=410_000_000_000))
+    (watch,) = FalsifierWatch.objects.filter(version=v1)
+    assert watch.status == Status.HIT and watch.run is None
+    assert "ana is no longer an active analyst" in watch.reopen_note
+    assert Run.objects.filter(brief=v1.brief).count() == 1
+    (event,) = hits()
+    assert "ana is no longer an active analyst" in event.detail["because"] and event.detail["run"] == ""
+    client = Client()
+    client.force_login(desk["cm1"])
+    assert "ana is no longer an active analyst" in client.get(f"/versions/{v1.pk}/").content.decode()

@@ -357,3 +357,22 @@ async def test_a_connecting_page_receives_the_status_and_every_step_card(alice: 
     assert 'data-status="done"' in evidence["html"]
     assert await socket.receive_nothing(timeout=0.2)
     await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_the_run_page_shows_the_token_budget_a_run_started_with(
+    client: Client, alice: User, enqueued: list[tuple[str, str]]
+) -> None:
+    from django.test import override_settings
+
+    from agents.llm.config import DEFAULT_RUN_BUDGET_TOKENS, load_llm_settings
+
+    brief = Brief.objects.create(company=company(), question=QUESTION, owner=alice)
+    with override_settings(LLM_SETTINGS=load_llm_settings({})):  # LLM_RUN_BUDGET_TOKENS unset
+        run = start_run(brief=brief, user=alice, profile="quick", enqueue=False, workflow="memo")
+    assert run.budget_tokens == DEFAULT_RUN_BUDGET_TOKENS
+    client.force_login(alice)
+    page = text_of(client.get(f"/runs/{run.pk}/").content.decode())
+    assert f"0 tokens of its {DEFAULT_RUN_BUDGET_TOKENS}-token budget" in page
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE, budget_tokens=None)
+    assert "0 tokens (no budget)" in text_of(client.get(f"/runs/{run.pk}/").content.decode())

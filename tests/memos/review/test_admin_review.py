@@ -40,7 +40,9 @@ def version(alice: User, bob: User) -> ArtefactVersion:
                 score_label="calibrated J+",
             ),
         )
-    review.cast_vote(bob, frozen, "reject", "The thesis leans on one quarter.")
+    review.cast_vote(
+        version=frozen, member=bob, choice="reject", rationale="The thesis leans on one quarter."
+    )
     return frozen
 
 

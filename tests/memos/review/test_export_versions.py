@@ -59,7 +59,7 @@ def two_versions() -> tuple[ArtefactVersion, ArtefactVersion]:
     member = person("cm1", Roles.COMMITTEE)
     first = finished_run(ana)
     v1 = ArtefactVersion.objects.get(run=first)
-    review.cast_vote(member, v1, "reject", "the thesis leans on one quarter")
+    review.cast_vote(version=v1, member=member, choice="reject", rationale="the thesis leans on one quarter")
     v2 = ArtefactVersion.objects.get(run=finished_run(ana, brief_of=first))
     v1.refresh_from_db()
     return v1, v2

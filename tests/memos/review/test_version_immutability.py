@@ -4,7 +4,7 @@ each inside its own savepoint so the test goes on, and the row is read back byte
 The database answers (migration 0008's triggers), not only the code: the ORM's save, update, bulk_update and
 delete, raw SQL, and the admin, both the desk's read-only pages (memos/admin/review.py, which refuse with a
 403) and a careless admin class that offers every permission (whose save the trigger refuses). The two
-columns a review moves, ``status`` and ``published_at``, still change.
+columns a review moves, ``status`` and ``published_at``, still change, the time once and with the status.
 """
 
 from __future__ import annotations
@@ -261,11 +261,37 @@ def test_the_review_status_and_publication_time_still_change(version: ArtefactVe
     # A full save writes every column back as it was: only the review columns differ, so it passes.
     stored.status = Status.SUPERSEDED
     stored.save()
-    with connection.cursor() as cursor:
-        cursor.execute("UPDATE memos_artefactversion SET published_at = NULL WHERE id = %s", [version.pk])
     stored = ArtefactVersion.objects.get(pk=version.pk)
-    assert (stored.status, stored.published_at) == (Status.SUPERSEDED, None)
+    assert (stored.status, stored.published_at) == (Status.SUPERSEDED, published)
     assert content_hash(stored.kind, stored.content, stored.rendered_text) == version.content_hash
+
+
+def test_the_publication_time_goes_with_the_status_and_once_set_never_changes(
+    version: ArtefactVersion,
+) -> None:
+    """Executives read the versions that have a publication time (memos.services.access): a version in review
+    never has one, a published one always has, and a superseded one keeps the one it had."""
+    before = raw_row(ArtefactVersion, version.pk)
+    now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+    message = refused(lambda: ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.PUBLISHED))
+    assert "a_published_version_says_when" in message
+    message = refused(lambda: ArtefactVersion.objects.filter(pk=version.pk).update(published_at=now))
+    assert "only_a_published_version_has_a_publication_time" in message
+    assert raw_row(ArtefactVersion, version.pk) == before
+
+    ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.PUBLISHED, published_at=now)
+    ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.SUPERSEDED)
+    for sql in (
+        "UPDATE memos_artefactversion SET published_at = NULL WHERE id = %s",
+        "UPDATE memos_artefactversion SET published_at = published_at + interval '1 day' WHERE id = %s",
+    ):
+
+        def attempt(sql: str = sql) -> None:
+            with connection.cursor() as cursor:
+                cursor.execute(sql, [version.pk])
+
+        assert "its publication time never changes" in refused(attempt)
+    assert ArtefactVersion.objects.get(pk=version.pk).published_at == now
 
 
 # --- the audit trail: append-only

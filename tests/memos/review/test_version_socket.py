@@ -1,5 +1,6 @@
 """The version page's WebSocket: access is checked at connect, and every change to the review reaches each
-page as its own user may see it (a committee member who has not voted gets the hidden tally)."""
+page as its own user may see it (while the vote is open, everyone gets the sealed tally: the turnout, and a
+member their own vote in their form)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from tests.memos.factories import run_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HIDDEN = "shown once you have voted or recused"
+SEALED = "Sealed until the vote closes."
 SITE = b"http://127.0.0.1:8000"
 
 
@@ -57,8 +58,8 @@ def frozen_version(owner: User) -> ArtefactVersion:
         sections=sections,
         changelog="first version of this brief (memo); calibrated J+ 0.8",
     )
-    Motion.objects.create(version=version)
-    record(version, "motion_opened")
+    Motion.objects.create(version=version, min_votes=2, approval_share=0.5)
+    record(version, "motion_opened", detail={"min_votes": 2, "approval_share": 0.5})
     return version
 
 
@@ -94,44 +95,45 @@ async def opened(version: ArtefactVersion, user: User) -> tuple[WebsocketCommuni
 
 
 async def vote(member: User, version: ArtefactVersion, choice: str, rationale: str = "") -> None:
-    await sync_to_async(review.cast_vote)(member, version, choice, rationale)
+    await sync_to_async(review.cast_vote)(version=version, member=member, choice=choice, rationale=rationale)
 
 
-async def test_a_member_who_has_not_voted_gets_the_hidden_tally_when_another_votes(
-    cast: dict[str, Any],
-) -> None:
+async def test_a_member_who_has_not_voted_gets_the_turnout_when_another_votes(cast: dict[str, Any]) -> None:
     version = cast["version"]
     socket, first = await opened(version, cast["bob"])
     assert first["kind"] == "review" and first["version_id"] == str(version.pk)
-    assert HIDDEN in first["review"] and 'id="vote-form"' in first["review"]
+    assert SEALED in first["review"] and 'id="vote-form"' in first["review"]
 
     await vote(cast["carol"], version, "reject", "the thesis leans on one quarter")
 
     changed = await socket.receive_json_from(timeout=5)
-    assert HIDDEN in changed["review"]
+    assert SEALED in changed["review"] and "1 of 2 members have voted; 0 recused" in changed["review"]
     assert "reject" not in changed["history"] and "one quarter" not in changed["review"]
     assert "carol</strong>: voted" in changed["history"]  # that someone voted shows; how does not
     await socket.disconnect()
 
 
-async def test_after_voting_a_member_gets_the_counts_and_each_later_vote(cast: dict[str, Any]) -> None:
+async def test_after_voting_a_member_sees_their_own_vote_and_still_only_the_turnout(
+    cast: dict[str, Any],
+) -> None:
     version = cast["version"]
     socket, _ = await opened(version, cast["bob"])
 
     await vote(cast["bob"], version, "approve")
     mine = await socket.receive_json_from(timeout=5)
-    assert HIDDEN not in mine["review"] and "<strong>1</strong> approve" in mine["review"]
+    assert SEALED in mine["review"] and "Change your vote (now: approve)" in mine["review"]
+    assert "<strong>1</strong> approve" not in mine["review"]
 
     await vote(cast["carol"], version, "recused", "I hold the stock")
     theirs = await socket.receive_json_from(timeout=5)
-    assert "<strong>1</strong> recused" in theirs["review"]
-    assert "I hold the stock" in theirs["review"] and "(recused)" in theirs["history"]
+    assert "1 of 2 members have voted; 1 recused" in theirs["review"]
+    assert "I hold the stock" not in theirs["review"] and "(recused)" not in theirs["history"]
     await socket.disconnect()
 
 
 async def test_each_page_gets_its_own_view_of_one_change(cast: dict[str, Any]) -> None:
-    """One vote, three pages: the member who voted sees counts, the one who has not the hidden text, the
-    reviewer counts and the approve form; nobody gets another's page."""
+    """One vote, three pages: the member who voted sees their own vote, the one who has not the turnout, the
+    reviewer the turnout and the approve form; nobody sees a choice, and nobody gets another's page."""
     version = cast["version"]
     await vote(cast["bob"], version, "approve")
     voted, _ = await opened(version, cast["bob"])
@@ -144,12 +146,13 @@ async def test_each_page_gets_its_own_view_of_one_change(cast: dict[str, Any]) -
         name: await socket.receive_json_from(timeout=5)
         for name, socket in (("bob", voted), ("carol", waiting), ("rev", reviewer))
     }
-    assert "<strong>1</strong> abstain" in seen["bob"]["review"] and 'id="vote-form"' in seen["bob"]["review"]
-    assert HIDDEN in seen["carol"]["review"] and "segment data" not in seen["carol"]["review"]
-    assert (
-        "<strong>1</strong> abstain" in seen["rev"]["review"] and 'id="approve-form"' in seen["rev"]["review"]
-    )
+    assert "Change your vote (now: abstain)" in seen["bob"]["review"]
+    assert 'id="vote-form"' in seen["bob"]["review"]
+    assert SEALED in seen["carol"]["review"] and "segment data" not in seen["carol"]["review"]
+    assert SEALED in seen["rev"]["review"] and 'id="approve-form"' in seen["rev"]["review"]
     assert 'id="vote-form"' not in seen["rev"]["review"]
+    for page in seen.values():
+        assert "<strong>1</strong> abstain" not in page["review"] and "(abstain)" not in page["history"]
     for socket in (voted, waiting, reviewer):
         await socket.disconnect()
 
@@ -161,14 +164,18 @@ async def test_an_approval_and_a_publication_change_the_status_and_the_forms_liv
     await vote(cast["bob"], version, "approve")
     await vote(cast["carol"], version, "approve")
     reviewer, first = await opened(version, cast["rev"])
-    assert "quorum and threshold met" in first["review"]
+    assert "2 of 2 members have voted" in first["review"] and "quorum met" in first["review"]
 
-    await sync_to_async(review.approve)(cast["rev"], version)
+    await sync_to_async(review.approve)(version=version, reviewer=cast["rev"])
     approved = await reviewer.receive_json_from(timeout=5)
     assert approved["status"] == "approved" and ">Approved<" in approved["badge"]
     assert 'id="publish-form"' in approved["review"] and 'id="approve-form"' not in approved["review"]
+    # The vote closed with the approval: its choices show now.
+    assert (
+        "quorum and threshold met" in approved["review"] and "carol</strong>: approve" in approved["review"]
+    )
 
-    await sync_to_async(review.publish)(cast["rev"], version)
+    await sync_to_async(review.publish)(version=version, reviewer=cast["rev"])
     published = await reviewer.receive_json_from(timeout=5)
     assert published["status"] == "published" and 'id="publish-form"' not in published["review"]
     await reviewer.disconnect()
@@ -219,8 +226,8 @@ async def test_an_executive_cannot_connect_to_an_unpublished_version_but_can_onc
 
     for member in ("bob", "carol"):
         await vote(cast[member], version, "approve")
-    await sync_to_async(review.approve)(cast["rev"], version)
-    await sync_to_async(review.publish)(cast["rev"], version)
+    await sync_to_async(review.approve)(version=version, reviewer=cast["rev"])
+    await sync_to_async(review.publish)(version=version, reviewer=cast["rev"])
 
     socket, page = await opened(version, cast["boss"])
     assert page["status"] == "published" and "<form" not in page["review"]
@@ -260,8 +267,8 @@ def test_the_sockets_context_follows_the_same_rules_as_the_page(
 ) -> None:
     """The socket renders from review_context, the page from page_context: each person, the same answers."""
     version = cast["version"]
-    review.cast_vote(cast["bob"], version, "approve")
-    review.cast_vote(cast["carol"], version, "recused", "I hold the stock")
+    review.cast_vote(version=version, member=cast["bob"], choice="approve")
+    review.cast_vote(version=version, member=cast["carol"], choice="recused", rationale="I hold the stock")
 
     def comparable(context: dict[str, Any]) -> dict[str, Any]:
         return {key: list(value) if isinstance(value, QuerySet) else value for key, value in context.items()}
@@ -301,7 +308,7 @@ async def test_the_route_lets_in_a_signed_in_member_and_a_logout_closes_the_sock
     socket = browser_socket(version, client)
     connected, code = await socket.connect(timeout=5)
     assert connected, code
-    assert HIDDEN in (await socket.receive_json_from(timeout=5))["review"]
+    assert SEALED in (await socket.receive_json_from(timeout=5))["review"]
 
     await sync_to_async(client.post)("/accounts/logout/")
 

@@ -92,24 +92,37 @@ def test_votes_quorum_approval_and_publication_follow_the_rules_and_the_audit_tr
         assert boss.get(f"/versions/{version.pk}/").status_code == 404  # executives read published only
 
         with pytest.raises(ReviewRefused, match="says why"):
-            review.cast_vote(desk["cm1"], version, "reject")
+            review.cast_vote(version=version, member=desk["cm1"], choice="reject")
         with pytest.raises(ReviewRefused, match="only committee members"):
-            review.cast_vote(desk["rev"], version, "approve")
-        review.cast_vote(desk["cm1"], version, "reject", "the thesis leans on one quarter")
-        review.cast_vote(desk["cm1"], version, "approve")  # changed: replaces the first, recorded
-        review.cast_vote(desk["cm2"], version, "recused", "I hold the stock personally")
+            review.cast_vote(version=version, member=desk["rev"], choice="approve")
+        review.cast_vote(
+            version=version, member=desk["cm1"], choice="reject", rationale="the thesis leans on one quarter"
+        )
+        review.cast_vote(
+            version=version, member=desk["cm1"], choice="approve"
+        )  # changed: replaces the first, recorded
+        review.cast_vote(
+            version=version, member=desk["cm2"], choice="recused", rationale="I hold the stock personally"
+        )
         assert Vote.objects.filter(version=version).count() == 2
 
-        # cm3 has not voted: the others' votes are hidden from them; cm1 sees the tally.
-        assert b"shown once you have voted" in browser(desk["cm3"]).get(f"/versions/{version.pk}/").content
-        assert b"1</strong> approve" in browser(desk["cm1"]).get(f"/versions/{version.pk}/").content
+        # The ballots are sealed while the vote is open: cm3 sees the turnout, cm1 their own vote, neither
+        # a choice of anyone else's.
+        for name in ("cm1", "cm3"):
+            page = browser(desk[name]).get(f"/versions/{version.pk}/").content.decode()
+            assert "Sealed until the vote closes." in page and "1 of 3 members have voted; 1 recused" in page
+            assert "1</strong> approve" not in page and "I hold the stock" not in page
+        assert (
+            "Change your vote (now: approve)"
+            in browser(desk["cm1"]).get(f"/versions/{version.pk}/").content.decode()
+        )
 
         with pytest.raises(ReviewRefused, match="quorum is not met: 1 of the 2"):
-            review.approve(desk["rev"], version)
-        review.cast_vote(desk["cm3"], version, "approve")
+            review.approve(version=version, reviewer=desk["rev"])
+        review.cast_vote(version=version, member=desk["cm3"], choice="approve")
         assert len(inbox.to("rev@desk.example")) == 2  # ready for review, then quorum reached
-        review.approve(desk["rev"], version)
-        review.publish(desk["rev2"], version)
+        review.approve(version=version, reviewer=desk["rev"])
+        review.publish(version=version, reviewer=desk["rev2"])
 
     version.refresh_from_db()
     assert version.status == Status.PUBLISHED and version.published_at is not None
@@ -134,7 +147,7 @@ def test_votes_quorum_approval_and_publication_follow_the_rules_and_the_audit_tr
     assert "approved for publication" in str(inbox.to("ana@desk.example")[0]["Subject"])
     assert boss.get(f"/versions/{version.pk}/").status_code == 200
     with pytest.raises(ReviewRefused, match="closed"):
-        review.cast_vote(desk["cm2"], version, "approve")
+        review.cast_vote(version=version, member=desk["cm2"], choice="approve")
 
 
 def test_a_reviewer_cannot_approve_a_brief_they_started_and_changes_need_a_comment(
@@ -143,13 +156,15 @@ def test_a_reviewer_cannot_approve_a_brief_they_started_and_changes_need_a_comme
     both = person("both", Roles.ANALYST, Roles.REVIEWER)
     version = ArtefactVersion.objects.get(run=finished_run(both))
     for name in ("cm1", "cm3"):
-        review.cast_vote(desk[name], version, "approve")
+        review.cast_vote(version=version, member=desk[name], choice="approve")
     with pytest.raises(ReviewRefused, match="you started this brief"):
-        review.approve(both, version)
+        review.approve(version=version, reviewer=both)
     with pytest.raises(ReviewRefused, match="needs a comment"):
-        review.request_changes(desk["rev"], version, "   ")
+        review.request_changes(version=version, reviewer=desk["rev"], comment="   ")
     with smtp_inbox() as inbox:
-        review.request_changes(desk["rev"], version, "Tie the sizing to the risk budget.")
+        review.request_changes(
+            version=version, reviewer=desk["rev"], comment="Tie the sizing to the risk budget."
+        )
     (mail,) = inbox.to("both@desk.example")
     assert "changes requested" in str(mail["Subject"]) and "Tie the sizing" in mail.get_payload()
     version.refresh_from_db()
@@ -161,7 +176,7 @@ def test_a_second_run_freezes_v2_closes_the_motion_on_v1_and_the_page_shows_the_
 ) -> None:
     first = finished_run(desk["ana"])
     v1 = ArtefactVersion.objects.get(run=first)
-    review.cast_vote(desk["cm1"], v1, "approve")
+    review.cast_vote(version=v1, member=desk["cm1"], choice="approve")
     second = finished_run(desk["ana"], brief_of=first)
     v2 = ArtefactVersion.objects.get(run=second)
     v1.refresh_from_db()
@@ -170,7 +185,7 @@ def test_a_second_run_freezes_v2_closes_the_motion_on_v1_and_the_page_shows_the_
     assert Motion.objects.get(version=v2).is_open
     assert v2.changelog.startswith("against v1:")
     with pytest.raises(ReviewRefused, match="superseded by v2"):
-        review.cast_vote(desk["cm2"], v1, "approve")
+        review.cast_vote(version=v1, member=desk["cm2"], choice="approve")
     page = browser(desk["cm1"]).get(f"/versions/{v2.pk}/").content.decode()
     assert "Against v1" in page and f'href="/versions/{v1.pk}/"' in page
 
@@ -202,7 +217,7 @@ def test_a_memo_delivered_not_evaluated_is_frozen_but_cannot_be_voted_on(desk: d
     assert not version.evaluated and version.score is None
     assert not Motion.objects.filter(version=version).exists()
     with pytest.raises(ReviewRefused, match="no evaluator's verdict"):
-        review.cast_vote(desk["cm1"], version, "approve")
+        review.cast_vote(version=version, member=desk["cm1"], choice="approve")
     with pytest.raises(ReviewRefused, match="no evaluator's verdict"):
-        review.approve(desk["rev"], version)
+        review.approve(version=version, reviewer=desk["rev"])
     assert b"Your vote" not in browser(desk["cm1"]).get(f"/versions/{version.pk}/").content

@@ -1161,7 +1161,7 @@ def world(redis_url: str) -> Iterator[World]:
                 cited=(fact.fact_id,),
             ),
         )
-    vote = review.cast_vote(users["committee"], version, "approve")
+    vote = review.cast_vote(version=version, member=users["committee"], choice="approve")
     # A refinement schedule for the admin's pages (the product's form refuses this memo brief one).
     schedule = RefineSchedule.objects.create(
         brief=run.brief, set_by=users["owner"], set_at=version.created_at
