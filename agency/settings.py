@@ -122,10 +122,19 @@ def proxy_ssl_header(name: str, raw: str) -> tuple[str, str] | None:
     if not raw.strip():
         return None
     header, _, value = raw.partition("=")
+    return meta_key(name, header, example="X-Forwarded-Proto"), value.strip() or "https"
+
+
+def client_ip_header(name: str, raw: str) -> str | None:
+    """``X-Forwarded-For`` -> ``"HTTP_X_FORWARDED_FOR"``, the request.META key; None when not set."""
+    return meta_key(name, raw, example="X-Forwarded-For") if raw.strip() else None
+
+
+def meta_key(name: str, header: str, *, example: str) -> str:
     header = header.strip()
     if not header or not all(ch.isalnum() or ch == "-" for ch in header):
-        raise ImproperlyConfigured(f"{name} must be a header name such as X-Forwarded-Proto, got {raw!r}")
-    return "HTTP_" + header.upper().replace("-", "_"), value.strip() or "https"
+        raise ImproperlyConfigured(f"{name} must be a header name such as {example}, got {header!r}")
+    return "HTTP_" + header.upper().replace("-", "_")
 
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -147,6 +156,16 @@ SECURE_PROXY_SSL_HEADER = proxy_ssl_header(
     "DJANGO_SECURE_PROXY_SSL_HEADER", os.environ.get("DJANGO_SECURE_PROXY_SSL_HEADER", "")
 )
 SECURE_SSL_REDIRECT = SECURE
+# Behind a reverse proxy every request comes from the proxy's address. DJANGO_CLIENT_IP_HEADER names the
+# header the proxy puts the client's address in, and DJANGO_TRUSTED_PROXY_COUNT how many proxies (each
+# appending the address it saw) stand in front: the client is that many entries from the right, so whatever
+# a client wrote into the header itself is never read. Unset, the header is ignored (any client can send
+# one) and the address is Django's REMOTE_ADDR. Read by memos.security.client_ip (the login and
+# password-reset throttles).
+CLIENT_IP_HEADER = client_ip_header("DJANGO_CLIENT_IP_HEADER", os.environ.get("DJANGO_CLIENT_IP_HEADER", ""))
+TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 1)
+if not 1 <= TRUSTED_PROXY_COUNT <= 10:
+    raise ImproperlyConfigured("DJANGO_TRUSTED_PROXY_COUNT must be between 1 and 10")
 SESSION_COOKIE_SECURE = SECURE
 CSRF_COOKIE_SECURE = SECURE
 SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000) if SECURE else 0
@@ -266,6 +285,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "memos.security.lockout_response"
+# The client's address as the proxy settings above say (REMOTE_ADDR without a proxy), not the proxy's.
+AXES_CLIENT_IP_CALLABLE = "memos.security.client_ip"
 if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME.total_seconds() <= 0:
     raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
 
