@@ -117,6 +117,10 @@ class Contract:
     gates: frozenset[str] = frozenset()
 
 
+# The anchor a deck run's rubric builder proposes for a brief, and an admin may adopt into R1 and R2: what a 5
+# looks like (seed 001 L2).
+PROPOSED_ANCHOR = 5
+
 MEMO_RUBRIC = "memo_j"
 DECK_R1 = "deck_r1"
 DECK_R2 = "deck_r2"

@@ -140,16 +140,28 @@ def propose_prompt(*, base: PromptVersion, content: str, user: User, note: str =
     return _propose(PromptVersion, base, normalised(content), user=user, note=note)
 
 
-def propose_rubric(*, base: RubricVersion, content: str, user: User, note: str = "") -> RubricVersion:
+def propose_rubric(
+    *,
+    base: RubricVersion,
+    content: str,
+    user: User,
+    note: str = "",
+    model_written_anchors: Iterable[str] = (),
+) -> RubricVersion:
+    """The next version of ``base``'s rubric, like propose_prompt. ``model_written_anchors`` names the
+    dimensions whose anchor at 5 a model wrote (memos.services.rubric_proposals adopting a run's proposal);
+    an admin's save names none, and from then on every word of the version is the admin's."""
     text = normalised(content)
-    return _propose(
-        RubricVersion,
-        base,
-        text,
-        user=user,
-        note=note,
-        extra=lambda: {"data": rubric_data(parse_rubric(text.encode("utf-8"), origin=f"rubric {base.name}"))},
-    )
+
+    def derived() -> dict[str, Any]:
+        rubric = parse_rubric(text.encode("utf-8"), origin=f"rubric {base.name}")
+        keys = {d.key for objective in rubric.objectives for d in objective.dimensions}
+        return {
+            "data": rubric_data(rubric),
+            "model_written_anchors": sorted(set(model_written_anchors) & keys),
+        }
+
+    return _propose(RubricVersion, base, text, user=user, note=note, extra=derived)
 
 
 def edit_problems(base: GovernedVersion, content: str) -> list[str]:
