@@ -74,6 +74,21 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
+def owner_credentials(app: Mapping[str, object], url: str) -> dict[str, str] | None:
+    """DATABASE_OWNER_URL's user and password, or None when not set (or the same role as DATABASE_URL's)."""
+    if not url.strip():
+        return None
+    owner = database_from_url(url)
+    if any(owner[key] != app[key] for key in ("HOST", "PORT", "NAME")):
+        raise ImproperlyConfigured(
+            "DATABASE_OWNER_URL must name the same server, port and database as DATABASE_URL, with the "
+            "role that owns the tables"
+        )
+    if owner["USER"] == app["USER"]:
+        return None
+    return {"USER": str(owner["USER"]), "PASSWORD": str(owner["PASSWORD"])}
+
+
 def is_loopback_host(host: str) -> bool:
     """127.0.0.0/8, ::1 and ``localhost``: names that never leave this machine."""
     host = host.strip().strip("[]").lower()
@@ -227,6 +242,10 @@ TEMPLATES = [
 DATABASES = {
     "default": database_from_url(env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5433/analyst_desk"))
 }
+# The application connects as DATABASE_URL's role, which scripts/run.sh makes a role that may only read and
+# write rows (memos.database_roles); `manage.py migrate` connects as the tables' owner, DATABASE_OWNER_URL,
+# when it is set (memos/management/commands/migrate.py). run.sh hands it to migrate alone.
+DATABASE_OWNER = owner_credentials(DATABASES["default"], os.environ.get("DATABASE_OWNER_URL", ""))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")
