@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
@@ -74,6 +74,21 @@ def database_from_url(url: str) -> dict[str, object]:
     }
 
 
+def owner_credentials(app: Mapping[str, object], url: str) -> dict[str, str] | None:
+    """DATABASE_OWNER_URL's user and password, or None when not set (or the same role as DATABASE_URL's)."""
+    if not url.strip():
+        return None
+    owner = database_from_url(url)
+    if any(owner[key] != app[key] for key in ("HOST", "PORT", "NAME")):
+        raise ImproperlyConfigured(
+            "DATABASE_OWNER_URL must name the same server, port and database as DATABASE_URL, with the "
+            "role that owns the tables"
+        )
+    if owner["USER"] == app["USER"]:
+        return None
+    return {"USER": str(owner["USER"]), "PASSWORD": str(owner["PASSWORD"])}
+
+
 def is_loopback_host(host: str) -> bool:
     """127.0.0.0/8, ::1 and ``localhost``: names that never leave this machine."""
     host = host.strip().strip("[]").lower()
@@ -122,10 +137,19 @@ def proxy_ssl_header(name: str, raw: str) -> tuple[str, str] | None:
     if not raw.strip():
         return None
     header, _, value = raw.partition("=")
+    return meta_key(name, header, example="X-Forwarded-Proto"), value.strip() or "https"
+
+
+def client_ip_header(name: str, raw: str) -> str | None:
+    """``X-Forwarded-For`` -> ``"HTTP_X_FORWARDED_FOR"``, the request.META key; None when not set."""
+    return meta_key(name, raw, example="X-Forwarded-For") if raw.strip() else None
+
+
+def meta_key(name: str, header: str, *, example: str) -> str:
     header = header.strip()
     if not header or not all(ch.isalnum() or ch == "-" for ch in header):
-        raise ImproperlyConfigured(f"{name} must be a header name such as X-Forwarded-Proto, got {raw!r}")
-    return "HTTP_" + header.upper().replace("-", "_"), value.strip() or "https"
+        raise ImproperlyConfigured(f"{name} must be a header name such as {example}, got {header!r}")
+    return "HTTP_" + header.upper().replace("-", "_")
 
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -147,6 +171,16 @@ SECURE_PROXY_SSL_HEADER = proxy_ssl_header(
     "DJANGO_SECURE_PROXY_SSL_HEADER", ENV.raw("DJANGO_SECURE_PROXY_SSL_HEADER")
 )
 SECURE_SSL_REDIRECT = SECURE
+# Behind a reverse proxy every request comes from the proxy's address. DJANGO_CLIENT_IP_HEADER names the
+# header the proxy puts the client's address in, and DJANGO_TRUSTED_PROXY_COUNT how many proxies (each
+# appending the address it saw) stand in front: the client is that many entries from the right, so whatever
+# a client wrote into the header itself is never read. Unset, the header is ignored (any client can send
+# one) and the address is Django's REMOTE_ADDR. Read by memos.security.client_ip (the login and
+# password-reset throttles).
+CLIENT_IP_HEADER = client_ip_header("DJANGO_CLIENT_IP_HEADER", os.environ.get("DJANGO_CLIENT_IP_HEADER", ""))
+TRUSTED_PROXY_COUNT = env_int("DJANGO_TRUSTED_PROXY_COUNT", 1)
+if not 1 <= TRUSTED_PROXY_COUNT <= 10:
+    raise ImproperlyConfigured("DJANGO_TRUSTED_PROXY_COUNT must be between 1 and 10")
 SESSION_COOKIE_SECURE = SECURE
 CSRF_COOKIE_SECURE = SECURE
 SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 31_536_000) if SECURE else 0
@@ -208,6 +242,10 @@ TEMPLATES = [
 DATABASES = {
     "default": database_from_url(env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5433/analyst_desk"))
 }
+# The application connects as DATABASE_URL's role, which scripts/run.sh makes a role that may only read and
+# write rows (memos.database_roles); `manage.py migrate` connects as the tables' owner, DATABASE_OWNER_URL,
+# when it is set (memos/management/commands/migrate.py). run.sh hands it to migrate alone.
+DATABASE_OWNER = owner_credentials(DATABASES["default"], os.environ.get("DATABASE_OWNER_URL", ""))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")
@@ -266,8 +304,21 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "memos.security.lockout_response"
+# The client's address as the proxy settings above say (REMOTE_ADDR without a proxy), not the proxy's.
+AXES_CLIENT_IP_CALLABLE = "memos.security.client_ip"
 if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME.total_seconds() <= 0:
     raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
+
+# Password reset (memos.services.password_resets): requests per client address and per e-mail address typed
+# within the window, whether or not an account has that address.
+PASSWORD_RESET_PER_ADDRESS = env_int("PASSWORD_RESET_PER_ADDRESS", 5)
+PASSWORD_RESET_PER_ACCOUNT = env_int("PASSWORD_RESET_PER_ACCOUNT", 3)
+PASSWORD_RESET_WINDOW_MINUTES = env_int("PASSWORD_RESET_WINDOW_MINUTES", 60)
+if min(PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_ACCOUNT, PASSWORD_RESET_WINDOW_MINUTES) < 1:
+    raise ImproperlyConfigured(
+        "PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_ACCOUNT and PASSWORD_RESET_WINDOW_MINUTES must be at "
+        "least 1"
+    )
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"

@@ -1,8 +1,10 @@
 from django.contrib import admin
-from django.urls import include, path, register_converter
+from django.contrib.auth import views as auth_views
+from django.urls import path, register_converter
 
 from memos.converters import EvidenceIdConverter
 from memos.views import (
+    accounts,
     briefs,
     decks,
     evidence,
@@ -20,7 +22,32 @@ register_converter(EvidenceIdConverter, "evidence")
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    # django.contrib.auth.urls, spelled out: its password reset is replaced by one whose link is SITE_URL's
+    # (never the request's Host) and whose requests are throttled (memos.views.accounts).
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "accounts/password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    path("accounts/password_reset/", accounts.SitePasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/password_reset/done/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
     path("", home.home, name="home"),
     path("briefs/new/", briefs.new_brief, name="new_brief"),
     path("briefs/<int:brief_id>/schedule/", schedules.set_brief_schedule, name="brief_schedule"),

@@ -1,4 +1,4 @@
-"""Headers every response carries, and the page a throttled login sees.
+"""Headers every response carries, the client's address behind a proxy, and the page a throttled login sees.
 
 Django 5.2 has no Content-Security-Policy support of its own (it arrives in 6.0, which needs Python 3.12),
 and our policy is one fixed string: a dozen lines here instead of another dependency. The other headers
@@ -7,6 +7,7 @@ and our policy is one fixed string: a dozen lines here instead of another depend
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 
 from django.conf import settings
@@ -48,6 +49,27 @@ class ContentSecurityPolicyMiddleware(MiddlewareMixin):
         if "Content-Security-Policy" not in response:
             response["Content-Security-Policy"] = content_security_policy(request)
         return response
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The address a request came from: REMOTE_ADDR, or behind the configured proxies
+    (settings.CLIENT_IP_HEADER, TRUSTED_PROXY_COUNT) the entry the farthest trusted proxy appended. A
+    header that holds fewer entries than there are proxies, or an entry that is not an address, did not
+    come through them as configured: such a request counts as coming from its direct peer, so junk can
+    only share the proxy's count, never start a fresh one. django-axes keys its lockouts on it
+    (AXES_CLIENT_IP_CALLABLE)."""
+    direct = str(request.META.get("REMOTE_ADDR", ""))
+    header: str | None = settings.CLIENT_IP_HEADER
+    if not header:
+        return direct
+    hops = [hop.strip() for hop in str(request.META.get(header, "")).split(",")]
+    count: int = settings.TRUSTED_PROXY_COUNT
+    if len(hops) < count:
+        return direct
+    try:
+        return str(ipaddress.ip_address(hops[-count]))
+    except ValueError:
+        return direct
 
 
 LOCKOUT_PAGE = """{% extends "base.html" %}

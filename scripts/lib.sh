@@ -107,9 +107,11 @@ new_secret() {
 }
 
 # start_postgres DIR PORT [run|test]: a private cluster on loopback; creates database analyst_desk.
-# run: password (SCRAM) on every connection, socket and TCP; the password is made once into DIR/password
-# (mode 600, owned by postgres) and left in PG_PASSWORD. test: trust, no password; scripts/test.sh and
-# with-services.sh start a throw-away cluster on a random port that lives only as long as the test run.
+# run: password (SCRAM) on every connection, socket and TCP; the superuser's password is made once into
+# DIR/password (mode 600, owned by postgres) and left in PG_PASSWORD; the roles the desk itself connects as
+# (ensure_pg_roles) get theirs in DIR/owner_password and DIR/app_password, left in PG_OWNER_PASSWORD and
+# PG_APP_PASSWORD. test: trust, no password, the superuser only; scripts/test.sh and with-services.sh start a
+# throw-away cluster on a random port that lives only as long as the test run.
 start_postgres() {
   local dir="$1" port="$2" mode="${3:-run}" bin extra="" auth_args=(--auth=trust)
   bin="$(pg_bin)"
@@ -135,6 +137,53 @@ start_postgres() {
     PGPASSWORD="$PG_PASSWORD" as_postgres psql -q -h 127.0.0.1 -p "$port" -U postgres \
       -c "CREATE DATABASE analyst_desk" >/dev/null
   fi
+  [ "$mode" = run ] && ensure_pg_roles "$dir" "$port"
+  return 0
+}
+
+# ensure_pg_roles DIR PORT: the roles the desk connects as, made (or repaired) on every start, so a state
+# directory from an older run.sh, whose tables the superuser owns, is brought over on its next start.
+#   desk_owner owns the database, its schema and everything in it, and runs the migrations;
+#   desk_app   is what the web server, the workers and the commands connect as: it gets the rows of every
+#              table from desk_owner after each migrate (memos/database_roles.py), never ownership, so it
+#              cannot ALTER, DROP, DISABLE TRIGGER or TRUNCATE.
+# Neither is a superuser or may create roles or databases. Passwords go on stdin, never on a command line.
+ensure_pg_roles() {
+  local dir="$1" port="$2"
+  PG_OWNER_PASSWORD="$(new_secret "$dir/owner_password")"
+  PG_APP_PASSWORD="$(new_secret "$dir/app_password")"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$dir/owner_password" "$dir/app_password"
+  PGPASSWORD="$PG_PASSWORD" as_postgres psql -q -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres \
+    -d analyst_desk >/dev/null <<SQL || die "could not set up the desk's database roles; see $dir/postgres.log"
+SET client_min_messages = warning;
+SET password_encryption = 'scram-sha-256';
+DO \$\$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'desk_owner') THEN CREATE ROLE desk_owner; END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'desk_app') THEN CREATE ROLE desk_app; END IF;
+END \$\$;
+ALTER ROLE desk_owner LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD '$PG_OWNER_PASSWORD';
+ALTER ROLE desk_app LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD '$PG_APP_PASSWORD';
+ALTER DATABASE analyst_desk OWNER TO desk_owner;
+ALTER SCHEMA public OWNER TO desk_owner;
+REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+-- What an older run.sh migrated as the superuser. A sequence behind an id column follows its table.
+DO \$\$ DECLARE item record; BEGIN
+  FOR item IN SELECT c.oid::regclass AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm')
+        AND c.relowner <> 'desk_owner'::regrole LOOP
+    EXECUTE format('ALTER TABLE %s OWNER TO desk_owner', item.name);
+  END LOOP;
+  FOR item IN SELECT c.oid::regclass AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'S' AND c.relowner <> 'desk_owner'::regrole
+        AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')) LOOP
+    EXECUTE format('ALTER SEQUENCE %s OWNER TO desk_owner', item.name);
+  END LOOP;
+  FOR item IN SELECT p.oid::regprocedure AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = 'public' AND p.proowner <> 'desk_owner'::regrole LOOP
+    EXECUTE format('ALTER FUNCTION %s OWNER TO desk_owner', item.name);
+  END LOOP;
+END \$\$;
+SQL
 }
 
 # require_pg_password DIR PORT: a cluster made by an older run.sh trusts every local connection. Give its

@@ -19,7 +19,7 @@ ensure_apt_packages
 ensure_venv requirements.txt
 
 # No DATABASE_URL / REDIS_URL: the private services below, each with a password made once into the state
-# directory (mode 600). Given ones are used as they are.
+# directory (mode 600). Given ones are used as they are (with DATABASE_OWNER_URL, if given, for migrations).
 PRIVATE_PG=false; [ -z "${DATABASE_URL:-}" ] && PRIVATE_PG=true
 PRIVATE_REDIS=false; [ -z "${REDIS_URL:-}" ] && PRIVATE_REDIS=true
 export LOCAL_LLM_PORT="$LLAMA_PORT"
@@ -35,9 +35,14 @@ if [ -z "${LLM_BASE_URL:-}" ]; then
   MODEL_PATH="$(ensure_model "$LOCAL_MODEL")" || die "the local model could not be prepared"
 fi
 
+# The desk connects as desk_app, which may read and write rows and nothing else; migrations run as desk_owner,
+# which owns the tables (scripts/lib.sh ensure_pg_roles). Only the migrate command is given the owner's URL.
+OWNER_URL="${DATABASE_OWNER_URL:-}"
+unset DATABASE_OWNER_URL
 if [ "$PRIVATE_PG" = true ]; then
   start_postgres "$STATE/pg" "$PG_PORT" run
-  export DATABASE_URL="postgres://postgres:$PG_PASSWORD@127.0.0.1:$PG_PORT/analyst_desk"
+  export DATABASE_URL="postgres://desk_app:$PG_APP_PASSWORD@127.0.0.1:$PG_PORT/analyst_desk"
+  OWNER_URL="postgres://desk_owner:$PG_OWNER_PASSWORD@127.0.0.1:$PG_PORT/analyst_desk"
 fi
 if [ "$PRIVATE_REDIS" = true ]; then
   start_redis "$STATE/redis" "$REDIS_PORT" run
@@ -45,7 +50,8 @@ if [ "$PRIVATE_REDIS" = true ]; then
 fi
 
 log "migrating the database"
-"$PY" manage.py migrate --noinput >"$STATE/logs/migrate.log" || die "migrations failed; see $STATE/logs/migrate.log"
+DATABASE_OWNER_URL="$OWNER_URL" "$PY" manage.py migrate --noinput >"$STATE/logs/migrate.log" \
+  || die "migrations failed; see $STATE/logs/migrate.log"
 log "storing the prompt and rubric files as versions (an admin's active choice is kept)"
 "$PY" manage.py seed_governance >"$STATE/logs/governance.log" || die "prompt or rubric seeding failed; see $STATE/logs/governance.log"
 log "creating groups and demo users, loading the bundled real-data snapshot"

@@ -15,7 +15,13 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from agency.settings import check_llm_endpoints, check_redis_url, is_loopback_host, proxy_ssl_header
+from agency.settings import (
+    check_llm_endpoints,
+    check_redis_url,
+    client_ip_header,
+    is_loopback_host,
+    proxy_ssl_header,
+)
 from agents.env import Env
 from agents.llm.config import load_llm_settings
 
@@ -96,6 +102,24 @@ def test_a_proxy_header_is_a_header_name_and_nothing_else() -> None:
     assert proxy_ssl_header("X", "X-Forwarded-Proto=on") == ("HTTP_X_FORWARDED_PROTO", "on")
     with pytest.raises(ImproperlyConfigured, match="X-Forwarded-Proto"):
         proxy_ssl_header("X", "HTTP_X_FORWARDED_PROTO; https")
+
+
+def test_the_client_address_header_is_a_header_name_and_nothing_else() -> None:
+    assert client_ip_header("X", " ") is None
+    assert client_ip_header("X", "X-Real-IP") == "HTTP_X_REAL_IP"
+    with pytest.raises(ImproperlyConfigured, match="DJANGO_CLIENT_IP_HEADER must be a header name"):
+        client_ip_header("DJANGO_CLIENT_IP_HEADER", "X-Forwarded-For: 1.2.3.4")
+
+
+def test_the_proxy_in_front_comes_from_the_environment_and_nothing_is_trusted_without_it() -> None:
+    code = "from django.conf import settings as s; print(s.CLIENT_IP_HEADER, s.TRUSTED_PROXY_COUNT)"
+    env = production_env(DJANGO_CLIENT_IP_HEADER="X-Forwarded-For", DJANGO_TRUSTED_PROXY_COUNT="2")
+    env["DJANGO_SETTINGS_MODULE"] = "agency.settings"
+    done = run_python(env, "-c", f"import django; django.setup(); {code}")
+    assert done.stdout.strip() == "HTTP_X_FORWARDED_FOR 2", done.stderr
+    assert settings.CLIENT_IP_HEADER is None  # the test run configures no proxy
+    refused = run_python(production_env(DJANGO_TRUSTED_PROXY_COUNT="0"), "-c", "import agency.settings")
+    assert "DJANGO_TRUSTED_PROXY_COUNT must be between 1 and 10" in refused.stderr
 
 
 def _policy(header: str) -> dict[str, str]:

@@ -8,6 +8,9 @@ from agents.rubrics import Contract
 
 DECK_R1 = "deck_r1"
 DECK_R2 = "deck_r2"
+# The anchor a deck run's rubric builder proposes for a brief, and an admin may adopt into R1 and R2: what a 5
+# looks like (seed 001 L2).
+PROPOSED_ANCHOR = 5
 
 # Seed 001 section 3: the acceptance gate the first draft must clear.
 R1_CONTRACT = Contract(

@@ -70,7 +70,12 @@ class PromptTemplate:
 
     @property
     def placeholders(self) -> frozenset[str]:
-        return frozenset(PLACEHOLDER.findall(self.system)) | frozenset(PLACEHOLDER.findall(self.user))
+        return self.system_placeholders | frozenset(PLACEHOLDER.findall(self.user))
+
+    @property
+    def system_placeholders(self) -> frozenset[str]:
+        """The placeholders of the system section: ``render`` refuses an untrusted value for any of them."""
+        return frozenset(PLACEHOLDER.findall(self.system))
 
     def render(
         self,
@@ -83,7 +88,7 @@ class PromptTemplate:
         self._check_names(trusted, fenced)
         if fenced and not nonce:
             raise PromptError(f"{self.path}: untrusted values need the run's nonce to be fenced")
-        in_system = set(PLACEHOLDER.findall(self.system)) & fenced.keys()
+        in_system = self.system_placeholders & fenced.keys()
         if in_system:
             raise PromptError(
                 f"{self.path}: untrusted value(s) {sorted(in_system)} may not appear in the system section"

@@ -233,13 +233,22 @@ class RubricVersionAdmin(GovernedVersionAdmin[RubricVersion]):
         ]
         table = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
         thresholds = ", ".join(f"{name} {value:g}" for name, value in rubric.thresholds.items()) or "(none)"
+        adopted = ", ".join(obj.model_written_anchors)
         return format_html(
             "<table><tr><th>objective</th><th>dimension</th><th>weight</th></tr>{}</table>"
-            "<p>Scale {}-{}; thresholds: {}</p>",
+            "<p>Scale {}-{}; thresholds: {}</p>{}",
             table,
             rubric.scale.min,
             rubric.scale.max,
             thresholds,
+            format_html(
+                "<p>Model-written anchors at 5 (adopted from a run): {}. The judge reads them fenced, as "
+                "untrusted text, until an admin saves an edited version: read them first, since saving "
+                "makes them your words.</p>",
+                adopted,
+            )
+            if adopted
+            else "",
         )
 
 

@@ -1,7 +1,7 @@
 """Rows of the Analyst Desk, one module per feature. Models hold the rules about one row; workflows across
 rows live in ``memos.services`` and the run engine in ``memos.pipeline``."""
 
-from memos.models.accounts import DemoSeeding
+from memos.models.accounts import DemoSeeding, PasswordResetRequest
 from memos.models.calibration import Calibration, GoldScore
 from memos.models.facts import Company, DataLoad, FactRecord, SourceDocument
 from memos.models.falsifiers import FalsifierWatch
@@ -27,6 +27,7 @@ __all__ = [
     "LLMCall",
     "Motion",
     "Notice",
+    "PasswordResetRequest",
     "PromptVersion",
     "RefineSchedule",
     "ReviewPolicy",

@@ -1,8 +1,11 @@
-"""Account bookkeeping that is not a user: when the demo users were seeded."""
+"""Account bookkeeping that is not a user: when the demo users were seeded, and password-reset requests."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.db import models
+from django.utils import timezone
 
 
 class DemoSeeding(models.Model):
@@ -20,3 +23,24 @@ class DemoSeeding(models.Model):
 
     def __str__(self) -> str:
         return f"demo users seeded {self.seeded_at:%Y-%m-%d %H:%M}"
+
+
+class PasswordResetRequest(models.Model):
+    """One password-reset request, counted by memos.services.password_resets per address and per e-mail
+    address typed, whether or not an account has it. Both are kept as keyed hashes (an address a visitor
+    typed is not stored as it is), and rows older than the throttle's window are deleted as new ones come."""
+
+    address_key = models.CharField(max_length=64, help_text="keyed hash of the client's address")
+    account_key = models.CharField(max_length=64, help_text="keyed hash of the e-mail address typed")
+    requested_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "password reset request"
+        indexes: ClassVar = [
+            models.Index(fields=["address_key", "requested_at"], name="reset_by_address"),
+            models.Index(fields=["account_key", "requested_at"], name="reset_by_account"),
+            models.Index(fields=["requested_at"], name="reset_by_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"password reset requested {self.requested_at:%Y-%m-%d %H:%M}"

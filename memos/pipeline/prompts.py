@@ -34,6 +34,7 @@ T = TypeVar("T")
 _lock = threading.Lock()
 _templates_by_hash: dict[str, PromptTemplate] = {}
 _rubrics_by_hash: dict[str, Rubric] = {}
+_model_written_by_hash: dict[str, frozenset[str]] = {}
 
 
 def prompt_dir() -> Path:
@@ -94,6 +95,27 @@ def pinned_rubric(name: str, pins: Any) -> Rubric:
     if found is None:
         found = _remember(_rubrics_by_hash, pin["hash"], lambda: _parse_rubric_version(name, pin))
     return found
+
+
+def model_written_anchors(name: str, pins: Any) -> frozenset[str]:
+    """The dimensions of rubric ``name`` as the pins name it whose anchor at 5 a model wrote (adopted from a
+    run's proposal, not since saved by an admin: RubricVersion.model_written_anchors). None for a file's
+    version; a stored version's marks never change, so they are read once per process per content hash."""
+    pin = _pin(pins, name)
+    on_disk = rubric_files().get(name)
+    if pin is None or (on_disk is not None and on_disk[2] == pin["hash"]):
+        return frozenset()
+    found = _model_written_by_hash.get(pin["hash"])
+    if found is None:
+        found = _remember(_model_written_by_hash, pin["hash"], lambda: _read_model_written(name, pin))
+    return found
+
+
+def _read_model_written(name: str, pin: dict[str, Any]) -> frozenset[str]:
+    keys = RubricVersion.objects.filter(name=name, content_hash=pin["hash"]).values_list(
+        "model_written_anchors", flat=True
+    )
+    return frozenset(keys.first() or ())
 
 
 def _pin(pins: Any, name: str) -> dict[str, Any] | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
@@ -83,21 +84,51 @@ def non_loopback_hosts(allowed_hosts: Sequence[str]) -> list[str]:
     return [host for host in allowed_hosts if host.strip().lower() not in LOOPBACK_HOSTS]
 
 
-def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed:
-    """Create each demo user once in a database's life, and only on a site served on loopback.
+def public_exposure(*, allowed_hosts: Sequence[str] | None = None) -> list[str]:
+    """Why people on other machines may reach this site, each reason naming its setting: a host name that
+    is not loopback, a public SITE_URL, a proxy in front (the client-address or HTTPS header it sets), an
+    origin trusted for CSRF. Empty for the local demo. ``allowed_hosts`` stands in for ALLOWED_HOSTS (the
+    test client adds its own name there)."""
+    hosts = list(settings.ALLOWED_HOSTS if allowed_hosts is None else allowed_hosts)
+    reasons: list[str] = []
+    if not hosts or non_loopback_hosts(hosts):
+        reasons.append(f"the site serves {', '.join(non_loopback_hosts(hosts)) or '(none)'}")
+    if not _on_loopback(settings.SITE_URL):
+        reasons.append(f"SITE_URL is {settings.SITE_URL}")
+    if settings.CLIENT_IP_HEADER:
+        reasons.append("a proxy is configured (DJANGO_CLIENT_IP_HEADER)")
+    if settings.SECURE_PROXY_SSL_HEADER:
+        reasons.append("a proxy is configured (DJANGO_SECURE_PROXY_SSL_HEADER)")
+    origins = [origin for origin in settings.CSRF_TRUSTED_ORIGINS if not _on_loopback(origin)]
+    if origins:
+        reasons.append(f"DJANGO_CSRF_TRUSTED_ORIGINS names {', '.join(origins)}")
+    return reasons
 
-    Well-known passwords are fine on 127.0.0.1 and nowhere else. Once created, nothing here touches a demo
-    user again: not its password, groups or staff flags, and not its existence (one an admin deleted stays
-    deleted). A demo user a later version of the desk adds (the second and third committee members) is
-    created on the next start, once, like the others.
+
+def _on_loopback(url: str) -> bool:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # a malformed URL is no proof of a loopback site
+        return False
+    return host in LOOPBACK_HOSTS or f"[{host}]" in LOOPBACK_HOSTS
+
+
+def ensure_demo_users(*, allowed_hosts: Sequence[str] | None = None) -> DemoSeed:
+    """Create each demo user once in a database's life, and only on a site served on loopback alone.
+
+    Well-known passwords are fine on 127.0.0.1 and nowhere else: not on a public host name or SITE_URL, and
+    not behind a proxy, which forwards other machines' requests from a loopback address. Once created, nothing
+    here touches a demo user again: not its password, groups or staff flags, and not its existence (one an
+    admin deleted stays deleted). A demo user a later version of the desk adds (the second and third
+    committee members) is created on the next start, once, like the others.
     """
     groups = ensure_groups()
-    hosts = list(settings.ALLOWED_HOSTS if allowed_hosts is None else allowed_hosts)
-    if not hosts or non_loopback_hosts(hosts):
-        shown = ", ".join(non_loopback_hosts(hosts)) or "(none)"
+    exposure = public_exposure(allowed_hosts=allowed_hosts)
+    if exposure:
         return DemoSeed(
-            skipped=f"no demo users: the site serves {shown}, and demo logins are for loopback "
-            "(127.0.0.1, localhost, ::1) only; create accounts with manage.py createsuperuser and the admin"
+            skipped=f"no demo users: {'; '.join(exposure)}, and demo logins are for a site served on "
+            "loopback (127.0.0.1, localhost, ::1) only; create accounts with manage.py createsuperuser "
+            "and the admin"
         )
     with transaction.atomic():
         # One row with a fixed key: two starts at once cannot both seed (the second's insert waits on the

@@ -13,7 +13,7 @@ compares people with the very scores the loop acted on. A new rubric version or 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,7 +107,9 @@ def record_gold_score(
 # --- the check
 
 
-def judge_scores(version: ArtefactVersion, rubric_name: str, rubric: Rubric) -> dict[str, int] | None:
+def judge_scores(
+    version: ArtefactVersion, rubric_name: str, rubric: Rubric, *, model_written: Collection[str]
+) -> dict[str, int] | None:
     """The judge's integer scores of a frozen deck, asked as the loop asks; None for a deck it cannot be
     shown that way: an escalated deck has no measured values of its own (R1Result keeps none) and no R2,
     and a run whose scope step did not finish has no scope."""
@@ -128,6 +130,7 @@ def judge_scores(version: ArtefactVersion, rubric_name: str, rubric: Rubric) -> 
         content.r2.measured,
         ScopeOutput.model_validate(raw_scope),
         protected=call.output is R2Judgement,
+        model_written=model_written,
     )
     # Called outside any transaction: a judge call may take a minute, and no lock may wait on it.
     judgement = gateway().complete(
@@ -149,7 +152,7 @@ def calibrate(*, rubric_name: str) -> Calibration:
     diffs: dict[str, list[int]] = {key: [] for key in keys}
     examples = skipped = 0
     for example in gold:
-        judged = judge_scores(example.version, rubric_name, rubric)
+        judged = judge_scores(example.version, rubric_name, rubric, model_written=row.model_written_anchors)
         if judged is None:
             skipped += 1
             continue

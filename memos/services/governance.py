@@ -8,8 +8,9 @@
   schema, a rubric key the code reads changed with the file); otherwise an admin's choice stays active, the
   file's version is stored inactive, and the command says so, for the admin to review and activate.
 - ``propose_prompt`` / ``propose_rubric`` (the admin's "save") make the next version from an edited one, or
-  refuse with every problem named: broken front matter, a placeholder dropped or added, a rubric term the
-  prompt-content tests require gone, rubric weights that do not sum to 1, a rubric key the code reads gone.
+  refuse with every problem named: broken front matter, a placeholder dropped or added, a placeholder moved
+  into the system section, a rubric term the prompt-content tests require gone, rubric weights that do not
+  sum to 1, a rubric key the code reads gone.
   The parsers are the ones the pipeline uses (agents.llm.prompts, agents.rubrics): one parser decides.
 - ``activate`` switches a name's active version in one transaction (the partial unique constraint
   ``one_active_*_version_per_name`` refuses a second active one).
@@ -78,6 +79,14 @@ def prompt_problems(name: str, content: str) -> list[str]:
                 f"placeholder(s) {_braced(added)} added: the code does not fill them, so every call "
                 "would fail"
             )
+        moved = sorted(into_system(reference, parsed))
+        if moved:
+            problems.append(
+                f"placeholder(s) {_braced(moved)} moved into the system section: the prompt file keeps them "
+                "in the user section, where the code may fill them with untrusted text (documents, model "
+                "output, the analyst's words) inside a fence; the system section is read as the desk's own "
+                "instructions and takes only the placeholders the file puts there"
+            )
         if parsed.front.output_schema != reference.front.output_schema:
             problems.append(
                 f"output_schema changed from {reference.front.output_schema!r}: the code reads that type"
@@ -88,6 +97,16 @@ def prompt_problems(name: str, content: str) -> list[str]:
             "rubric term(s) the prompt-content tests require are gone: " + ", ".join(repr(t) for t in missing)
         )
     return problems
+
+
+def into_system(reference: PromptTemplate, edited: PromptTemplate) -> frozenset[str]:
+    """Placeholders ``edited`` puts in its system section that the shipped file does not. Which of a
+    prompt's values are untrusted is decided where the code renders it (the ``untrusted`` mapping of
+    PromptTemplate.render), and render refuses one in the system section only when a run is already under
+    way; every untrusted one sits in the file's user section (the file's own render would fail otherwise),
+    so keeping the system section to the file's placeholders refuses the edit when it is saved, before a
+    run can pin it."""
+    return edited.system_placeholders - reference.system_placeholders
 
 
 def rubric_problems(name: str, content: str) -> list[str]:
@@ -124,16 +143,28 @@ def propose_prompt(*, base: PromptVersion, content: str, user: User, note: str =
     return _propose(PromptVersion, base, normalised(content), user=user, note=note)
 
 
-def propose_rubric(*, base: RubricVersion, content: str, user: User, note: str = "") -> RubricVersion:
+def propose_rubric(
+    *,
+    base: RubricVersion,
+    content: str,
+    user: User,
+    note: str = "",
+    model_written_anchors: Iterable[str] = (),
+) -> RubricVersion:
+    """The next version of ``base``'s rubric, like propose_prompt. ``model_written_anchors`` names the
+    dimensions whose anchor at 5 a model wrote (memos.services.rubric_proposals adopting a run's proposal);
+    an admin's save names none, and from then on every word of the version is the admin's."""
     text = normalised(content)
-    return _propose(
-        RubricVersion,
-        base,
-        text,
-        user=user,
-        note=note,
-        extra=lambda: {"data": rubric_data(parse_rubric(text.encode("utf-8"), origin=f"rubric {base.name}"))},
-    )
+
+    def derived() -> dict[str, Any]:
+        rubric = parse_rubric(text.encode("utf-8"), origin=f"rubric {base.name}")
+        keys = {d.key for objective in rubric.objectives for d in objective.dimensions}
+        return {
+            "data": rubric_data(rubric),
+            "model_written_anchors": sorted(set(model_written_anchors) & keys),
+        }
+
+    return _propose(RubricVersion, base, text, user=user, note=note, extra=derived)
 
 
 def edit_problems(base: GovernedVersion, content: str) -> list[str]:
@@ -294,6 +325,8 @@ def _prompt_fits(on_disk: PromptTemplate) -> Callable[[str], list[str]]:
         found = []
         if active.placeholders != on_disk.placeholders:
             found.append("its placeholders differ from the file's")
+        if into_system(on_disk, active):
+            found.append("it moved a placeholder into the system section")
         if active.front.output_schema != on_disk.front.output_schema:
             found.append("its output_schema differs from the file's")
         return found

@@ -5,6 +5,11 @@ Only the "what a 5 looks like" anchor of a named dimension changes; weights, thr
 anchors stay as the active version has them. The new versions go through the same checks an admin edit does
 (memos.services.governance.propose_rubric) and are activated, so the next run pins them; runs in flight keep
 the versions they pinned.
+
+An adopted anchor is still a model's words, and an admin adopting a proposal has not necessarily read it:
+the new version marks it (``RubricVersion.model_written_anchors``, with the base version's marks carried
+along), and the judge reads marked anchors fenced as untrusted text (memos.pipeline.deck.judging) until an
+admin saves an edited version of the rubric in the admin.
 """
 
 from __future__ import annotations
@@ -15,12 +20,12 @@ import yaml
 from django.contrib.auth.models import User
 
 from agents.deck.outputs import ScopeOutput
-from agents.deck.rubrics import DECK_R1, DECK_R2
+from agents.deck.rubrics import DECK_R1, DECK_R2, PROPOSED_ANCHOR
 from memos.models import AgentStep, RubricVersion
 from memos.services import governance
 from memos.services.errors import ServiceError
 
-TOP_ANCHOR = 5
+TOP_ANCHOR = PROPOSED_ANCHOR
 
 
 def adopt_proposal(*, step: AgentStep, user: User) -> list[RubricVersion]:
@@ -41,8 +46,15 @@ def adopt_proposal(*, step: AgentStep, user: User) -> list[RubricVersion]:
         content, changed = _with_anchors(base.content, anchors)
         if not changed:
             continue
+        # The note's wording is what migration 0013 reads to mark versions adopted before the marks existed.
         note = f"anchors adopted from run {str(step.run_id)[:8]}: {', '.join(changed)}"
-        version = governance.propose_rubric(base=base, content=content, user=user, note=note)
+        version = governance.propose_rubric(
+            base=base,
+            content=content,
+            user=user,
+            note=note,
+            model_written_anchors=[*base.model_written_anchors, *changed],
+        )
         governance.activate(version=version, user=user)
         adopted.append(version)
     if not adopted:

@@ -32,6 +32,7 @@ from agents.deck.factcheck.extract import (
     compact,
     figure_kind,
     figures_in,
+    refuse_oversized,
     slide_texts,
 )
 from agents.deck.render.embedded import read_deck
@@ -71,7 +72,9 @@ class FactCheckReport(BaseModel):
 
 def check(data: bytes, facts: FactLookup) -> FactCheckReport:
     """The report for a rendered PPTX or PDF. Raises ``NoEmbeddedDeck`` (a file that is not a rendered
-    deck) or ``UnreadableFile`` (its slides cannot be read), both ``ValueError``."""
+    deck) or ``UnreadableFile`` (its slides cannot be read, or it is larger than any deck: ``TooLarge``),
+    both ``ValueError``. The size caps come first: nothing is unzipped or parsed past them."""
+    refuse_oversized(data)
     deck = read_deck(data)
     return check_texts(deck, slide_texts(data), facts)
 

@@ -15,6 +15,10 @@ Q3), ISO dates, form names (10-K, 8-K), ids, and a lone digit counting things.
 A PDF is read as its text lines after two repairs, so that it reads like the PPTX: a figure wrapped across
 two lines is joined again, and a chart's run of value labels followed by its run of periods is paired
 point by point.
+
+``refuse_oversized`` caps what is read, before any parser sees the bytes: the file's size, a PPTX's zip
+directory, its number of parts and their total unzipped size (a zip bomb declares sizes zipfile inflates up
+to and never past, so the declared total bounds the work), and a PDF's pages (pypdf caps each stream).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import bisect
 import io
 import re
+import struct
 import unicodedata
 import zipfile
 from collections.abc import Iterator
@@ -78,8 +83,25 @@ _C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 
 
+# The most a rendered deck may take. Ours are far below: a 40-slide deck is a 0.2 MB PPTX of 177 parts that
+# unzip to 0.6 MB, and a 0.1 MB PDF; a deck re-saved with pictures grows by megabytes, not by hundreds.
+MAX_FILE_BYTES = 32_000_000
+MAX_UNZIPPED_BYTES = 256_000_000
+MAX_PPTX_PARTS = 2_000
+MAX_PDF_PAGES = 1_000
+# zipfile reads the whole central directory before listing one part; 2,000 entries take ~0.2 MB.
+_MAX_ZIP_DIRECTORY_BYTES = 1_000_000
+_ZIP_END = b"PK\x05\x06"
+_ZIP64_END_LOCATOR = b"PK\x06\x07"
+_ZIP_END_SIZE, _ZIP_LOCATOR_SIZE, _ZIP_MAX_COMMENT = 22, 20, 65_535
+
+
 class UnreadableFile(ValueError):
     """Not a PPTX or PDF this check can read."""
+
+
+class TooLarge(UnreadableFile):
+    """Larger than any rendered deck (a file, a PPTX's parts, a PDF's pages): refused unread."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +117,54 @@ class FoundFigure:
     period: str | None  # the period printed nearest before it on its line, with no figure between
 
 
+def refuse_oversized(data: bytes) -> None:
+    """``TooLarge`` when ``data`` is bigger than any rendered deck, or is a zip that unzips to more parts or
+    bytes than one; checked before anything parses it. A PDF's pages are counted as it is read."""
+    refuse_file_size(len(data))
+    if data[:4] != b"PK\x03\x04":
+        return
+    _refuse_large_zip_directory(data)
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            parts = package.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        raise UnreadableFile(f"not a readable PPTX ({type(error).__name__}: {error})") from error
+    if len(parts) > MAX_PPTX_PARTS:
+        raise TooLarge(f"the PPTX has {len(parts):,} parts, more than any deck ({MAX_PPTX_PARTS:,} at most)")
+    unzipped = sum(part.file_size for part in parts)
+    if unzipped > MAX_UNZIPPED_BYTES:
+        raise TooLarge(
+            f"the PPTX unzips to {_mb(unzipped)}, more than any deck ({_mb(MAX_UNZIPPED_BYTES)} at most)"
+        )
+
+
+def refuse_file_size(size: int) -> None:
+    """``TooLarge`` for a file of ``size`` bytes past the cap: a reader of a file asks before it reads."""
+    if size > MAX_FILE_BYTES:
+        raise TooLarge(f"the file is {_mb(size)}, more than any deck ({_mb(MAX_FILE_BYTES)} at most)")
+
+
+def _refuse_large_zip_directory(data: bytes) -> None:
+    """The directory's size as the end record declares it (what zipfile reads whole), refused when larger
+    than any deck's; a zip64 archive (for more than 65,535 parts or 4 GB) is never a deck."""
+    end = data.rfind(_ZIP_END, max(0, len(data) - _ZIP_END_SIZE - _ZIP_MAX_COMMENT))
+    if end < 0 or end + _ZIP_END_SIZE > len(data):
+        raise UnreadableFile("not a readable PPTX (no zip end record)")
+    parts, directory = struct.unpack_from("<HI", data, end + 10)
+    zip64 = data[max(0, end - _ZIP_LOCATOR_SIZE) : end].startswith(_ZIP64_END_LOCATOR)
+    if zip64 or parts == 0xFFFF or directory > _MAX_ZIP_DIRECTORY_BYTES:
+        raise TooLarge(
+            f"the PPTX's zip directory declares {_mb(directory)} of entries, more than any deck "
+            f"({_mb(_MAX_ZIP_DIRECTORY_BYTES)} at most)"
+        )
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_000_000:,.1f} MB"
+
+
 def slide_texts(data: bytes) -> list[SlideText]:
+    refuse_oversized(data)
     if data[:5] == b"%PDF-":
         return _pdf_texts(data)
     if data[:4] == b"PK\x03\x04":
@@ -170,7 +239,14 @@ def _period_before(text: str, start: int, end: int) -> str | None:
 
 def _pdf_texts(data: bytes) -> list[SlideText]:
     try:
-        pages = [page.extract_text() for page in PdfReader(io.BytesIO(data)).pages]
+        reader = PdfReader(io.BytesIO(data))
+        if len(reader.pages) > MAX_PDF_PAGES:
+            raise TooLarge(
+                f"the PDF has {len(reader.pages):,} pages, more than any deck ({MAX_PDF_PAGES:,} at most)"
+            )
+        pages = [page.extract_text() for page in reader.pages]
+    except TooLarge:
+        raise
     except (PyPdfError, KeyError, TypeError, ValueError, OSError, AttributeError) as error:
         # pypdf reports a damaged file with its own errors and, deeper in, plain lookup and type errors.
         raise UnreadableFile(f"not a readable PDF ({type(error).__name__}: {error})") from error

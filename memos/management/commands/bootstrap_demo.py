@@ -1,9 +1,10 @@
 """``manage.py bootstrap_demo``: groups, demo users and the bundled real-data snapshot, idempotently.
 
 ``scripts/run.sh`` calls it on every start; an unchanged snapshot is recognised by its content hash and
-skipped, so a second start is quick. Demo users are created once, and only when every ALLOWED_HOSTS entry
-is loopback (see ``memos.services.accounts.ensure_demo_users``). ``--list-users`` prints the demo logins
-and touches nothing.
+skipped, so a second start is quick. Demo users are created once, and only on a site served on loopback
+alone: every ALLOWED_HOSTS entry, SITE_URL and any trusted CSRF origin loopback, and no proxy configured
+(see ``memos.services.accounts.ensure_demo_users``); otherwise it says which setting stopped them.
+``--list-users`` prints the demo logins and touches nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from agents.data.errors import DataError
-from memos.services.accounts import DEMO_USERS, ensure_demo_users, non_loopback_hosts
+from memos.services.accounts import DEMO_USERS, ensure_demo_users, public_exposure
 
 
 class Command(BaseCommand):
@@ -32,7 +33,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["list_users"]:
-            if non_loopback_hosts(settings.ALLOWED_HOSTS):
+            if public_exposure():
                 self.stdout.write("none: demo logins exist only on a site served on loopback")
                 return
             width = max(len(user.username) for user in DEMO_USERS)

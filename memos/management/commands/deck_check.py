@@ -4,7 +4,9 @@ against the fact store.
 Prints one row per figure (slide, the figure as printed, the fact it cites, what the store says it must
 read, the status) and a one-line verdict, or with ``--json`` the report as ``{"ok", "figures"}``.
 Exit status 0 when every figure is ok, 1 when any is not, 2 on bad input (a missing file, one that is not
-a PPTX or PDF, one without an embedded deck.json): one line on stderr, nothing on stdout.
+a PPTX or PDF, one without an embedded deck.json, one larger than any deck: more bytes, unzipped bytes,
+parts or pages than agents.deck.factcheck.extract allows, refused before it is read or unzipped): one line
+on stderr, nothing on stdout.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from agents.deck.factcheck.check import FactCheckReport
-from agents.deck.factcheck.extract import UnreadableFile
+from agents.deck.factcheck.extract import MAX_FILE_BYTES, UnreadableFile, refuse_file_size
 from agents.deck.render.embedded import NoEmbeddedDeck
 from memos.services.factcheck import check_file
 
@@ -55,7 +57,10 @@ def _read(path: Path) -> bytes:
         raise FileNotFoundError("no such file")
     if not path.is_file():
         raise IsADirectoryError("not a file")
-    return path.read_bytes()
+    refuse_file_size(path.stat().st_size)
+    with path.open("rb") as file:
+        # A file that grew since: one byte past the cap is enough for the check to refuse it.
+        return file.read(MAX_FILE_BYTES + 1)
 
 
 def as_table(report: FactCheckReport) -> str:

@@ -2,11 +2,14 @@
 
 The judge sees the rubric's anchors, the brief-specific guidance (model-written, fenced), what code measured
 and the deck; it returns integer scores with quotes and the ranked weak parts. Code checks each quote
-against the deck and computes every composite (agents.deck.gates).
+against the deck and computes every composite (agents.deck.gates). An anchor adopted from a run's proposal
+and not since saved by an admin (RubricVersion.model_written_anchors) is a model's words too: it goes to
+the user message, fenced, and the rubric in the system message points to it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -14,6 +17,7 @@ from pydantic import BaseModel
 from agents.deck.gates import Measured
 from agents.deck.outline import outline, quote_found
 from agents.deck.outputs import QuoteCheck, ScopeOutput
+from agents.deck.rubrics import PROPOSED_ANCHOR
 from agents.deck.schemas import R1Judgement, R2Judgement
 from agents.deck.spec import Deck
 from agents.llm.gateway import LLMGateway
@@ -24,7 +28,7 @@ from memos.models import Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.scope import scope_text
-from memos.pipeline.prompts import template
+from memos.pipeline.prompts import model_written_anchors, template
 
 J = TypeVar("J", bound=BaseModel)
 # The judge's own R2 dimensions beyond the composite: the protected invariants it measures (seed 001 4a).
@@ -35,14 +39,36 @@ PROTECTED_ANCHORS = {
 }
 
 
-def dimensions_text(rubric: Rubric, *, protected: bool) -> str:
+ADOPTED_IN_USER = "(model-written: see the adopted anchors)"
+
+
+def dimensions_text(rubric: Rubric, *, protected: bool, model_written: Collection[str]) -> str:
+    """The rubric for the system message: a model-written anchor is only pointed to (adopted_anchors_text)."""
     lines = []
     for dimension in rubric.objective("composite").dimensions:
-        anchors = "; ".join(f"{score}: {text}" for score, text in sorted(dimension.anchors.items()))
+        anchors = "; ".join(
+            f"{score}: {ADOPTED_IN_USER if _adopted(dimension.key, score, model_written) else text}"
+            for score, text in sorted(dimension.anchors.items())
+        )
         lines.append(f"- {dimension.key} (weight {dimension.weight:g}): {anchors}")
     if protected:
         lines += [f"- {key} (protected, not weighted): 5: {text}" for key, text in PROTECTED_ANCHORS.items()]
     return "\n".join(lines)
+
+
+def adopted_anchors_text(rubric: Rubric, model_written: Collection[str]) -> str:
+    """The model-written anchors, for the user message (fenced): "- key, 5: text" each."""
+    lines = [
+        f"- {dimension.key}, {score}: {text}"
+        for dimension in rubric.objective("composite").dimensions
+        for score, text in sorted(dimension.anchors.items())
+        if _adopted(dimension.key, score, model_written)
+    ]
+    return "\n".join(lines) or "(none)"
+
+
+def _adopted(key: str, score: int, model_written: Collection[str]) -> bool:
+    return score == PROPOSED_ANCHOR and key in model_written
 
 
 def measured_text(measured: Measured) -> str:
@@ -68,7 +94,15 @@ def _ask(  # noqa: PLR0917 - one call, its pieces named at every call site
     scope = inputs(ctx).scope
     ctx.check()
     prompt = judge_prompt(
-        name, ctx.run, rubric, deck, measured, scope, protected=output is R2Judgement, extra=extra
+        name,
+        ctx.run,
+        rubric,
+        deck,
+        measured,
+        scope,
+        protected=output is R2Judgement,
+        model_written=model_written_anchors(rubric.name, ctx.run.rubric_versions),
+        extra=extra,
     )
     return gw.complete(prompt, output, context=inputs(ctx).call(stage, Role.SCORER))
 
@@ -82,10 +116,12 @@ def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every cal
     scope: ScopeOutput,
     *,
     protected: bool,
+    model_written: Collection[str],
     extra: dict[str, str] | None = None,
 ) -> RenderedPrompt:
     """The judge's prompt as the loop renders it; memos.services.calibration renders the same one for a
-    frozen deck, so a calibration measures the judge the loop uses."""
+    frozen deck, so a calibration measures the judge the loop uses. ``model_written``: the dimensions whose
+    anchor at 5 the rubric's version marks as a model's words (fenced, never in the system message)."""
     company = run.brief.company
     proposal = scope.proposal
     guidance = "\n".join(f"- {d.dimension}: {d.five}" for d in proposal.descriptors) if proposal else "(none)"
@@ -94,11 +130,16 @@ def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every cal
             "company": company.name,
             "ticker": company.ticker,
             "rubric": rubric.title,
-            "dimensions": dimensions_text(rubric, protected=protected),
+            "dimensions": dimensions_text(rubric, protected=protected, model_written=model_written),
             "measured": measured_text(measured),
             **(extra or {}),
         },
-        {"guidance": guidance, "scope": scope_text(scope.scope), "deck": outline(deck)},
+        {
+            "guidance": guidance,
+            "scope": scope_text(scope.scope),
+            "deck": outline(deck),
+            "adopted_anchors": adopted_anchors_text(rubric, model_written),
+        },
         nonce=run.nonce,
     )
 

@@ -16,7 +16,9 @@ from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.plan import RUBRIC, SCOPE
 from memos.pipeline.errors import shown
 from memos.pipeline.gateway import gateway, llm_settings
-from memos.pipeline.prompts import template
+from memos.pipeline.prompts import model_written_anchors, template
+
+ADOPTED_LEFT_OUT = "(adopted from an earlier run's proposal; model-written, not repeated here)"
 
 
 def run_scope(ctx: StageContext) -> None:
@@ -68,10 +70,14 @@ def carry_scope(ctx: StageContext) -> None:
 
 
 def anchors_at_five(ctx: StageContext) -> str:
+    """The governed anchors at 5, for the builder's system message: one a model wrote (adopted from an
+    earlier run, not since saved by an admin) is left out, as the judge's system message leaves it out."""
     lines = []
     for rubric in (inputs(ctx).r1, inputs(ctx).r2):
+        model_written = model_written_anchors(rubric.name, ctx.run.rubric_versions)
         for dimension in rubric.objective("composite").dimensions:
-            lines.append(f"- {dimension.key}: {dimension.anchors.get(5, '')}")
+            anchor = ADOPTED_LEFT_OUT if dimension.key in model_written else dimension.anchors.get(5, "")
+            lines.append(f"- {dimension.key}: {anchor}")
     return "\n".join(dict.fromkeys(lines))
 
 

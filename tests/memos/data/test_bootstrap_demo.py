@@ -77,6 +77,15 @@ def test_on_a_public_host_name_it_creates_no_demo_users_and_says_why() -> None:
     assert "none: demo logins exist only on a site served on loopback" in _bootstrap("--list-users")
 
 
+@override_settings(ALLOWED_HOSTS=LOOPBACK, SITE_URL="https://desk.example.com")
+def test_with_a_public_site_url_it_creates_no_demo_users_and_says_why() -> None:
+    User.objects.filter(username__in=[demo.username for demo in DEMO_USERS]).delete()
+    output = _bootstrap("--no-data")
+    assert "no demo users: SITE_URL is https://desk.example.com" in output
+    assert not User.objects.filter(username__in=[demo.username for demo in DEMO_USERS]).exists()
+    assert "none: demo logins exist only on a site served on loopback" in _bootstrap("--list-users")
+
+
 def test_companyfacts_figures_match_the_10k_with_the_original_filing_cited(loaded: str) -> None:
     revenue = FactRecord.objects.get(fact_id="AAPL:revenue:FY2024")
     assert revenue.value == Decimal("391035000000")

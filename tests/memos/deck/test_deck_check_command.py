@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from datetime import date
 from io import StringIO
 from pathlib import Path
@@ -179,6 +180,37 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(
     assert err.startswith(f"deck_check: {path}: ")
     assert message in err
     assert err.count("\n") <= 1
+
+
+def test_a_zip_bomb_is_refused_in_one_line_with_exit_2(deck: Deck, tmp_path: Path) -> None:
+    # 300 MB of zeros in a part python-pptx loads on open: 0.3 MB on disk.
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(render_pptx(deck))) as source,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bomb,
+    ):
+        for info in source.infolist():
+            if info.filename == "ppt/printerSettings/printerSettings1.bin":
+                with bomb.open(info.filename, "w") as member:
+                    for _ in range(300):
+                        member.write(bytes(1024 * 1024))
+            else:
+                bomb.writestr(info, source.read(info))
+    path = written(tmp_path, out.getvalue(), ".pptx")
+    code, out_text, err = deck_check(path)
+    assert (code, out_text) == (2, "")
+    assert err.startswith(f"deck_check: {path}: the PPTX unzips to 314.")
+    assert err.endswith(" MB, more than any deck (256.0 MB at most)\n")
+
+
+def test_a_file_larger_than_any_deck_is_refused_without_being_read(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.pdf"
+    with huge.open("wb") as sparse:  # 64 GB on paper, nothing on disk: reading it would take minutes
+        sparse.write(b"%PDF-1.7\n")
+        sparse.truncate(64 * 1024**3)
+    code, out, err = deck_check(str(huge))
+    assert (code, out) == (2, "")
+    assert err.strip() == f"deck_check: {huge}: the file is 68,719.5 MB, more than any deck (32.0 MB at most)"
 
 
 def _run_as_program(*args: str) -> subprocess.CompletedProcess[str]:

@@ -143,6 +143,31 @@ def test_a_save_that_breaks_the_version_is_refused_naming_the_problem(
     assert model._default_manager.filter(name=name).count() == 1
 
 
+@pytest.mark.parametrize(
+    ("name", "placeholder"),
+    [("specialist_news", "documents"), ("deck_scorer", "deck"), ("evaluator", "brief")],
+)
+def test_an_edit_that_moves_a_fenced_placeholder_into_the_system_part_is_refused_naming_it(
+    client: Client, desk_admin: User, name: str, placeholder: str
+) -> None:
+    # The code fills these with untrusted text (documents, model output, the analyst's words): in the user
+    # part each is fenced; in the system part it would be read as the desk's own instructions.
+    base = _active(PromptVersion, name)
+    system, user = base.content.split("\n## User\n")
+    lines = [line for line in user.splitlines() if line.strip() != f"{{{placeholder}}}"]
+    assert len(lines) == len(user.splitlines()) - 1  # the placeholder stood alone on its line
+    moved = f"{system}\nThe material: {{{placeholder}}}\n\n## User\n" + "\n".join(lines) + "\n"
+
+    refused = _save(client, f"{PROMPTS}{base.pk}/change/", moved)
+
+    assert refused.status_code == 200
+    assert any(
+        f"placeholder(s) {{{placeholder}}} moved into the system section" in error
+        for error in _errors(refused)
+    ), _errors(refused)
+    assert PromptVersion.objects.filter(name=name).count() == 1
+
+
 def test_saving_the_same_content_again_is_refused_as_no_change(client: Client, desk_admin: User) -> None:
     first = _active(PromptVersion, "evaluator")
     refused = _save(client, f"{PROMPTS}{first.pk}/change/", first.content)

@@ -314,6 +314,38 @@ def test_a_version_that_no_longer_fits_the_code_cannot_be_activated(admin_user: 
     assert active(PromptVersion, "evaluator").pk == old.pk
 
 
+def test_a_version_from_before_the_check_with_untrusted_text_in_its_system_part_is_retired(
+    file_copy: Path, admin_user: User
+) -> None:
+    seed_from_files()
+    old = active(PromptVersion, "specialist_news")
+    system, user = old.content.split("\n## User\n")
+    # Stored before saves were checked for it, and activated by an admin: the news itself in the system part.
+    stored = PromptVersion.objects.create(
+        name="specialist_news",
+        version=2,
+        content=f"{system}\n{{documents}}\n\n## User\n" + user.replace("{documents}", "(above)"),
+        content_hash="e" * 64,
+        source=PromptVersion.Source.ADMIN,
+    )
+    with pytest.raises(
+        ServiceError, match=r"cannot be activated: .*\{documents\} moved into the system section"
+    ):
+        activate(version=stored, user=admin_user)
+    PromptVersion.objects.filter(pk=old.pk).update(is_active=False)
+    PromptVersion.objects.filter(pk=stored.pk).update(is_active=True, activated_by=admin_user)
+
+    # The next start's seeding puts the file's version back, naming why.
+    news = file_copy / "specialist_news.md"
+    news.write_text(edited(news.read_text(encoding="utf-8"), "A file edit."), encoding="utf-8")
+    replaced = _outcome(seed_from_files(), "specialist_news")
+
+    assert (
+        replaced.outcome == "activated" and "moved a placeholder into the system section" in replaced.detail
+    )
+    assert active(PromptVersion, "specialist_news").version == 3
+
+
 # --- a run's pins
 
 

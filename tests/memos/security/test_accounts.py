@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission, User
 from django.db import connection
-from django.test import Client
+from django.test import Client, override_settings
 from django.utils import timezone
 
 from memos.models import DemoSeeding, ReviewPolicy
@@ -59,6 +59,26 @@ def test_no_demo_user_is_created_when_the_site_serves_a_real_host_name() -> None
     assert "desk.example.com" in seed.skipped and "loopback" in seed.skipped
     # The groups are there all the same: the admin puts real accounts in them.
     assert set(Group.objects.values_list("name", flat=True)) == set(Roles.ALL)
+
+
+@pytest.mark.parametrize(
+    ("configured", "named"),
+    [
+        ({"SITE_URL": "https://desk.example.com"}, "SITE_URL is https://desk.example.com"),
+        ({"SITE_URL": "http://10.0.0.5:8000"}, "SITE_URL is http://10.0.0.5:8000"),
+        ({"CLIENT_IP_HEADER": "HTTP_X_FORWARDED_FOR"}, "DJANGO_CLIENT_IP_HEADER"),
+        ({"SECURE_PROXY_SSL_HEADER": ("HTTP_X_FORWARDED_PROTO", "https")}, "DJANGO_SECURE_PROXY_SSL_HEADER"),
+        ({"CSRF_TRUSTED_ORIGINS": ["https://desk.example.com"]}, "https://desk.example.com"),
+    ],
+)
+def test_no_demo_user_is_created_once_a_public_address_or_a_proxy_is_configured(
+    configured: dict[str, object], named: str
+) -> None:
+    # Every host name is loopback, yet the site is reached from elsewhere: through its public URL or a proxy.
+    with override_settings(**configured):
+        seed = ensure_demo_users(allowed_hosts=LOOPBACK)
+    assert not User.objects.exists()
+    assert named in seed.skipped and "loopback" in seed.skipped
 
 
 @pytest.mark.parametrize("hosts", [["::1"], ["[::1]", "localhost"], ["127.0.0.1"]])
@@ -171,3 +191,56 @@ def test_a_good_login_before_the_limit_starts_the_count_again(client: Client, al
     for _ in range(settings.AXES_FAILURE_LIMIT - 1):
         assert log_in(client, "alice", "wrong") == 200
     assert log_in(client, "alice", "alice-secret-pass") == 302
+
+
+# Behind a reverse proxy every request arrives from the proxy's address; the client's is in the header the
+# proxy sets (DJANGO_CLIENT_IP_HEADER), counted from the right past the trusted proxies.
+PROXY = "127.0.0.1"
+BEHIND_ONE_PROXY = {"CLIENT_IP_HEADER": "HTTP_X_FORWARDED_FOR", "TRUSTED_PROXY_COUNT": 1}
+
+
+def log_in_from(client: Client, password: str, *, forwarded_for: str) -> int:
+    response = client.post(
+        "/accounts/login/",
+        {"username": "alice", "password": password},
+        REMOTE_ADDR=PROXY,
+        HTTP_X_FORWARDED_FOR=forwarded_for,
+    )
+    return response.status_code
+
+
+def test_behind_the_proxy_wrong_passwords_lock_only_the_client_address_that_sent_them(alice: User) -> None:
+    attacker, analyst_at_home = Client(), Client()
+    with override_settings(**BEHIND_ONE_PROXY):
+        for _ in range(settings.AXES_FAILURE_LIMIT):
+            log_in_from(attacker, "wrong", forwarded_for="203.0.113.7")
+        assert log_in_from(attacker, "alice-secret-pass", forwarded_for="203.0.113.7") == 429
+        assert log_in_from(analyst_at_home, "alice-secret-pass", forwarded_for="198.51.100.9") == 302
+    assert analyst_at_home.session["_auth_user_id"] == str(alice.pk)
+
+
+def test_behind_one_proxy_an_address_the_client_wrote_into_the_header_itself_is_not_trusted(
+    client: Client, alice: User
+) -> None:
+    # The proxy appends the address it saw; whatever the client sent before it is the client's own story.
+    with override_settings(**BEHIND_ONE_PROXY):
+        for forged in range(settings.AXES_FAILURE_LIMIT):
+            log_in_from(client, "wrong", forwarded_for=f"10.0.0.{forged}, 203.0.113.7")
+        assert log_in_from(client, "alice-secret-pass", forwarded_for="10.9.9.9, 203.0.113.7") == 429
+
+
+def test_without_a_configured_proxy_a_forwarded_for_header_is_ignored(client: Client, alice: User) -> None:
+    # A header any client can write must not let it start a fresh count with every request.
+    for forged in range(settings.AXES_FAILURE_LIMIT):
+        log_in_from(client, "wrong", forwarded_for=f"203.0.113.{forged}")
+    assert log_in_from(client, "alice-secret-pass", forwarded_for="198.51.100.9") == 429
+
+
+def test_a_malformed_proxy_header_counts_as_the_proxy_itself(client: Client, alice: User) -> None:
+    with override_settings(**BEHIND_ONE_PROXY):
+        for junk in ("not-an-address", "", "203.0.113.7:443"):
+            log_in_from(client, "wrong", forwarded_for=junk)
+        log_in_from(client, "wrong", forwarded_for="unknown")
+        log_in_from(client, "wrong", forwarded_for="203.0.113.7, garbage")
+        assert log_in_from(client, "alice-secret-pass", forwarded_for="") == 429
+        assert log_in_from(client, "alice-secret-pass", forwarded_for="198.51.100.9") == 302
