@@ -13,6 +13,7 @@ from agents.data.formatting import format_value
 from agents.text.figures import brief_numbers, reader_segments, segments
 from agents.text.sentences import fit
 from memos.models import Brief, FactRecord
+from memos.pipeline.errors import plain
 from memos.views.refs import Refs
 
 register = template.Library()
@@ -94,6 +95,12 @@ def prose(text: object, refs: object = None, brief: object = None) -> SafeString
                 )
             )
     return format_html_join("", "{}", ((part,) for part in parts))
+
+
+@register.filter
+def plain_error(text: object) -> str:
+    """A run's or a step's stored message, never a database's own error text (memos.pipeline.errors.plain)."""
+    return plain(text) if isinstance(text, str) else ""
 
 
 @register.filter
