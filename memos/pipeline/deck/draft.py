@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from agents.deck.candidate import build
 from agents.deck.gates import r1_result
+from agents.deck.humanizer import OTHER_SCRIPT
 from agents.deck.narrowing import section_slide_schema
 from agents.deck.outputs import DraftOutput
 from agents.deck.revise import MIN_SLIDES
@@ -31,6 +32,7 @@ from memos.pipeline.deck.reads import (
     figures,
     frame,
     kept_numbers,
+    language,
     r1,
     scope_output,
 )
@@ -82,7 +84,7 @@ def run_draft(ctx: StageContext) -> None:
 def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftOutput | None) -> DraftOutput:
     draft = draft_deck(ctx, gw, rebuild_note(previous))
     scope = scope_output(ctx).scope
-    candidate = build(draft, figures(ctx), frame(ctx), scope, keep=kept_numbers(ctx))
+    candidate = build(draft, figures(ctx), frame(ctx), scope, keep=kept_numbers(ctx), language=language(ctx))
     rubric = r1(ctx)
     # The judge is asked only when every hard gate passed: a deck failing one is rebuilt whatever its grade.
     hard = r1_result(rubric, candidate.measured, None)
@@ -164,4 +166,6 @@ def rebuild_note(previous: DraftOutput | None) -> str:
         lines += [f"- slide {w.slide} ({w.dimension}): {w.problem}" for w in previous.judgement.weakest]
     if previous.candidate.withheld:
         lines.append("- sentences removed for typing numbers: " + ", ".join(previous.candidate.withheld[:5]))
+    slipped = [f for f in previous.candidate.humanizer if f.rule == OTHER_SCRIPT]
+    lines += [f"- slide {f.slide} {f.shape}: {f.message}" for f in slipped[:3]]
     return "\n".join(lines)

@@ -7,12 +7,13 @@ from __future__ import annotations
 from agents.deck.gates import stop_reason
 from agents.deck.outline import slide_outline
 from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, LapOutput
+from agents.deck.slips import withhold_slips
 from memos.models import Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.cycle import base_output
 from memos.pipeline.deck.loop_state import LoopState, accepted_draft, best_failed_draft
 from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT, LAP, REFINE
-from memos.pipeline.deck.reads import config, figures, r2
+from memos.pipeline.deck.reads import config, figures, language, r2
 from memos.pipeline.deck.refine import over_budget
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.workflows import Artefact, Ending
@@ -27,6 +28,14 @@ def run_deck(ctx: StageContext) -> None:
 
 
 def deck_output(ctx: StageContext) -> DeckOutput:
+    """The deck to deliver, without the sentences that slipped into another script than the brief's: no lap
+    is left to fix them (agents.deck.slips)."""
+    output = _best_output(ctx)
+    deck, withheld = withhold_slips(output.deck, language(ctx))
+    return output.model_copy(update={"deck": deck, "withheld": withheld}) if withheld else output
+
+
+def _best_output(ctx: StageContext) -> DeckOutput:
     drafts = list(ctx.outputs(DRAFT, DraftOutput).values())
     accepted = accepted_draft(drafts)
     base = base_output(ctx)

@@ -1,4 +1,5 @@
-"""What the deck stages read of their run: its config, rubrics, scope, figures and the brief's own numbers."""
+"""What the deck stages read of their run: its config, rubrics, scope, figures, and the brief's own numbers
+and language."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from agents.rubrics import DECK_R1, DECK_R2, Rubric
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.plan import DATA, FIGURES, SCOPE
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.inputs import brief_block, kept_numbers
+from memos.pipeline.inputs import brief_block, kept_numbers, language
 from memos.pipeline.prompts import rubric
 
-__all__ = ["brief_block", "kept_numbers"]
+__all__ = ["brief_block", "kept_numbers", "language"]
 
 
 def config(ctx: StageContext) -> DeckConfig:
