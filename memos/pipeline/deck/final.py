@@ -5,6 +5,7 @@ scores and the changelog of accepted and rejected laps (seed 001 section 7)."""
 from __future__ import annotations
 
 from agents.deck.gates import stop_reason
+from agents.deck.humanizer import OTHER_SCRIPT
 from agents.deck.outline import slide_outline
 from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, LapOutput
 from agents.deck.slips import withhold_slips
@@ -32,7 +33,11 @@ def deck_output(ctx: StageContext) -> DeckOutput:
     is left to fix them (agents.deck.slips)."""
     output = _best_output(ctx)
     deck, withheld = withhold_slips(output.deck, language(ctx))
-    return output.model_copy(update={"deck": deck, "withheld": withheld}) if withheld else output
+    if not withheld:
+        return output
+    # What was withheld is no finding of the delivered deck (a later cycle starts from these findings).
+    findings = [finding for finding in output.findings if finding.rule != OTHER_SCRIPT]
+    return output.model_copy(update={"deck": deck, "withheld": withheld, "findings": findings})
 
 
 def _best_output(ctx: StageContext) -> DeckOutput:

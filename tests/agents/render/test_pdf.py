@@ -20,6 +20,7 @@ from pypdf import PdfReader
 
 from agents.render.pdf import RenderedPdf, html_to_pdf
 from agents.text.cleaning import clean_render_text
+from tests.agents.render.pdf_fonts import embedded_fonts
 
 BASE_URL = "https://desk.invalid/"
 # An 8x4 blue PNG.
@@ -314,9 +315,5 @@ def test_the_static_prefix_must_be_a_path_with_slashes(static_root: Path) -> Non
 
 def test_text_given_no_font_is_drawn_in_the_deck_faces_and_chinese_in_the_fallback(tmp_path: Path) -> None:
     rendered = html_to_pdf("<p>Revenue 市场 grew</p>", base_url=None, static_root=tmp_path)
-    fonts = {
-        str(font.get_object()["/BaseFont"]).split("+", 1)[-1]
-        for font in PdfReader(io.BytesIO(rendered.pdf)).pages[0]["/Resources"]["/Font"].values()
-    }
-    assert fonts == {"DejaVu-Sans", "WenQuanYi-Micro-Hei"}
+    assert embedded_fonts(rendered.pdf) == {"DejaVu-Sans", "WenQuanYi-Micro-Hei"}
     assert "Revenue 市场 grew" in PdfReader(io.BytesIO(rendered.pdf)).pages[0].extract_text()

@@ -25,6 +25,7 @@ from agents.render.charts import chart_svg
 from agents.render.fonts import CSS_FONT_FAMILY, FALLBACK_FONT_NAME, FONT_NAME
 from agents.render.pdf import RenderedPdf, html_to_pdf
 from tests.agents.deck.samples import figure, sample_deck
+from tests.agents.render.pdf_fonts import embedded_fonts
 
 SLIDES = 20
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
@@ -177,14 +178,6 @@ def test_every_run_is_set_in_the_deck_typeface(rendered: Rendered) -> None:
         assert properties.find(f"{A}cs").get("typeface") == FONT_NAME
 
 
-def embedded_fonts(pdf: bytes) -> set[str]:
-    names = set()
-    for page in PdfReader(io.BytesIO(pdf)).pages:
-        for font in page["/Resources"]["/Font"].values():
-            names.add(str(font.get_object()["/BaseFont"]).split("+", 1)[-1])
-    return names
-
-
 def test_chinese_in_a_slide_is_drawn_in_the_fallback_face_and_the_rest_in_dejavu() -> None:
     deck = sample_deck(2)
     slide = deck.slides[0]
@@ -196,7 +189,6 @@ def test_chinese_in_a_slide_is_drawn_in_the_fallback_face_and_the_rest_in_dejavu
     assert f"font-family: {CSS_FONT_FAMILY};" in html
     assert embedded_fonts(render_pdf(deck).pdf) == {"DejaVu-Sans", "DejaVu-Sans-Bold", "WenQuanYi-Micro-Hei"}
     assert embedded_fonts(render_pdf(sample_deck(2)).pdf) == {"DejaVu-Sans", "DejaVu-Sans-Bold"}
-
 
 
 def test_the_table_is_native_with_metric_period_value_and_source(rendered: Rendered) -> None:
