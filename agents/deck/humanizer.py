@@ -155,7 +155,9 @@ def humanize_findings(
         found.extend(text_findings(text, slide=slide_number, where=where))
         if language is not None:
             found.extend(
-                _finding(OTHER_SCRIPT, slide_number, where, slip.text, script_message(slip.script))
+                _finding(
+                    OTHER_SCRIPT, slide_number, where, slip.shown.strip("'"), script_message(slip.script)
+                )
                 for slip in slips(text, language)
             )
     for slide in deck.slides:

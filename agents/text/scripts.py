@@ -63,8 +63,16 @@ class Slip:
     text: str
     script: str  # its script's name ("Han", "Devanagari"), or EAST_ASIAN_FORMS
 
+    @property
+    def shown(self) -> str:
+        """The characters as a page may quote them: never digits (a full-width "４２７" is a typed figure, and
+        a page never shows a figure a model typed), nor a numeral of another script ("三")."""
+        if any(unicodedata.numeric(char, None) is not None for char in self.text):
+            return "(digits, not shown)"
+        return f"'{self.text}'"
+
     def __str__(self) -> str:
-        return f"{self.script} '{self.text}'"
+        return f"{self.script} {self.shown}"
 
 
 def slips(text: str, language: Language) -> list[Slip]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from weakref import WeakKeyDictionary
 
 from django import template
 from django.urls import reverse
@@ -101,16 +100,15 @@ def prose(text: object, refs: object = None, brief: object = None) -> SafeString
     return format_html_join("", "{}", ((part,) for part in parts))
 
 
-# A page shows many prose fields of one brief: its language (one query) is read once per brief the page holds.
-_LANGUAGES: WeakKeyDictionary[Brief, Language] = WeakKeyDictionary()
+# A page shows many prose fields of one brief: its language (one query) is kept on the brief instance the
+# page holds, the way Django keeps a row's related rows on it.
+_LANGUAGE_ATTRIBUTE = "_desk_language"
 
 
 def _language(brief: Brief) -> Language:
-    if brief.pk is None:  # an unsaved brief cannot be a key
-        return brief_language(brief)
-    found = _LANGUAGES.get(brief)
-    if found is None:
-        found = _LANGUAGES[brief] = brief_language(brief)
+    found = brief.__dict__.get(_LANGUAGE_ATTRIBUTE)
+    if not isinstance(found, Language):
+        found = brief.__dict__[_LANGUAGE_ATTRIBUTE] = brief_language(brief)
     return found
 
 

@@ -25,7 +25,7 @@ def test_chinese_in_an_english_bullet_is_a_slip_named_by_its_script_and_characte
         ("Москва rises", ["Cyrillic 'Москва'"]),
         ("Rising αβγ words", ["Greek 'αβγ'"]),
         ("Growth，fast。", ["East Asian forms '，'", "East Asian forms '。'"]),
-        ("up ３ times", ["East Asian forms '３'"]),
+        ("up ３ times", ["East Asian forms (digits, not shown)"]),
     ],
 )
 def test_other_scripts_and_east_asian_forms_are_slips_in_english(text: str, expected: list[str]) -> None:
@@ -57,3 +57,11 @@ def test_a_name_the_fact_store_holds_is_never_a_slip_whatever_its_script() -> No
     language = Language.of(BRIEF, names=["Apple Inc.", "腾讯控股有限公司"])
     assert language.names == ("腾讯控股有限公司",)  # a Latin name could never be flagged: not kept
     assert found("腾讯控股有限公司 grew while the 市场 slowed", language) == ["Han '市场'"]
+
+
+def test_a_slip_that_is_a_number_is_named_without_showing_it() -> None:
+    # A full-width "４２７" is a typed figure too: no page shows a figure a model typed, not even in a note.
+    assert found("A full-width figure: ４２７ dollars, 三百 of them") == [
+        "East Asian forms (digits, not shown)",
+        "Han (digits, not shown)",
+    ]
