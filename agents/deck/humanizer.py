@@ -12,6 +12,8 @@ finding quoting the exact phrase so a Reviser can fix just that.
 | ai_design        | PPTX and HTML | gradients, glow, soft edges, shadows, reflections, bevels; CSS     |
 |                  |               | gradients, text shadows, blurred box shadows, blur filters; SVG    |
 |                  |               | gradients and filters (agents.deck.humanizer_design)               |
+| other_script     | deck words    | a run of characters in another script than the brief's, given its  |
+|                  |               | language ("市场" in an English bullet: agents.text.scripts)         |
 
 The words are the model-written ones (``Deck.thesis``, ``Slide.words()``): a figure's label, period and
 source and the subtitle are written by code, and a finding there is nothing a Reviser could fix. Phrases
@@ -30,9 +32,11 @@ from pydantic import BaseModel, ConfigDict
 
 from agents.deck.humanizer_design import html_design_tells, pptx_design_tells
 from agents.deck.spec import Deck, Slide
+from agents.text.scripts import Language, slips
 from agents.text.untrusted import normalise_text
 
-HumanizerRule = Literal["em_dash", "hedging", "filler", "symmetrical_list", "ai_design"]
+HumanizerRule = Literal["em_dash", "hedging", "filler", "symmetrical_list", "ai_design", "other_script"]
+OTHER_SCRIPT: HumanizerRule = "other_script"
 
 # Hedges: throat-clearing before a point, or a point withdrawn as it is made.
 HEDGING_PATTERNS: tuple[str, ...] = (
@@ -142,12 +146,20 @@ class HumanizerFinding(BaseModel):
 
 
 def humanize_findings(
-    deck: Deck, *, pptx: bytes | None = None, html: str | None = None
+    deck: Deck, *, pptx: bytes | None = None, html: str | None = None, language: Language | None = None
 ) -> list[HumanizerFinding]:
-    """Every AI tell in the deck's words, and in the rendered files' design when they are given."""
+    """Every AI tell in the deck's words, and in the rendered files' design when they are given; with the
+    brief's ``language``, every slip into another script."""
     found: list[HumanizerFinding] = []
-    for slide_number, where, text in _texts(deck):
+    for slide_number, where, text in deck_texts(deck):
         found.extend(text_findings(text, slide=slide_number, where=where))
+        if language is not None:
+            found.extend(
+                _finding(
+                    OTHER_SCRIPT, slide_number, where, slip.shown.strip("'"), script_message(slip.script)
+                )
+                for slip in slips(text, language)
+            )
     for slide in deck.slides:
         found.extend(_symmetry_findings(slide))
     found.extend(_rule_of_three(deck))
@@ -193,7 +205,12 @@ def text_findings(text: str, *, slide: int, where: str) -> list[HumanizerFinding
     return found
 
 
-def _texts(deck: Deck) -> Iterator[tuple[int, str, str]]:
+def script_message(script: str) -> str:
+    return f"text in another script than the brief's ({script}): write it in the brief's language"
+
+
+def deck_texts(deck: Deck) -> Iterator[tuple[int, str, str]]:
+    """(slide, where, text) for every model-written text of the deck; slide 0 is its title and thesis."""
     yield 0, "deck title", deck.title
     yield 0, "deck thesis", deck.thesis
     for slide in deck.slides:

@@ -144,3 +144,6 @@ class DeckOutput(_Frozen):
     findings: list[Finding] = Field(default_factory=list)
     base_version: int | None = None  # a refinement cycle: the version it continued from
     unchanged: bool = False  # a cycle that accepted nothing in the same epoch: nothing new is frozen
+    # Sentences code withheld from the delivered deck for slipping into another script than the brief's,
+    # which no lap was left to fix: "slide 3: bullet 1 (Han '市场')" (agents.deck.slips).
+    withheld: list[str] = Field(default_factory=list)

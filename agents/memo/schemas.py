@@ -14,6 +14,7 @@ for about half of each bound, so a bound is headroom, not a target.
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -32,6 +33,7 @@ Line = Annotated[str, Field(min_length=1, max_length=200)]  # one sentence: a ga
 Event = Annotated[str, Field(min_length=1, max_length=160)]  # what happens, in a few words
 Layered = Annotated[str, Field(min_length=1, max_length=600)]  # one layer of analysis: a short paragraph
 Passage = Annotated[str, Field(min_length=1, max_length=400)]  # the memo's thesis, its risk budget
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 class _Strict(BaseModel):
@@ -119,16 +121,22 @@ class JMinusScores(_Strict):
 
 class Catalyst(_Strict):
     event: Event
-    # [0-9], not \d: \d also matches full-width and Arabic-Indic digits, which the page would show as typed.
+    # Declared a date (``format: date``), not a digit pattern: a constrained decoder then writes a month of
+    # 01-12 and a day of 01-31 (llama.cpp's grammar has a rule for it, and a pattern would take precedence
+    # over it), and the fake server writes a calendar date. Kept as the ISO text the model wrote.
     date: str = Field(
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description="ISO date the catalyst is expected by"
+        json_schema_extra={"format": "date"}, description="ISO date the catalyst is expected by"
     )
     expected_sign: Sign
 
     @field_validator("date")
     @classmethod
     def _a_calendar_date(cls, value: str) -> str:
-        datetime.date.fromisoformat(value)  # 2026-13-45 fits the pattern but is no date: ValueError, invalid
+        # [0-9], not \d: \d also matches full-width and Arabic-Indic digits, which the page would show as
+        # typed; and 2026-13-45 has the shape but is no date (fromisoformat raises ValueError: invalid).
+        if not ISO_DATE.fullmatch(value):
+            raise ValueError("a date is written YYYY-MM-DD")
+        datetime.date.fromisoformat(value)
         return value
 
 

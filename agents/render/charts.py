@@ -16,7 +16,7 @@ from decimal import Decimal
 from html import escape
 from typing import Protocol
 
-from agents.render.fonts import FONT_NAME
+from agents.render.fonts import CSS_FONT_FAMILY
 from agents.text.cleaning import clean_render_text
 
 INK = "#1F2933"
@@ -91,7 +91,9 @@ def chart_svg(chart: Chart, width_px: int, height_px: int) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '
         f'viewBox="0 0 {width_px} {height_px}" role="img" aria-label="{title}" '
-        f'font-family="{FONT_NAME}">' + "".join([*_zero_rule(plot), *body, *periods]) + "</svg>"
+        f'font-family="{escape(CSS_FONT_FAMILY, quote=True)}">'
+        + "".join([*_zero_rule(plot), *body, *periods])
+        + "</svg>"
     )
 
 

@@ -22,13 +22,14 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit
 
-from weasyprint import HTML
+from weasyprint import CSS, HTML
 from weasyprint.urls import URLFetcher, URLFetcherResponse
 
+from agents.render.fonts import CSS_FONT_FAMILY
 from agents.text.cleaning import clean_render_text
 
 logger = logging.getLogger(__name__)
@@ -83,12 +84,19 @@ def html_to_pdf(
     # an empty body, which every consumer drops with a warning; while writing the PDF it raises again,
     # so that a refused <link rel=attachment> is left out instead of embedded as an empty file.
     fetcher.empty_when_not_served = True
-    rendered = document.render()
+    rendered = document.render(stylesheets=[_default_faces()])
     fetcher.empty_when_not_served = False
     pdf: bytes = rendered.write_pdf()
     return RenderedPdf(
         pdf=pdf, pages=len(rendered.pages), refused=tuple(fetcher.refused), missing=tuple(fetcher.missing)
     )
+
+
+@cache
+def _default_faces() -> CSS:
+    """A user stylesheet (below every author rule): text the document gives no font is drawn in the deck's
+    faces, with the fallback for the scripts DejaVu Sans lacks, rather than whatever fontconfig picks."""
+    return CSS(string=f"html {{ font-family: {CSS_FONT_FAMILY}; }}")
 
 
 class StaticOnlyFetcher(URLFetcher):  # type: ignore[misc]  # WeasyPrint ships no type hints

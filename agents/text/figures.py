@@ -7,17 +7,19 @@ any number the analyst's own brief contains (``keep``: "over the next 12 months"
 back in the memo). Counts and durations written in words have no digits and are never touched.
 
 ``segments`` splits prose token by token; ``reader_segments`` is what a reader sees: a sentence that stated
-a figure nobody can trace is withheld whole, with code's note saying what it stated and why it is gone, so
-no sentence is left with a hole in it.
+a figure nobody can trace, or that slipped into another script than the brief's (agents.text.scripts), is
+withheld whole, with code's note saying what it stated and why it is gone, so no sentence is left with a
+hole in it.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from agents.text.scripts import Language, Slip, note, slips
 from agents.text.sentences import sentences
 
 REF = re.compile(r"\[\[([A-Za-z0-9.\-]+:[a-z0-9_]+:[A-Za-z0-9\-]+)\]\]")
@@ -89,6 +91,7 @@ class Segment:
 
 Ids = set[str] | frozenset[str]
 UNKNOWN_REFERENCE = "a reference to a figure the run was not given"
+OTHER_SCRIPT = "words in another script than the brief's"
 
 
 def segments(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> list[Segment]:
@@ -119,35 +122,45 @@ def _merged(parts: list[Segment]) -> list[Segment]:
     return out
 
 
-def reader_segments(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> list[Segment]:
+def reader_segments(
+    text: str, known_ids: Ids, keep: frozenset[str] = frozenset(), language: Language | None = None
+) -> list[Segment]:
     """What a reader is shown: sentence by sentence, a sentence with nothing removed as it is (text and fact
-    references), a sentence that stated a figure nobody can trace replaced whole by a "withheld" note."""
+    references), a sentence that stated a figure nobody can trace, or (given the brief's ``language``) that
+    slipped into another script (agents.text.scripts), replaced whole by a "withheld" note."""
     out: list[Segment] = []
     for sentence in sentences(text):
         parts = segments(sentence, known_ids, keep)
         removed = [part.what for part in parts if part.kind == "removed"]
-        if not removed:
+        slipped = slips(sentence, language) if language is not None else []
+        if not removed and not slipped:
             out.extend(parts)
             continue
         trailing = sentence[len(sentence.rstrip()) :]
-        out.append(Segment("withheld", withheld_note(removed)))
+        out.append(Segment("withheld", withheld_note(removed, slipped)))
         if trailing:
             out.append(Segment("text", trailing))
     return _merged(out)
 
 
-def withheld_sentences(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> list[list[str]]:
-    """For each sentence ``reader_segments`` withholds, what kinds of figure it stated."""
+def withheld_sentences(
+    text: str, known_ids: Ids, keep: frozenset[str] = frozenset(), language: Language | None = None
+) -> list[list[str]]:
+    """For each sentence ``reader_segments`` withholds, what kinds of figure it stated (and ``OTHER_SCRIPT``
+    when it slipped into another script than the brief's)."""
     out = []
     for sentence in sentences(text):
         removed = [part.what for part in segments(sentence, known_ids, keep) if part.kind == "removed"]
+        if language is not None and slips(sentence, language):
+            removed.append(OTHER_SCRIPT)
         if removed:
             out.append(removed)
     return out
 
 
-def withheld_note(removed: Iterable[str]) -> str:
-    """Code's words for a withheld sentence: what it stated and why it is not shown (no figure in it)."""
+def withheld_note(removed: Iterable[str], slipped: Sequence[Slip] = ()) -> str:
+    """Code's words for a withheld sentence: what it stated and why it is not shown (no figure in it; the
+    characters of another script, which are no figure, named)."""
     kinds = list(dict.fromkeys(removed))
     typed = [kind for kind in kinds if kind != UNKNOWN_REFERENCE]
     reasons = []
@@ -155,6 +168,8 @@ def withheld_note(removed: Iterable[str]) -> str:
         reasons.append(f"it stated {_joined(typed)} the model typed, which no cited fact backs")
     if UNKNOWN_REFERENCE in kinds:
         reasons.append("it referred to a figure the run was not given")
+    if slipped:
+        reasons.append(f"it slipped into another script than the brief's ({note(slipped)})")
     return f"(A sentence is withheld here: {'; '.join(reasons)}.)"
 
 

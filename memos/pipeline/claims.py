@@ -29,6 +29,7 @@ from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from agents.text.storable import storable, storable_text
 from memos.models import AgentStep, Run, StageClaim
 from memos.pipeline.cards import publish_run
 from memos.pipeline.dbretry import retry_on_lost_connection
@@ -146,7 +147,7 @@ def _refusal(run_id: str, stage: str) -> Refusal:
         last = (
             StageClaim.objects.filter(run_id=run_id, stage=stage).exclude(error="").order_by("-lease").first()
         )
-        why = f"; the last error: {last.error}" if last is not None else ""
+        why = f"; the last error: {storable_text(last.error)}" if last is not None else ""
         message = f"the {stage} stage was started {run.stage_attempts} times and never finished{why}"
         ended = Run.objects.filter(pk=run_id, status__in=Run.ACTIVE_STATUSES, lease=run.lease).update(
             status=Run.Status.FAILED, finished_at=timezone.now(), status_message=message
@@ -217,8 +218,9 @@ def stamp_heartbeat(run_id: str, lease: int) -> bool:
 
 
 def write_fields(hold: Hold, **fields: Any) -> None:
-    """Fields of the run (a data version, a message) written by its holder; the caller redraws its status."""
-    fenced_update(hold, Run.objects.filter(pk=hold.run_id), "updating the run", **fields)
+    """Fields of the run (a data version, a message) written by its holder; the caller redraws its status.
+    A message may quote a model or a file: it is stored as PostgreSQL takes it."""
+    fenced_update(hold, Run.objects.filter(pk=hold.run_id), "updating the run", **storable(fields))
 
 
 def set_fields(hold: Hold, **fields: Any) -> None:
@@ -300,6 +302,7 @@ def _hand_over_sql() -> str:
 def finish(hold: Hold, status: str, message: str, *, also: Callable[[], object] | None = None) -> None:
     """End the run with ``status``; ``also`` (freezing its artefact) commits with it or not at all, so a
     run is never finished without its version."""
+    message = storable_text(message)
     if also is None:
         set_fields(hold, status=status, finished_at=timezone.now(), status_message=message)
         return
@@ -315,6 +318,8 @@ def finish(hold: Hold, status: str, message: str, *, also: Callable[[], object] 
 
 
 def fail(hold: Hold, message: str) -> None:
+    message = storable_text(message)
+
     def write() -> None:
         Run.objects.filter(pk=hold.run_id).update(
             status=Run.Status.FAILED, finished_at=timezone.now(), status_message=message
@@ -335,7 +340,7 @@ def release(hold: Hold, outcome: str, error: str = "") -> None:
     try:
         retry_on_lost_connection(
             lambda: StageClaim.objects.filter(pk=hold.claim_pk, outcome=Outcome.RUNNING).update(
-                outcome=outcome, released_at=timezone.now(), error=error[:2000]
+                outcome=outcome, released_at=timezone.now(), error=storable_text(error)[:2000]
             ),
             what="closing the claim",
         )

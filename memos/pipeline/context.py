@@ -21,6 +21,7 @@ from django.utils import timezone
 from pydantic import BaseModel
 
 from agents.llm.errors import BudgetExceeded, LLMError
+from agents.text.storable import storable
 from memos.models import AgentStep, Run
 from memos.pipeline import claims, fanout
 from memos.pipeline.cards import publish_status, publish_step
@@ -185,7 +186,7 @@ class StageContext:
         self._write(step, fields)
 
     def _write(self, step: AgentStep, fields: list[str]) -> None:
-        values = {name: getattr(step, name) for name in fields}
+        values = {name: storable(getattr(step, name)) for name in fields}  # model text may carry a NUL
         rows = AgentStep.objects.filter(pk=step.pk)
         claims.fenced_update(self.hold, rows, f"saving step {step.stage}/{step.key}", **values)
         publish_step(step)

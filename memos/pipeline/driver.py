@@ -15,6 +15,8 @@ What ends a stage, and what happens to the run:
 - ``StageFailed``, an answer that never fit its schema, a spent budget, a refused provider: the run fails
   with the reason, at once (trying again cannot help);
 - ``LeaseLost``: another worker holds the run now; this one stops and changes nothing;
+- a write the database refuses for its data (a value a column cannot take, a broken constraint): the run
+  fails at once, the page saying so in words (the SQL goes to the log): the same write would be refused again;
 - anything else (a timeout of the endpoint after its retries, a database outage, a bug): the error is
   recorded and the watchdog resumes the stage, at most ``RUN_MAX_STAGE_ATTEMPTS`` times in all; then the
   run fails with the last error. A run is never left running with nobody working on it and nobody coming.
@@ -36,7 +38,7 @@ from memos.pipeline.cards import publish_status
 from memos.pipeline.claims import Hold, Refusal
 from memos.pipeline.context import StageContext
 from memos.pipeline.dbretry import retry_on_lost_connection
-from memos.pipeline.errors import LeaseLost, StageFailed, shown
+from memos.pipeline.errors import LeaseLost, StageFailed, described, recurs_unchanged, shown
 from memos.pipeline.gateway import gateway
 from memos.pipeline.hooks import hooks
 from memos.pipeline.liveness import Heartbeat
@@ -134,7 +136,13 @@ def _run_body(workflow: Workflow, ctx: StageContext) -> tuple[str, str, Hold | N
         return _fail(hold, _failure_message(hold.stage, exc))
     except Exception as exc:
         log.exception("run %s: the %s stage raised", hold.run_id, hold.stage)
-        return Outcome.ERROR, f"{type(exc).__name__}: {exc}", None
+        error = described(exc)  # a database's own message (its SQL) goes to the log only
+        # Data the database refused would be refused again on every attempt: the run fails at once.
+        return (
+            _fail(hold, f"the {hold.stage} stage stopped: {error}")
+            if recurs_unchanged(exc)
+            else (Outcome.ERROR, error, None)
+        )
 
 
 def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:

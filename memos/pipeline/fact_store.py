@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from django.db import connection, transaction
 
 from agents.data.types import Fact, SourceDocument
+from agents.text.storable import storable, storable_text
 from memos.models import Company, FactRecord
 from memos.models import SourceDocument as SourceDocumentRow
 
@@ -38,26 +39,27 @@ _FACT_FIELDS = [
 
 
 def _fact_row(company: Company, fact: Fact, data_version: str) -> FactRecord:
+    # The words come from files (a filing's labels, a feed's units): stored as PostgreSQL takes them.
     citation = fact.citation
     return FactRecord(
-        fact_id=fact.fact_id,
+        fact_id=storable_text(fact.fact_id),
         company=company,
-        metric=fact.metric,
+        metric=storable_text(fact.metric),
         value=fact.value,
-        unit=fact.unit,
+        unit=storable_text(fact.unit),
         period_start=fact.period_start,
         period_end=fact.period_end,
         fiscal_year=fact.fiscal_year,
         fiscal_period=fact.fiscal_period,
         source=citation.source,
-        concept=citation.concept or "",
-        form=citation.form or "",
-        accession=citation.accession or "",
+        concept=storable_text(citation.concept or ""),
+        form=storable_text(citation.form or ""),
+        accession=storable_text(citation.accession or ""),
         filed=citation.filed,
-        url=citation.url,
-        label=citation.label,
-        derivation=fact.derivation,
-        inputs=list(fact.inputs),
+        url=storable_text(citation.url),
+        label=storable_text(citation.label),
+        derivation=storable_text(fact.derivation),
+        inputs=storable(list(fact.inputs)),
         data_version=data_version,
     )
 
@@ -83,23 +85,28 @@ def save_company_facts(fact_set: CompanyFactSet, *, data_version: str = "") -> i
     with transaction.atomic():
         company, _ = Company.objects.update_or_create(
             ticker=fact_set.ticker.upper(),
-            defaults={"cik": fact_set.cik, "name": fact_set.entity, "taxonomy": fact_set.taxonomy},
+            defaults={
+                "cik": fact_set.cik,
+                "name": storable_text(fact_set.entity),
+                "taxonomy": fact_set.taxonomy,
+            },
         )
         return save_facts(company=company, facts=fact_set.facts, data_version=data_version)
 
 
 def save_documents(documents: Iterable[SourceDocument]) -> int:
-    """Upsert untrusted documents by ``doc_id`` (their text was normalised by the adapter that read them)."""
+    """Upsert untrusted documents by ``doc_id`` (their text was normalised by the adapter that read them, and
+    is stored without what PostgreSQL refuses, whichever adapter that was)."""
     rows = [
         SourceDocumentRow(
-            doc_id=doc.doc_id,
+            doc_id=storable_text(doc.doc_id),
             kind=doc.kind,
-            title=doc.title[:500],
-            url=doc.url,
+            title=storable_text(doc.title)[:500],
+            url=storable_text(doc.url),
             published=doc.published,
-            source=doc.source,
-            text=doc.text,
-            tickers=list(doc.tickers),
+            source=storable_text(doc.source),
+            text=storable_text(doc.text),
+            tickers=storable(list(doc.tickers)),
         )
         for doc in documents
     ]

@@ -1,10 +1,12 @@
-"""What every workflow's prompts carry of the brief: the analyst's words, fenced like any untrusted text, and
-the numbers in them, which a model may repeat (they are the analyst's, not the model's)."""
+"""What every workflow's prompts carry of the brief: the analyst's words, fenced like any untrusted text, the
+numbers in them, which a model may repeat (they are the analyst's, not the model's), and its language."""
 
 from __future__ import annotations
 
 from agents.text.figures import brief_numbers
+from agents.text.scripts import Language
 from memos.pipeline.context import StageContext
+from memos.pipeline.language import brief_language
 
 
 def brief_block(ctx: StageContext) -> str:
@@ -21,3 +23,8 @@ def brief_words(ctx: StageContext) -> tuple[str, str, str]:
 def kept_numbers(ctx: StageContext) -> frozenset[str]:
     """Numbers the analyst's brief contains: the memo may repeat them (they are not the model's)."""
     return brief_numbers(*brief_words(ctx))
+
+
+def language(ctx: StageContext) -> Language:
+    """The brief's language: model text in another script is a slip code catches (agents.text.scripts)."""
+    return brief_language(ctx.run.brief)

@@ -17,6 +17,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from agents.llm.types import LLMCallRecord
+from agents.text.storable import storable, storable_text
 from memos.models import LLMCall, Run
 from memos.pipeline.dbretry import retry_on_lost_connection
 
@@ -132,9 +133,11 @@ class DjangoLedger:
             cost=call.cost,
             duration_ms=call.duration_ms,
             outcome=call.outcome,
-            error=call.error,
-            raw_response=call.raw_response,
-            parsed=call.parsed,
+            # What a model answered is stored as PostgreSQL takes it (no NUL, no lone surrogate): a paid
+            # answer must reach its row, and the same bytes would fail every retry of the write.
+            error=storable_text(call.error),
+            raw_response=storable_text(call.raw_response),
+            parsed=storable(call.parsed),
             created_at=timezone.now(),
         )
 

@@ -11,8 +11,11 @@ from django.utils.safestring import SafeString, mark_safe
 
 from agents.data.formatting import format_value
 from agents.text.figures import brief_numbers, reader_segments, segments
+from agents.text.scripts import Language
 from agents.text.sentences import fit
 from memos.models import Brief, FactRecord
+from memos.pipeline.errors import plain
+from memos.pipeline.language import brief_language
 from memos.views.refs import Refs
 
 register = template.Library()
@@ -67,9 +70,9 @@ def _fact_link(fact: FactRecord) -> SafeString:
 @register.simple_tag
 def prose(text: object, refs: object = None, brief: object = None) -> SafeString:
     """Model-written text: ``[[fact id]]`` becomes the fact's value linked to its page; a sentence in which
-    the model typed a figure is withheld whole, code's note in its place saying what it stated and why
-    (agents.text.figures.reader_segments); numbers the analyst's ``brief`` contains are the analyst's and
-    stay; everything else is escaped text."""
+    the model typed a figure, or slipped into another script than the ``brief``'s, is withheld whole, code's
+    note in its place saying what it stated and why (agents.text.figures.reader_segments); numbers the
+    analyst's ``brief`` contains are the analyst's and stay; everything else is escaped text."""
     if not isinstance(text, str):
         return SafeString("")
     known = refs if isinstance(refs, Refs) else _NO_REFS
@@ -78,8 +81,9 @@ def prose(text: object, refs: object = None, brief: object = None) -> SafeString
         if isinstance(brief, Brief)
         else frozenset()
     )
+    said_in = _language(brief) if isinstance(brief, Brief) else None
     parts: list[SafeString] = []
-    for segment in reader_segments(text, known.known, keep):
+    for segment in reader_segments(text, known.known, keep, said_in):
         fact = known.facts.get(segment.fact_id) if segment.kind == "fact" else None
         if fact is not None:
             parts.append(_fact_link(fact))
@@ -94,6 +98,24 @@ def prose(text: object, refs: object = None, brief: object = None) -> SafeString
                 )
             )
     return format_html_join("", "{}", ((part,) for part in parts))
+
+
+# A page shows many prose fields of one brief: its language (one query) is kept on the brief instance the
+# page holds, the way Django keeps a row's related rows on it.
+_LANGUAGE_ATTRIBUTE = "_desk_language"
+
+
+def _language(brief: Brief) -> Language:
+    found = brief.__dict__.get(_LANGUAGE_ATTRIBUTE)
+    if not isinstance(found, Language):
+        found = brief.__dict__[_LANGUAGE_ATTRIBUTE] = brief_language(brief)
+    return found
+
+
+@register.filter
+def plain_error(text: object) -> str:
+    """A run's or a step's stored message, never a database's own error text (memos.pipeline.errors.plain)."""
+    return plain(text) if isinstance(text, str) else ""
 
 
 @register.filter

@@ -42,6 +42,7 @@ from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 from pypdf import PdfReader
 from pypdf.errors import PyPdfError
+from pypdf.generic import DictionaryObject, NameObject, PdfObject, StreamObject
 
 from agents.text.figures import CLOSING, DOCUMENT_ID, FIGURE_IN_WORD, KEPT_WORD, OPENING, WORD
 
@@ -78,6 +79,13 @@ _MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-"})
 # A footer that only numbers the slide: "3", "3 / 20", "Slide 3 of 20", "Page 3".
 _SLIDE_NUMBER_LINE = re.compile(r"(?:(?:slide|page)\s+)?([0-9]{1,3})(?:\s*(?:/|of)\s*[0-9]{1,3})?", re.I)
 _FOOTERS = {PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.DATE}
+# What no viewer sees as text: NUL and the other control characters (a reader's misreading of an undrawn
+# glyph), and U+FFFD (what a reader puts where it could not decode one). Never part of a figure.
+_UNSEEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_REPLACEMENT = "\ufffd"
+_CODESPACE = re.compile(rb"begincodespacerange(.*?)endcodespacerange", re.DOTALL)
+_HEX_CODE = re.compile(rb"<([0-9A-Fa-f]+)>")
+_MAX_FORM_DEPTH = 8
 _SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
 _C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
@@ -189,8 +197,14 @@ def figures_in(line: str) -> list[FoundFigure]:
 
 
 def plain_text(line: str) -> str:
-    """Compatibility forms folded (a full-width digit reads as a digit), dashes used as minus made "-"."""
-    return unicodedata.normalize("NFKC", line).translate(_MINUS)
+    """What a viewer sees (``readable``), compatibility forms folded (a full-width digit reads as a digit),
+    dashes used as minus made "-"."""
+    return unicodedata.normalize("NFKC", readable(line)).translate(_MINUS)
+
+
+def readable(line: str) -> str:
+    """The line without what no viewer sees as text (control characters, U+FFFD as a blank)."""
+    return _UNSEEN.sub("", line).replace(_REPLACEMENT, " ")
 
 
 def figure_kind(text: str) -> FigureKind:
@@ -244,6 +258,8 @@ def _pdf_texts(data: bytes) -> list[SlideText]:
             raise TooLarge(
                 f"the PDF has {len(reader.pages):,} pages, more than any deck ({MAX_PDF_PAGES:,} at most)"
             )
+        for page in reader.pages:
+            _read_codes_as_two_bytes(page.get("/Resources"))
         pages = [page.extract_text() for page in reader.pages]
     except TooLarge:
         raise
@@ -254,6 +270,41 @@ def _pdf_texts(data: bytes) -> list[SlideText]:
         SlideText(number, _chart_points_paired(_wraps_rejoined(_content_lines(number, text.splitlines()))))
         for number, text in enumerate(pages, 1)
     ]
+
+
+def _read_codes_as_two_bytes(resources: Any, depth: int = 0) -> None:
+    """Make pypdf read a composite font's codes two bytes at a time when its encoding is an embedded CMap.
+
+    WeasyPrint embeds such a CMap when a page draws a glyph its font lacks (the undrawn glyph's codes get
+    their own entries). pypdf 7 does not parse an embedded CMap: it reads the font's two-byte codes one byte
+    at a time, so a whole slide came back as NUL characters between its letters, and the undrawn glyphs as
+    pairs of unrelated characters ("5m5n" for "市场"), which the check then read as a figure. The text of each
+    code is in the font's ToUnicode map either way; declaring the codes two-byte (Identity-H) is all pypdf
+    lacks. Only the reader's copy of the file changes. Form XObjects (a chart) have resources of their own."""
+    resources = _resolved(resources)
+    if not isinstance(resources, DictionaryObject) or depth > _MAX_FORM_DEPTH:
+        return
+    fonts = _resolved(resources.get("/Font"))
+    for font in (_resolved(ref) for ref in fonts.values()) if isinstance(fonts, DictionaryObject) else ():
+        encoding = _resolved(font.get("/Encoding"))
+        if font.get("/Subtype") == "/Type0" and isinstance(encoding, StreamObject) and _two_byte(encoding):
+            font[NameObject("/Encoding")] = NameObject("/Identity-H")
+    forms = _resolved(resources.get("/XObject"))
+    for form in (_resolved(ref) for ref in forms.values()) if isinstance(forms, DictionaryObject) else ():
+        if isinstance(form, StreamObject) and form.get("/Subtype") == "/Form":
+            _read_codes_as_two_bytes(form.get("/Resources"), depth + 1)
+
+
+def _resolved(value: Any) -> Any:
+    """A PDF object itself, not a reference to it."""
+    return value.get_object() if isinstance(value, PdfObject) else value
+
+
+def _two_byte(cmap: StreamObject) -> bool:
+    """Whether every code space range of the CMap is two bytes wide ("<0000> <ffff>")."""
+    ranges = _CODESPACE.search(cmap.get_data())
+    widths = {len(code) for code in _HEX_CODE.findall(ranges.group(1))} if ranges else set()
+    return widths == {4}
 
 
 def _wraps_rejoined(lines: tuple[str, ...]) -> tuple[str, ...]:
@@ -299,7 +350,7 @@ def _is_bare_figure(line: str) -> bool:
 
 
 def _content_lines(number: int, lines: list[str]) -> tuple[str, ...]:
-    kept = [line.strip() for line in lines]
+    kept = [readable(line).strip() for line in lines]
     return tuple(line for line in kept if line and not _numbers_the_slide(number, line))
 
 

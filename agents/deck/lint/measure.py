@@ -2,7 +2,7 @@
 
 A text body (a shape's or a table cell's ``txBody``) is read straight from its DrawingML: every run's size
 and weight, hard line breaks, paragraph indents and spacing, the box's insets, word wrap and a stored
-shrink-on-overflow scale. Each word is measured with Pillow on the font that draws it (agents.render.fonts),
+shrink-on-overflow scale. Each word is measured with Pillow on the faces that draw it (agents.render.metrics),
 words are wrapped greedily at spaces as PowerPoint and LibreOffice do (a word wider than the line breaks
 between characters), and lines are stacked at 1.2 times the font size (PowerPoint's "single" spacing).
 
@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from lxml import etree
-from PIL import ImageFont
 from pptx.oxml.ns import qn
 
-from agents.render.fonts import font_path
+from agents.render.metrics import advance_em
 
 EMU_PER_POINT = 12700
 DEFAULT_FONT_PT = 18.0  # OOXML's size for a run when nothing in the file sets one
@@ -30,8 +28,6 @@ DEFAULT_SIDE_INSET_EMU = 91440  # 0.1 in, OOXML's default left and right inset o
 DEFAULT_END_INSET_EMU = 45720  # 0.05 in, top and bottom
 # A fit is judged to a hundredth of a point: float sums of glyph widths must not flag a box filled exactly.
 _TOLERANCE_PT = 0.01
-# Pillow measures at this pixel size and the result is scaled, so small sizes are not hinted or rounded.
-_MEASURE_UNITS = 1000
 _SPACE = re.compile(r"(\s+)")
 
 
@@ -76,14 +72,9 @@ class Fit:
     lines: int
 
 
-@lru_cache(maxsize=2)
-def _font(bold: bool) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(font_path(bold=bold)), _MEASURE_UNITS)
-
-
 def text_width_pt(text: str, *, size_pt: float, bold: bool = False) -> float:
-    """The advance width of ``text`` set in the deck font at ``size_pt``."""
-    return _font(bold).getlength(text) * size_pt / _MEASURE_UNITS
+    """The advance width of ``text`` set in the deck's faces at ``size_pt``."""
+    return advance_em(text, bold=bold) * size_pt
 
 
 def overflows(box: TextBox, fit: Fit) -> bool:

@@ -1,19 +1,17 @@
 """Where every part of a slide goes, and at what size, for both renderers: the PPTX drawing
 (agents.deck.render.pptx) and the PDF (agents.deck.render.pdf) place the same boxes with the same font
-sizes, so both files show the same slide. Text sizes are chosen by measuring the text with DejaVu Sans, the
-face that draws it, so that it fits its box.
+sizes, so both files show the same slide. Text sizes are chosen by measuring the text with the faces that
+draw it (DejaVu Sans, and its fallback for the glyphs it lacks: agents.render.metrics), so that it fits its
+box.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-
-from PIL import ImageFont
 
 from agents.deck.spec import Chart, Deck, Figure, Slide, Table, bullet_text
-from agents.render.fonts import font_path
+from agents.render.metrics import advance_em
 from agents.text.cleaning import clean_render_text
 
 EMU_PER_IN = 914400
@@ -50,7 +48,6 @@ _TAKEAWAY_SIZES = (18.0, 17.0, 16.0, 15.0, 14.0, 13.0, 12.0)
 _BULLET_SIZES = (18.0, 17.0, 16.0, 15.0, 14.0, 13.0, 12.0, 11.0, 10.0)
 _TABLE_SIZES = (14.0, 13.0, 12.0, 11.0, 10.0, 9.0, 8.0)
 _FOOTER_SIZES = (9.0, 8.0, 7.0)
-_MEASURE_PX = 1000  # glyph widths are read at this size (px = pt here) and scaled
 
 
 @dataclass(frozen=True)
@@ -272,14 +269,4 @@ def _caption_height(size_pt: float) -> float:
 
 
 def _text_width(text: str, size_pt: float, *, bold: bool) -> float:
-    return _width_em(text, bold) * size_pt
-
-
-@lru_cache(maxsize=8192)
-def _width_em(text: str, bold: bool) -> float:
-    return _font(bold).getlength(text) / _MEASURE_PX
-
-
-@lru_cache(maxsize=2)
-def _font(bold: bool) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(font_path(bold=bold)), _MEASURE_PX)
+    return advance_em(text, bold=bold) * size_pt

@@ -40,7 +40,7 @@ from agents.deck.render.layout import (
 )
 from agents.deck.spec import Chart, Deck, Slide, Table, bullet_text
 from agents.render import charts
-from agents.render.fonts import FONT_NAME
+from agents.render.fonts import CSS_FONT_FAMILY
 from agents.text.cleaning import clean_render_text
 
 _CSS_PX_PER_IN = 96
@@ -48,7 +48,7 @@ _CSS_PX_PER_IN = 96
 _CSS = f"""
 @page {{ size: {SLIDE_WIDTH_IN:.3f}in {SLIDE_HEIGHT_IN}in; margin: 0; }}
 * {{ box-sizing: border-box; margin: 0; padding: 0; }}
-body {{ font-family: "{FONT_NAME}"; color: {charts.INK}; line-height: {LINE_HEIGHT}; }}
+body {{ font-family: {CSS_FONT_FAMILY}; color: {charts.INK}; line-height: {LINE_HEIGHT}; }}
 .slide {{ position: relative; width: {SLIDE_WIDTH_IN:.3f}in; height: {SLIDE_HEIGHT_IN}in; overflow: hidden;
   break-after: page; background: #FFFFFF; }}
 .slide:last-child {{ break-after: auto; }}

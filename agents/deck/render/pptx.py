@@ -49,7 +49,7 @@ from agents.deck.render.layout import (
 )
 from agents.deck.spec import Chart, Deck, Slide, Table, bullet_text
 from agents.render import charts
-from agents.render.fonts import FONT_NAME
+from agents.render.fonts import FALLBACK_FONT_NAME, FONT_NAME
 from agents.text.cleaning import clean_render_text
 
 # Shape names, in reading order (a slide has the ones it needs).
@@ -158,10 +158,11 @@ def _run(paragraph: Any, text: str, size_pt: float, *, bold: bool = False, colou
     font.size = Pt(size_pt)
     font.bold = bold
     font.color.rgb = _rgb(colour)
-    # python-pptx sets the latin face only; name it for the other scripts too, so no theme font is used.
+    # python-pptx sets the latin face only; the others are named too, so no theme font is used: East Asian
+    # text in the face the PDF falls back to for it (agents.render.fonts), complex scripts in DejaVu Sans.
     properties = run._r.get_or_add_rPr()
-    for tag in ("a:ea", "a:cs"):
-        etree.SubElement(properties, qn(tag)).set("typeface", FONT_NAME)
+    for tag, face in (("a:ea", FALLBACK_FONT_NAME), ("a:cs", FONT_NAME)):
+        etree.SubElement(properties, qn(tag)).set("typeface", face)
 
 
 def _make_bullet(paragraph: Any, size_pt: float, *, space_before: bool) -> None:

@@ -1,10 +1,10 @@
 """A schema-valid example instance for a JSON schema: what the fakes answer when nothing is scripted.
 
 Covers what pydantic emits: ``$defs``/``$ref``, ``allOf``/``anyOf``/``oneOf``, ``enum``, ``const``, type
-lists, strings (``minLength``/``maxLength``, simple ``pattern``s, ``format`` date, date-time, email, uri,
-uuid), numbers and integers with inclusive or exclusive bounds and ``multipleOf``, arrays (``items``,
-``prefixItems``, ``minItems``/``maxItems``, ``uniqueItems``) and objects (every property,
-``additionalProperties``).
+lists, strings (``minLength``/``maxLength``, ``format`` date, date-time, email, uri, uuid, honoured before
+a simple ``pattern``), numbers and integers with inclusive or exclusive bounds and ``multipleOf``, arrays
+(``items``, ``prefixItems``, ``minItems``/``maxItems``, ``uniqueItems``; at least one item where allowed)
+and objects (every property, ``additionalProperties``).
 """
 
 from __future__ import annotations
@@ -160,6 +160,12 @@ class _Generator:
     def string(self, schema: Mapping[str, Any], _depth: int) -> str:
         low = int(schema.get("minLength", 0))
         high = int(schema.get("maxLength", max(low, 60)))
+        # A declared format first (a pattern beside it must match too): a date written digit by digit from
+        # a pattern such as ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ is rarely a calendar date.
+        formatted = self.formatted(schema.get("format"))
+        fits = formatted is not None and low <= len(formatted) <= high
+        if fits and ("pattern" not in schema or re.search(str(schema["pattern"]), str(formatted))):
+            return str(formatted)
         if "pattern" in schema:
             pattern = str(schema["pattern"])
             for _ in range(_ATTEMPTS):
@@ -167,9 +173,6 @@ class _Generator:
                 if low <= len(text) <= high and re.search(pattern, text):
                     return text
             raise UnsupportedSchema(f"cannot write a string for pattern {pattern!r} within [{low}, {high}]")
-        formatted = self.formatted(schema.get("format"))
-        if formatted is not None:
-            return formatted
         target = self.rng.randint(low, max(low, min(high, low + 40)))
         words: list[str] = []
         while len(" ".join(words)) < target:
@@ -194,7 +197,10 @@ class _Generator:
         prefix = [self.value(item, depth + 1) for item in schema.get("prefixItems", [])]
         low = max(int(schema.get("minItems", 0)), len(prefix))
         high = int(schema.get("maxItems", low + 3))
-        count = low if depth >= _MAX_DEPTH else self.rng.randint(low, max(low, min(high, low + 2)))
+        # At least one item where the schema allows one: an empty list is valid but says nothing, and an
+        # answer a pipeline runs on should reach what its items feed (a specialist with no claim at all).
+        fewest = max(low, min(1, high))
+        count = low if depth >= _MAX_DEPTH else self.rng.randint(fewest, max(fewest, min(high, low + 2)))
         items = schema.get("items")
         if count > len(prefix) and not isinstance(items, Mapping):
             return prefix  # prefixItems with items: false, or no item schema at all

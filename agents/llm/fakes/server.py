@@ -3,10 +3,11 @@
 It answers ``POST /v1/chat/completions`` with schema-valid JSON made from the request's
 ``response_format.json_schema.schema`` (the same request always gets the same answer), realistic ``usage``,
 and an optional per-request latency. Scripted answers are keyed by prompt name (``X-Prompt-Name``) or role
-(``X-Analyst-Role``), consumed in order; then a workflow's canned answer for the role, where the server was
-given the modules that hold them (``answers``: each workflow declares its own); then a generated answer.
-Faults are queued through ``POST /_control/faults`` (or ``inject``) and consumed one per matching request, in
-order:
+(``X-Analyst-Role``), consumed in order (in-process, a scripted answer may be a function of the request's
+schema and messages: an answer shaped like the request, with one thing changed); then a workflow's canned
+answer for the role, where the server was given the modules that hold them (``answers``: each workflow
+declares its own); then a generated answer. Faults are queued through ``POST /_control/faults`` (or
+``inject``) and consumed one per matching request, in order:
 
 - ``"500"``, ``"503"``, ``"400"``, ... any HTTP status; ``"429"`` sends ``Retry-After`` when given
   ``retry_after`` (seconds);
@@ -390,9 +391,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, body: dict[str, Any], role: str, prompt: str) -> str:
         scripted = self.server.state.scripted(role, prompt)
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        if callable(scripted):
+            scripted = scripted(schema if isinstance(schema, dict) else {}, body.get("messages") or [])
         canned = self.server.state.answers.get(role)
         if scripted is None and canned is not None:
-            schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
             answer = canned(role, schema, body.get("messages")) if isinstance(schema, dict) else None
             if answer is not None:
                 return json.dumps(answer)

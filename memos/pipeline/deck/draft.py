@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from agents.deck.candidate import build
 from agents.deck.gates import r1_result
+from agents.deck.humanizer import OTHER_SCRIPT
 from agents.deck.narrowing import section_slide_schema
 from agents.deck.outputs import DraftOutput
 from agents.deck.revise import MIN_SLIDES
@@ -65,7 +66,8 @@ def run_draft(ctx: StageContext) -> None:
 def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftOutput | None) -> DraftOutput:
     draft = draft_deck(ctx, gw, rebuild_note(previous))
     scope = inputs(ctx).scope.scope
-    candidate = build(draft, inputs(ctx).figures, inputs(ctx).frame, scope, keep=inputs(ctx).keep)
+    found = inputs(ctx)
+    candidate = build(draft, found.figures, found.frame, scope, keep=found.keep, language=found.language)
     rubric = inputs(ctx).r1
     # The judge is asked only when every hard gate passed: a deck failing one is rebuilt whatever its grade.
     hard = r1_result(rubric, candidate.measured, None)
@@ -148,4 +150,6 @@ def rebuild_note(previous: DraftOutput | None) -> str:
         lines += [f"- slide {w.slide} ({w.dimension}): {w.problem}" for w in previous.judgement.weakest]
     if previous.candidate.withheld:
         lines.append("- sentences removed for typing numbers: " + ", ".join(previous.candidate.withheld[:5]))
+    slipped = [f for f in previous.candidate.humanizer if f.rule == OTHER_SCRIPT]
+    lines += [f"- slide {f.slide} {f.shape}: {f.message}" for f in slipped[:3]]
     return "\n".join(lines)

@@ -5,8 +5,10 @@ scores and the changelog of accepted and rejected laps (seed 001 section 7)."""
 from __future__ import annotations
 
 from agents.deck.gates import stop_reason
+from agents.deck.humanizer import OTHER_SCRIPT
 from agents.deck.outline import slide_outline
 from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, LapOutput
+from agents.deck.slips import withhold_slips
 from memos.models import Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.cycle import base_output
@@ -25,6 +27,18 @@ def run_deck(ctx: StageContext) -> None:
 
 
 def deck_output(ctx: StageContext) -> DeckOutput:
+    """The deck to deliver, without the sentences that slipped into another script than the brief's: no lap
+    is left to fix them (agents.deck.slips)."""
+    output = _best_output(ctx)
+    deck, withheld = withhold_slips(output.deck, inputs(ctx).language)
+    if not withheld:
+        return output
+    # What was withheld is no finding of the delivered deck (a later cycle starts from these findings).
+    findings = [finding for finding in output.findings if finding.rule != OTHER_SCRIPT]
+    return output.model_copy(update={"deck": deck, "withheld": withheld, "findings": findings})
+
+
+def _best_output(ctx: StageContext) -> DeckOutput:
     drafts = list(ctx.outputs(DRAFT, DraftOutput).values())
     accepted = accepted_draft(drafts)
     base = base_output(ctx)

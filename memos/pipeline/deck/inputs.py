@@ -14,10 +14,11 @@ from agents.deck.rubrics import DECK_R1, DECK_R2
 from agents.deck.spec import Figure
 from agents.llm.types import CallContext
 from agents.rubrics import Rubric
+from agents.text.scripts import Language
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.plan import DATA, FIGURES, SCOPE
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.inputs import brief_block, kept_numbers
+from memos.pipeline.inputs import brief_block, kept_numbers, language
 from memos.pipeline.prompts import rubric
 
 
@@ -70,6 +71,12 @@ class DeckInputs:
     def brief(self) -> str:
         """The analyst's words, for a prompt's fence (memos.pipeline.inputs)."""
         return brief_block(self.ctx)
+
+    @cached_property
+    def language(self) -> Language:
+        """What counts as the brief's own script(s), and the names a slide may spell in another
+        (memos.pipeline.inputs)."""
+        return language(self.ctx)
 
     @cached_property
     def keep(self) -> frozenset[str]:

@@ -1,6 +1,7 @@
 """Stage 4, the R2 refinement loop (seed 001 sections 4-5): baseline an epoch, then lap by lap: the planner's
-work order, the reviser's change to the named slides only, render, fact-check, lint, the judge's scores and
-T11's re-score of the unchanged best (the two judge calls in parallel), and code's accept-or-roll-back.
+work order (code's, while text in another script than the brief's is left on a slide: agents.deck.slips),
+the reviser's change to the named slides only, render, fact-check, lint, the judge's scores and T11's
+re-score of the unchanged best (the two judge calls in parallel), and code's accept-or-roll-back.
 
 Each lap is one step, written when the lap ends; its LLM calls are in the ledger as they complete, so a lap
 killed half-way is redone by the next worker without paying again for a call already answered.
@@ -18,6 +19,7 @@ from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, Epoch, 
 from agents.deck.revise import apply_revision
 from agents.deck.rubrics import DECK_R2
 from agents.deck.schemas import R2Judgement, Revision, WorkOrder
+from agents.deck.slips import slip_order
 from agents.deck.spec import Deck, Figure
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
@@ -143,8 +145,9 @@ def cycle_baseline(ctx: StageContext, gw: LLMGateway, base: DeckOutput) -> Basel
             carried=True,
         )
     scope = inputs(ctx).scope.scope
+    found = inputs(ctx)
     candidate = build(
-        draft_of(base.deck), inputs(ctx).figures, inputs(ctx).frame, scope, keep=inputs(ctx).keep
+        draft_of(base.deck), found.figures, found.frame, scope, keep=found.keep, language=found.language
     )
     judgement = judge_r2(ctx, gw, candidate.deck, candidate.measured, REFINE)
     quotes = checked_quotes(judgement, candidate.deck)
@@ -163,7 +166,8 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
     rubric = inputs(ctx).r2
     best = state.best
     try:
-        order = plan_lap(ctx, gw, state, number)
+        # Text in another script than the brief's is code's work order, before anything the planner picks.
+        order = slip_order(best.findings) or plan_lap(ctx, gw, state, number)
     except LLMError as exc:
         if isinstance(exc, BudgetExceeded):
             raise
@@ -179,7 +183,10 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
             raise
         return _no_candidate(number, order, state, f"the reviser's answer failed: {shown(exc)}")
     applied = apply_revision(draft_of(best.deck), order, revision)
-    candidate = build(applied.draft, figures_now, inputs(ctx).frame, scope, keep=inputs(ctx).keep)
+    found = inputs(ctx)
+    candidate = build(
+        applied.draft, figures_now, found.frame, scope, keep=found.keep, language=found.language
+    )
     judged, rescored = _judge_both(ctx, gw, candidate.deck, candidate.measured, best, number=number)
     quotes = checked_quotes(judged, candidate.deck)
     scored = r2_scored(rubric, judged, candidate.measured, found_pairs(quotes))

@@ -1,7 +1,8 @@
 """The memo as a frozen version's artefact: its output as JSON, its sections as plain text, its scores.
 
 Code only: each section is the memo's text as a reader is shown it (agents.text.figures.reader_segments): a
-sentence in which the model typed a figure is withheld whole with code's note in its place, a reference the
+sentence in which the model typed a figure, or slipped into another script than the brief's, is withheld
+whole with code's note in its place, a reference the
 run was given stays ``[[fact id]]`` (the version page shows the fact's value beside it). The score is the
 evaluator's calibrated J+ as code recalibrated it; what it cites is the memo's own load-bearing ids plus every
 reference in its text.
@@ -14,9 +15,10 @@ from collections.abc import Callable
 from agents.memo.outputs import MemoOutput
 from agents.memo.schemas import JMINUS_DIMENSIONS
 from agents.text.figures import fact_ids_in, reader_segments
+from agents.text.scripts import Language
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.inputs import kept_numbers
+from memos.pipeline.inputs import kept_numbers, language
 from memos.pipeline.memo.plan import MEMO
 from memos.pipeline.memo.reads import catalog_of, evidence
 from memos.pipeline.workflows import Artefact
@@ -31,8 +33,8 @@ def memo_artefact(ctx: StageContext) -> Artefact:
     company = ctx.run.brief.company
     catalog = catalog_of(evidence(ctx))
     fact_ids = frozenset(i for i, item in catalog.items.items() if item.kind == "fact")
-    keep = kept_numbers(ctx)
-    sections = memo_sections(output, lambda text: reader_text(text, fact_ids, keep))
+    keep, said_in = kept_numbers(ctx), language(ctx)
+    sections = memo_sections(output, lambda text: reader_text(text, fact_ids, keep, said_in))
     verdict = output.verdict
     scores: dict[str, object] = {"evaluated": output.evaluated}
     if verdict is not None:
@@ -59,10 +61,10 @@ def memo_artefact(ctx: StageContext) -> Artefact:
     )
 
 
-def reader_text(text: str, fact_ids: frozenset[str], keep: frozenset[str]) -> str:
+def reader_text(text: str, fact_ids: frozenset[str], keep: frozenset[str], said_in: Language) -> str:
     """``text`` as the memo page shows it, in plain text."""
     parts = []
-    for segment in reader_segments(text, fact_ids, keep):
+    for segment in reader_segments(text, fact_ids, keep, said_in):
         if segment.kind == "fact":
             parts.append(f"[[{segment.fact_id}]]")
         elif segment.kind == "text":

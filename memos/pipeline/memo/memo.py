@@ -1,7 +1,7 @@
 """Stage 5, memo: code applies the LOW-tier firewall to the final iteration, keeps the catalysts dated inside
 the window, keeps the falsifier bindings the register can watch (agents.memo.falsifiers.check: the metric
 has a fact for the company, the index names a falsifier), and lists the sentences it withholds for stating
-figures no fact backs.
+figures no fact backs or for slipping into another script than the brief's.
 
 When the evaluation failed, the memo is still delivered, marked not evaluated (``MemoOutput.evaluated`` is
 False and ``not_evaluated`` says why): a later evaluation of the same run replaces it.
@@ -15,10 +15,11 @@ from agents.memo.audit import firewall
 from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput, Withheld
 from agents.memo.schemas import Analysis, MemoDraft
 from agents.text.figures import removed_count, withheld_sentences
+from agents.text.scripts import Language
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.inputs import kept_numbers
+from memos.pipeline.inputs import kept_numbers, language
 from memos.pipeline.memo.plan import EVALUATION, ITERATION, MEMO, SYNTHESIS
 from memos.pipeline.memo.readings import latest_readings
 from memos.pipeline.memo.reads import audit_output, catalog_of, catalyst_window, evidence
@@ -59,7 +60,7 @@ def delivered_memo(ctx: StageContext) -> MemoOutput:
         catalysts=shown,
         dropped_catalysts=catalysts.outside(memo, window),
         window=window,
-        withheld=_withheld(sections, fact_ids, keep),
+        withheld=_withheld(sections, fact_ids, keep, language(ctx)),
         iterations=len(done),
         stopped_early=escape.reason if escape is not None and escape.stop else "",
         falsifier_bindings=kept_bindings,
@@ -95,11 +96,11 @@ def _sections(memo: MemoDraft, analysis: Analysis, events: list[str]) -> list[tu
 
 
 def _withheld(
-    sections: list[tuple[str, list[str]]], fact_ids: frozenset[str], keep: frozenset[str]
+    sections: list[tuple[str, list[str]]], fact_ids: frozenset[str], keep: frozenset[str], said_in: Language
 ) -> list[Withheld]:
     out = []
     for title, texts in sections:
-        found = [kinds for text in texts for kinds in withheld_sentences(text, fact_ids, keep)]
+        found = [kinds for text in texts for kinds in withheld_sentences(text, fact_ids, keep, said_in)]
         if found:
             kinds = list(dict.fromkeys(kind for sentence in found for kind in sentence))
             out.append(Withheld(section=title, sentences=len(found), kinds=kinds))

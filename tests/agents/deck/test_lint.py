@@ -22,7 +22,7 @@ from pptx.util import Emu, Inches, Pt
 from agents.deck.lint.checks import RULES, SLIDE_WIDE, Finding, finding_counts, lint_pptx
 from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Deck, Figure
-from agents.render.fonts import FONT_NAME, font_path
+from agents.render.fonts import FALLBACK_INDEX, FONT_NAME, fallback_path, font_path
 from tests.agents.deck.samples import sample_deck
 
 INSET_PT = 7.2  # python-pptx's default insets: 0.1 in left and right, 0.05 in top and bottom
@@ -173,6 +173,23 @@ def test_overflow_is_measured_with_the_bold_face_when_the_text_is_bold() -> None
 
     assert lint_pptx(box(is_bold=False)) == []
     assert [f.shape for f in rules_on(lint_pptx(box(is_bold=True)), "overflow")] == ["Chart title"]
+
+
+def test_chinese_text_is_measured_with_the_fallback_faces_widths_so_a_box_it_overflows_is_flagged() -> None:
+    # A line of ten ideographs: 10 em in the fallback face that draws them, 6 em as DejaVu's empty boxes.
+    text = "市场" * 5
+    drawn = ImageFont.truetype(str(fallback_path()), 1000, index=FALLBACK_INDEX).getlength(text) * 24 / 1000
+    assert drawn == 240 and width_pt(text, 24) < drawn
+    height_in = (LINE_HEIGHT_EM * 24 + INSET_PT + 4) / 72
+
+    def box(width_pt_inside: float) -> bytes:
+        width_in = (width_pt_inside + 2 * INSET_PT) / 72
+        return one_slide(
+            lambda slide: add_text(slide, "Takeaway box", text, width=width_in, height=height_in, size=24)
+        )
+
+    assert lint_pptx(box(drawn + 1)) == []
+    assert [f.shape for f in rules_on(lint_pptx(box(drawn - 10)), "overflow")] == ["Takeaway box"]
 
 
 def test_a_line_too_wide_for_a_box_that_does_not_wrap_overflows() -> None:

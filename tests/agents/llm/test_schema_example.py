@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -12,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.data.types import Citation, Fact, SourceDocument
 from agents.llm.fakes.schema_example import UnsupportedSchema, example_for_schema
+from agents.llm.prompts import load_prompt_dir
 from agents.llm.schema import strict_json_schema
 
 SEEDS = range(60)
@@ -119,3 +121,29 @@ def test_a_pattern_it_cannot_write_is_reported_not_guessed() -> None:
 def test_a_dangling_ref_is_reported() -> None:
     with pytest.raises(UnsupportedSchema, match="points nowhere"):
         example_for_schema({"$ref": "#/$defs/Missing"}, seed=1)
+
+
+PRODUCT_PROMPTS = load_prompt_dir(Path(__file__).resolve().parents[3] / "prompts")
+
+
+@pytest.mark.parametrize("name", sorted(PRODUCT_PROMPTS))
+def test_every_schema_the_product_sends_gets_examples_its_model_accepts(name: str) -> None:
+    # The fake server's answer to any role nobody scripted: it must pass every validator, not only the
+    # schema's shape (a catalyst's date is a calendar date).
+    output_type = PRODUCT_PROMPTS[name].output_type
+    for seed in range(200):
+        output_type.model_validate(example_for_schema(strict_json_schema(output_type), seed=seed))
+
+
+def test_a_declared_date_is_a_calendar_date_even_beside_a_digit_pattern() -> None:
+    schema = {"type": "string", "format": "date", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}
+    for seed in range(300):
+        date.fromisoformat(example_for_schema(schema, seed=seed))
+    moment = example_for_schema({"type": "string", "format": "date-time"}, seed=1)
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", moment)
+
+
+def test_a_list_that_may_be_empty_still_gets_an_item_when_it_may_hold_one() -> None:
+    lists = {"type": "array", "items": {"type": "integer"}, "maxItems": 8}
+    assert all(example_for_schema(lists, seed=seed) for seed in range(100))
+    assert example_for_schema({"type": "array", "items": {"type": "integer"}, "maxItems": 0}, seed=1) == []

@@ -20,6 +20,7 @@ from pypdf import PdfReader
 
 from agents.render.pdf import RenderedPdf, html_to_pdf
 from agents.text.cleaning import clean_render_text
+from tests.agents.render.pdf_fonts import embedded_fonts
 
 BASE_URL = "https://desk.invalid/"
 # An 8x4 blue PNG.
@@ -310,3 +311,9 @@ def test_the_base_url_must_be_the_apps_own_http_url(base_url: str, static_root: 
 def test_the_static_prefix_must_be_a_path_with_slashes(static_root: Path) -> None:
     with pytest.raises(ValueError, match="allowed_prefix"):
         html_to_pdf("<p>x</p>", base_url=BASE_URL, static_root=static_root, allowed_prefix="static")
+
+
+def test_text_given_no_font_is_drawn_in_the_deck_faces_and_chinese_in_the_fallback(tmp_path: Path) -> None:
+    rendered = html_to_pdf("<p>Revenue 市场 grew</p>", base_url=None, static_root=tmp_path)
+    assert embedded_fonts(rendered.pdf) == {"DejaVu-Sans", "WenQuanYi-Micro-Hei"}
+    assert "Revenue 市场 grew" in PdfReader(io.BytesIO(rendered.pdf)).pages[0].extract_text()

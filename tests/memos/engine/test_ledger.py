@@ -53,3 +53,14 @@ def test_tokens_spent_counts_every_attempt_of_the_run(alice: User) -> None:
     assert ledger.tokens_spent(str(run.id)) == 24
     assert Run.objects.get(pk=run.pk).tokens_spent == 24
     assert LLMCall.objects.count() == 3
+
+
+def test_an_answer_whose_body_carries_nul_characters_is_recorded_without_them(alice: User) -> None:
+    run = run_for(alice)
+    ledger = DjangoLedger()
+    answer = record(str(run.id), "h1", "invalid").model_copy(
+        update={"raw_response": '{"text": "\x00\x00"}', "error": "text: \x00 is not allowed\ud800"}
+    )
+    ledger.record(answer)
+    row = LLMCall.objects.get(run=run)
+    assert (row.raw_response, row.error) == ('{"text": ""}', "text:  is not allowed")

@@ -158,3 +158,26 @@ def test_the_memo_keeps_the_analysts_numbers_and_withholds_a_sentence_with_a_typ
     assert "35bps" not in page and "figure removed" not in page
     assert "(A sentence is withheld here: it stated a percentage the model typed" in page
     assert "What code withheld, and why" in page and "Headline thesis : 1 sentence" in page
+
+
+def test_a_memo_sentence_that_slipped_into_another_script_is_withheld_with_codes_note() -> None:
+    run = _run()
+    script = script_for(run)
+    answer = script["synthesizer"][0]
+    thesis = "Add over the next 12 months. Services 市场 share keeps rising."
+    script["synthesizer"] = [answer | {"memo": answer["memo"] | {"headline_thesis": thesis}}]
+    with fake_llm(script):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status in {Run.Status.DONE, Run.Status.NEEDS_REVIEW}
+    memo = MemoOutput.model_validate(_output(run, "memo"))
+    assert [(w.section, w.sentences, w.kinds) for w in memo.withheld] == [
+        ("Headline thesis", 1, ["words in another script than the brief's"])
+    ]
+    note = "(A sentence is withheld here: it slipped into another script than the brief's (Han '市场').)"
+    page = _page(run, "memo")
+    assert "Add over the next 12 months." in page and note in page
+    assert "share keeps rising" not in page
+    version = run.latest_version
+    assert version is not None
+    assert version.sections["Headline thesis"] == f"Add over the next 12 months. [{note}]"

@@ -17,7 +17,7 @@ from pptx import Presentation
 from pypdf import PdfReader
 
 from agents.deck.factcheck.check import FactCheckReport, KnownFact, check, check_texts
-from agents.deck.factcheck.extract import SlideText, figures_in
+from agents.deck.factcheck.extract import SlideText, figures_in, slide_texts
 from agents.deck.render.pdf import render_pdf
 from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Deck, Figure, display, figure_text
@@ -458,3 +458,29 @@ def test_a_figure_the_pdf_wraps_across_two_lines_still_reads_whole(true_deck: De
     assert problems(check(render_pdf(wrong, spec=deck).pdf, lookup_from(deck))) == [
         (1, "USD 391,036 M", "USD 391,035 M", "mismatch")
     ]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        pytest.param("市场", id="drawn-by-the-fallback-font"),
+        pytest.param("क्षेत्र", id="drawn-by-no-installed-font"),
+    ],
+)
+def test_a_slide_with_characters_dejavu_lacks_reads_back_as_its_words_and_checks_clean(words: str) -> None:
+    # WeasyPrint then embeds a CMap that pypdf alone reads one byte at a time: NULs between every letter.
+    deck = sample_deck()
+    bullet = Bullet(text=f"Services {words} carried the year", figures=(figure("revenue", 2024),))
+    deck = with_slide(deck, 1, bullets=(bullet, *deck.slides[0].bullets[1:]))
+    pdf = render_pdf(deck).pdf
+    report = check(pdf, lookup_from(deck))
+    assert report.ok, report.problems()
+    lines = slide_texts(pdf)[0].lines
+    assert f"• Services {words} carried the year;" in lines
+    assert "Revenue FY2024: USD 391,035 M" in lines
+
+
+def test_nul_control_and_replacement_characters_are_never_read_as_figures() -> None:
+    assert figures_in("\x00\x05\x00 \ufffd\ufffd \x00") == []
+    interleaved = "\x00U\x00S\x00D\x00 \x003\x009\x001\x00 \x00M"
+    assert [found.text for found in figures_in(interleaved)] == ["USD 391 M"]

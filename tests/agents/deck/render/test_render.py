@@ -22,9 +22,10 @@ from agents.deck.render.pdf import deck_html, render_pdf
 from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, bullet_text, display
 from agents.render.charts import chart_svg
-from agents.render.fonts import FONT_NAME
+from agents.render.fonts import CSS_FONT_FAMILY, FALLBACK_FONT_NAME, FONT_NAME
 from agents.render.pdf import RenderedPdf, html_to_pdf
 from tests.agents.deck.samples import figure, sample_deck
+from tests.agents.render.pdf_fonts import embedded_fonts
 
 SLIDES = 20
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
@@ -172,6 +173,22 @@ def test_every_run_is_set_in_the_deck_typeface(rendered: Rendered) -> None:
     assert runs
     for properties in runs:
         assert properties.find(f"{A}latin").get("typeface") == FONT_NAME
+        # East Asian text in the face the PDF falls back to for it, as PowerPoint and LibreOffice pick it.
+        assert properties.find(f"{A}ea").get("typeface") == FALLBACK_FONT_NAME
+        assert properties.find(f"{A}cs").get("typeface") == FONT_NAME
+
+
+def test_chinese_in_a_slide_is_drawn_in_the_fallback_face_and_the_rest_in_dejavu() -> None:
+    deck = sample_deck(2)
+    slide = deck.slides[0]
+    bullet = Bullet(text="Services 市场 carried the year", figures=(figure("revenue", 2024),))
+    slides = (slide.model_copy(update={"bullets": (bullet,)}), deck.slides[1])
+    deck = deck.model_copy(update={"slides": slides})
+    html = deck_html(deck)
+
+    assert f"font-family: {CSS_FONT_FAMILY};" in html
+    assert embedded_fonts(render_pdf(deck).pdf) == {"DejaVu-Sans", "DejaVu-Sans-Bold", "WenQuanYi-Micro-Hei"}
+    assert embedded_fonts(render_pdf(sample_deck(2)).pdf) == {"DejaVu-Sans", "DejaVu-Sans-Bold"}
 
 
 def test_the_table_is_native_with_metric_period_value_and_source(rendered: Rendered) -> None:

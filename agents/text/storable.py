@@ -1,0 +1,41 @@
+"""Values a PostgreSQL text or jsonb column takes: what a model wrote, or what code extracted from a file,
+on its way into the database.
+
+PostgreSQL refuses a NUL character in text ("invalid byte sequence") and in jsonb ("\\u0000 cannot be
+converted to text"), and psycopg cannot encode a lone surrogate to UTF-8 at all. Either would fail the write
+of a whole step for one character nobody can see (an undrawn glyph that a PDF reader read back as NUL, a
+model's stray escape), and the same write would fail again on every retry. So every such value is stored
+without them: a surrogate pair a decoder left split is joined into its character, a lone one is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """``text`` without NUL characters and lone surrogates (a split surrogate pair joined again)."""
+    if not _UNSTORABLE.search(text):
+        return text
+    joined = text.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    return _UNSTORABLE.sub("", joined)
+
+
+def storable(value: T) -> T:
+    """A JSON-able value (strings, numbers, lists, tuples, dicts, and anything else as it is) with every
+    string in it, dictionary keys included, made ``storable_text``."""
+    cleaned: Any
+    if isinstance(value, str):
+        cleaned = storable_text(value)
+    elif isinstance(value, dict):
+        cleaned = {storable(key): storable(item) for key, item in value.items()}
+    elif isinstance(value, list | tuple):
+        cleaned = type(value)(storable(item) for item in value)
+    else:
+        return value
+    return cast(T, cleaned)  # the same type as ``value``: only its strings changed
