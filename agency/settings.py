@@ -400,6 +400,8 @@ if not 1 <= RUN_MAX_STAGE_ATTEMPTS <= 20:
     raise ImproperlyConfigured("RUN_MAX_STAGE_ATTEMPTS must be between 1 and 20")
 # How long a stage waits for PostgreSQL to come back before giving up on a write (a paid LLM answer).
 RUN_DB_OUTAGE_S = env_int("RUN_DB_OUTAGE_S", 120)
+if RUN_DB_OUTAGE_S < 1:
+    raise ImproperlyConfigured("RUN_DB_OUTAGE_S must be at least 1 (seconds)")
 # Runs one person may have queued or running at once: one analyst cannot occupy every worker.
 RUN_MAX_ACTIVE_PER_USER = env_int("RUN_MAX_ACTIVE_PER_USER", 3)
 # Live pages (run and version pages' sockets) one person may hold open at once, across the web processes:

@@ -32,7 +32,7 @@ def test_the_environment_the_tests_run_in_loads() -> None:
 
 
 MALFORMED = [
-    ({"WEB_WORKERS": "four"}, "WEB_WORKERS must be an integer, got 'four'"),
+    ({"WEB_WORKERS": "four"}, "WEB_WORKERS must be a whole number, got 'four'"),
     ({"WEB_WORKERS": "0"}, "WEB_WORKERS must be between 1 and 64"),
     ({"DJANGO_DEBUG": "maybe"}, "DJANGO_DEBUG must be true or false, got 'maybe'"),
     ({"DATABASE_URL": "mysql://db.example/desk"}, "DATABASE_URL must be a postgres:// URL"),
@@ -42,10 +42,11 @@ MALFORMED = [
         "RUN_HEARTBEAT_S must be at least 1 and below",
     ),
     ({"RUN_MAX_STAGE_ATTEMPTS": "0"}, "RUN_MAX_STAGE_ATTEMPTS must be between 1 and 20"),
-    ({"RUN_DB_OUTAGE_S": "2m"}, "RUN_DB_OUTAGE_S must be an integer, got '2m'"),
-    ({"LLM_MAX_RETRIES": "three"}, "LLM_MAX_RETRIES must be an integer, got 'three'"),
+    ({"RUN_DB_OUTAGE_S": "2m"}, "RUN_DB_OUTAGE_S must be a whole number, got '2m'"),
+    ({"RUN_DB_OUTAGE_S": "0"}, "RUN_DB_OUTAGE_S must be at least 1"),
+    ({"LLM_MAX_RETRIES": "three"}, "LLM_MAX_RETRIES must be a whole number, got 'three'"),
     ({"LLM_TIMEOUT_S": "-1"}, "LLM_TIMEOUT_S must be positive"),
-    ({"MEMO_ITERATIONS": "9"}, "MEMO_ITERATIONS must be a whole number from 1 to 5, got '9'"),
+    ({"MEMO_ITERATIONS": "9"}, "MEMO_ITERATIONS must be a whole number from 1 to 5, got 9"),
     ({"MEMO_QUICK_ROSTER": "fundamentals,astrology"}, "MEMO_QUICK_ROSTER names unknown specialists"),
 ]
 

@@ -293,8 +293,11 @@ class LLMGateway:
         """Set aside the most this attempt can spend, or refuse it: parallel calls of one run cannot together
         overrun its budget, because each must fit beside the others' reservations. Returns the tokens set
         aside (0 without a budget)."""
-        budget, run_id = self.settings.run_budget_tokens, call.context.run_id
-        if budget is None or run_id is None:
+        run_id = call.context.run_id
+        if run_id is None or self.settings.run_budget_tokens is None:
+            return 0  # no run, or budgets switched off (LLM_RUN_BUDGET_TOKENS=0)
+        budget = self.ledger.budget_of(run_id, self.settings.run_budget_tokens)
+        if budget is None:
             return 0
         estimate = worst_case_tokens(request)
         if self.ledger.reserve(run_id, estimate, budget):

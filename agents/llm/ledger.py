@@ -22,6 +22,11 @@ class CallLedger(Protocol):
         """Tokens in plus tokens out over every record of the run, whatever its outcome."""
         ...
 
+    def budget_of(self, run_id: str, default: int | None) -> int | None:
+        """The run's own token budget (the one it started with: a later change of the setting does not move
+        it), or ``default`` for a run that recorded none."""
+        ...
+
     def reserve(self, run_id: str, tokens: int, budget: int) -> bool:
         """Atomically set ``tokens`` aside for a call of the run if they fit ``budget`` beside the rest."""
         ...
@@ -53,6 +58,9 @@ class InMemoryLedger:
     def tokens_spent(self, run_id: str) -> int:
         with self._lock:
             return sum(c.tokens_in + c.tokens_out for c in self._records if c.run_id == run_id)
+
+    def budget_of(self, run_id: str, default: int | None) -> int | None:
+        return default  # runs here are ids only: they record no budget of their own
 
     def reserve(self, run_id: str, tokens: int, budget: int) -> bool:
         with self._lock:

@@ -105,6 +105,9 @@ class DjangoLedger:
     """Called from the pipeline's thread pool too; each pool thread keeps its own connection for the life of
     the process (memos.pipeline.fanout), so one open connection per thread serves all of its calls."""
 
+    def __init__(self) -> None:
+        self._budgets: dict[str, int | None] = {}  # run id -> the budget it started with
+
     def cached(self, request_hash: str) -> LLMCallRecord | None:
         def read() -> LLMCall | None:
             # Raw SQL: this read is on the path of every call, and the ORM took twice its time to build it.
@@ -156,6 +159,18 @@ class DjangoLedger:
             return int(total or 0)
 
         return retry_on_lost_connection(read, what="reading the run's token spend")
+
+    def budget_of(self, run_id: str, default: int | None) -> int | None:
+        """The budget the run recorded when it started (memos.services.runs.start_run), read once per run
+        and process: it never changes."""
+        if run_id not in self._budgets:
+            recorded = retry_on_lost_connection(
+                lambda: Run.objects.filter(pk=run_id).values_list("budget_tokens", flat=True).first(),
+                what="reading the run's token budget",
+            )
+            self._budgets[run_id] = recorded
+        found = self._budgets[run_id]
+        return default if found is None else found
 
     def reserve(self, run_id: str, tokens: int, budget: int) -> bool:
         # One conditional UPDATE: two calls reserving at once are serialised on the run's row, so the second

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from agents.deck.fakes import deck_answer
 from django.test import Client
 from pypdf import PdfReader
 
+from agents.deck.fakes import deck_answer
 from agents.deck.outputs import DeckOutput, DraftOutput, LapOutput
 from agents.deck.render.pdf import render_pdf
 from memos.models import AgentStep, ArtefactVersion, Run

@@ -208,3 +208,16 @@ def test_a_spent_budget_ends_the_run_with_a_status_that_says_so(run: Run, settin
     assert run.status_message.startswith("the run's token budget is spent, so the specialists stage stopped")
     # Nothing was sent: every specialist's call was refused before it reached the endpoint.
     assert set(run.llm_calls.values_list("outcome", flat=True)) == {"budget"} and server.request_count == 0
+
+
+def test_a_run_keeps_the_budget_it_started_with_when_the_setting_changes(run: Run, settings: Any) -> None:
+    """The budget a run recorded at its start bounds it to its end, resumes included: raising the setting
+    afterwards does not lift it."""
+    Run.objects.filter(pk=run.pk).update(budget_tokens=1)
+    with fake_llm(script_for(run)) as server:
+        settings.LLM_SETTINGS = fake_settings(server).model_copy(update={"run_budget_tokens": 10_000_000})
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.FAILED
+    assert "of its 1 tokens" in run.status_message
+    assert server.request_count == 0

@@ -23,6 +23,7 @@ from django.db import connection
 
 from memos.database_roles import grant_app_role
 from memos.models import ArtefactVersion
+from memos.services.accounts import DEMO_USERS
 from tests.conftest import ROOT
 from tests.memos.factories import company, run_for
 from tests.private_services import free_port
@@ -220,7 +221,7 @@ def test_run_sh_brings_an_older_state_directory_over_to_the_owner_and_app_roles(
         # The desk works as desk_app: the demo users and groups are rows like any other.
         assert "created demo users" in manage("bootstrap_demo", "--no-data", DATABASE_URL=urls["desk_app"])
         with psycopg.connect(urls["desk_app"], autocommit=True) as app:
-            assert app.execute("SELECT count(*) FROM auth_user").fetchone() == (5,)
+            assert app.execute("SELECT count(*) FROM auth_user").fetchone() == (len(DEMO_USERS),)
             assert "permission denied" in refused(app, f"TRUNCATE {FROZEN}")
             assert "must be owner" in refused(app, f"ALTER TABLE {FROZEN} DISABLE TRIGGER ALL")
             assert "must be owner" in refused(app, f"DROP TABLE {FROZEN}")

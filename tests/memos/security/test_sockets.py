@@ -56,6 +56,15 @@ def socket_to(
     return WebsocketCommunicator(application, f"/ws/runs/{run.pk}/", headers=headers)
 
 
+async def refused(socket: WebsocketCommunicator) -> tuple[bool, int | None]:
+    """Try to connect; then end the exchange, as a browser does. A refused socket's application (the origin
+    check's denier, or the consumer) still listens on the channel layer until it hears the disconnect: left
+    listening, its Redis read outlived the test and hung the next test's loop at its close."""
+    accepted, code = await socket.connect(timeout=5)
+    await socket.disconnect()
+    return accepted, code
+
+
 async def connected(socket: WebsocketCommunicator) -> list[dict[str, Any]]:
     """Connect, and read the status snapshot the consumer sends first."""
     accepted, code = await socket.connect(timeout=5)
@@ -91,20 +100,20 @@ async def test_the_logout_reaches_sockets_through_redis_as_it_would_from_another
 async def test_a_socket_opened_from_another_site_is_refused(alice: User) -> None:
     run = await sync_to_async(run_for)(alice)
     client = await sync_to_async(log_in)("alice")
-    accepted, _ = await socket_to(run, client, origin=ELSEWHERE).connect(timeout=5)
+    accepted, _ = await refused(socket_to(run, client, origin=ELSEWHERE))
     assert not accepted
 
 
 async def test_a_socket_without_an_origin_is_refused(alice: User) -> None:
     run = await sync_to_async(run_for)(alice)
     client = await sync_to_async(log_in)("alice")
-    accepted, _ = await socket_to(run, client, origin=None).connect(timeout=5)
+    accepted, _ = await refused(socket_to(run, client, origin=None))
     assert not accepted
 
 
 async def test_a_socket_without_a_session_is_refused(alice: User) -> None:
     run = await sync_to_async(run_for)(alice)
-    accepted, code = await socket_to(run).connect(timeout=5)
+    accepted, code = await refused(socket_to(run))
     assert (accepted, code) == (False, CLOSED_NOT_VISIBLE)
 
 
@@ -119,13 +128,13 @@ async def test_the_owner_connects_and_receives_the_runs_status(alice: User) -> N
 async def test_another_analysts_socket_to_the_run_is_refused_as_if_it_did_not_exist(alice: User) -> None:
     run = await sync_to_async(run_for)(alice)
     await sync_to_async(analyst)("dave")
-    accepted, code = await socket_to(run, await sync_to_async(log_in)("dave")).connect(timeout=5)
+    accepted, code = await refused(socket_to(run, await sync_to_async(log_in)("dave")))
     assert (accepted, code) == (False, CLOSED_NOT_VISIBLE)
 
 
 async def test_an_outsiders_socket_is_refused(alice: User, charlie: User) -> None:
     run = await sync_to_async(run_for)(alice)
-    accepted, code = await socket_to(run, await sync_to_async(log_in)("charlie")).connect(timeout=5)
+    accepted, code = await refused(socket_to(run, await sync_to_async(log_in)("charlie")))
     assert (accepted, code) == (False, CLOSED_NOT_VISIBLE)
 
 
