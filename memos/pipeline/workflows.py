@@ -2,8 +2,9 @@
 
 A workflow is an ordered tuple of stages (each a body that takes a ``StageContext``), the steps a run of it
 plans from the run's configuration, the kinds of step it writes (each with its pydantic output type, the
-template that draws it and a one-line summary), and how it decides the finished run's status. The driver,
-the watchdog, the run page and the live updates work from this description alone.
+template that draws it and a one-line summary), how it decides the finished run's status, what it freezes
+as a version and what freezing binds. The driver, the watchdog, the run page, the live updates and freezing
+(memos.services.versions) work from this description alone.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from memos.models import AgentStep
+    from memos.models import AgentStep, ArtefactVersion
     from memos.pipeline.context import StageContext
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -88,6 +89,9 @@ class Workflow:
     notices: Callable[[Sequence[AgentStep]], list[str]] = field(default=lambda steps: [])
     # Frozen when a run of it completes; it may answer None when the run made nothing new (nothing is frozen).
     artefact: Callable[[StageContext], Artefact | None] | None = None
+    # What freezing binds to the new version beyond the version itself (the memo's falsifier watches), called
+    # inside the freezing transaction once the version and its files are stored.
+    on_frozen: Callable[[ArtefactVersion], None] | None = None
 
     @property
     def stage_names(self) -> tuple[str, ...]:

@@ -30,10 +30,10 @@ from django.utils import timezone
 
 from agents.memo.falsifiers import Reading, comparable, met
 from memos.models import AuditEvent, Company, FactRecord, FalsifierWatch, Notice, Run
+from memos.pipeline.memo.watches import reading
 from memos.services import notifications
 from memos.services.accounts import Roles
 from memos.services.errors import ServiceError
-from memos.services.falsifiers import reading
 from memos.services.runs import start_run
 from memos.services.versions import record
 

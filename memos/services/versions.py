@@ -4,7 +4,8 @@
 never done without its version, nor frozen twice: the same run finishing again with the same artefact (a
 retried finish) finds its version; with a different one (its evaluation re-run) it freezes the next.
 Freezing supersedes the brief's open versions, closes their motions, opens a motion on the new version when
-an evaluation stands behind it, writes the audit trail and queues the notices (memos.services.notifications).
+an evaluation stands behind it, calls what its workflow binds to a frozen version (``Workflow.on_frozen``: the
+memo's falsifier watches), writes the audit trail and queues the notices (memos.services.notifications).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from memos.models import (
     Run,
     SourceDocument,
 )
+from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Artefact
-from memos.services import falsifiers, notifications
+from memos.services import notifications
 from memos.services.accounts import Roles
 
 Status = ArtefactVersion.Status
@@ -82,7 +84,9 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
     if version.evaluated:
         Motion.objects.create(version=version)
         record(version, Action.MOTION_OPENED)
-    falsifiers.open_watches(version)
+    bind = workflow_for(run.workflow).on_frozen
+    if bind is not None:
+        bind(version)
     _announce(version)
     return version
 

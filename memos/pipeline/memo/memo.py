@@ -21,7 +21,7 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.inputs import kept_numbers
 from memos.pipeline.memo.plan import EVALUATION, ITERATION, MEMO, SYNTHESIS
 from memos.pipeline.memo.reads import audit_output, catalog_of, catalyst_window, evidence
-from memos.services.falsifiers import latest_readings
+from memos.pipeline.memo.watches import latest_readings
 
 
 def run_memo(ctx: StageContext) -> None:
