@@ -1,11 +1,11 @@
 """Frozen versions of a brief's artefact, and the review around them: motions, votes, notices, audit.
 
-Every run that completes freezes its artefact (a memo now; a deck, debated moves or a sector screen later:
-``kind``) as the next version of its brief. A version's content never changes: a database trigger (migration
-0008) refuses an UPDATE of anything but its review status and publication time, and any DELETE, on every
-write path (the ORM, the admin, bulk updates, raw SQL). The audit trail is append-only the same way. The
-rules of who may do what, and when, live in ``memos.services.review``, freezing in
-``memos.services.versions``.
+Every run that completes freezes its artefact (a memo or a deck; debated moves or a sector screen later:
+``kind``) as the next version of its brief's line of that kind: memo v1, v2, ... and deck v1, v2, ... side
+by side. A version's content never changes: a database trigger (migration 0008) refuses an UPDATE of
+anything but its review status and publication time, and any DELETE, on every write path (the ORM, the
+admin, bulk updates, raw SQL). The audit trail is append-only the same way. The rules of who may do what,
+and when, live in ``memos.services.review``, freezing in ``memos.services.versions``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class ArtefactVersion(models.Model):
 
     brief = models.ForeignKey(Brief, on_delete=models.PROTECT, related_name="versions")
     run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="versions")
-    number = models.PositiveIntegerField(help_text="v1, v2, ... per brief")
+    number = models.PositiveIntegerField(help_text="v1, v2, ... per brief and kind: each kind is a line")
     kind = models.CharField(max_length=20, help_text="the artefact: memo, deck, moves, screen")
     title = models.CharField(max_length=300)
     content = models.JSONField(help_text="the artefact's typed output, exactly as the run finished it")
@@ -58,17 +58,26 @@ class ArtefactVersion(models.Model):
     class Meta:
         ordering: ClassVar = ["brief", "-number"]
         constraints: ClassVar = [
-            models.UniqueConstraint(fields=["brief", "number"], name="one_version_number_per_brief"),
+            # A brief's memos and decks are lines of their own, scored on their own scales: a deck never
+            # supersedes a memo, nor is compared with one (memos.services.versions.freeze, previous_of).
+            # Versions frozen before the lines were split keep the numbers they were frozen (and announced)
+            # with, so an old line may start at v2: the trigger of 0008 keeps a number as it is.
+            models.UniqueConstraint(fields=["brief", "kind", "number"], name="one_version_number_per_line"),
             # A run that finishes twice with the same artefact (a retried finish) freezes it once.
             models.UniqueConstraint(fields=["run", "content_hash"], name="one_version_per_run_content"),
         ]
 
     def __str__(self) -> str:
-        return f"{self.brief} v{self.number}"
+        return f"{self.brief} {self.named}"
 
     @property
     def label(self) -> str:
         return f"v{self.number}"
+
+    @property
+    def named(self) -> str:
+        """The label with its kind ("deck v2"), for a page or message that shows versions of several kinds."""
+        return f"{self.kind} {self.label}"
 
     @property
     def is_open(self) -> bool:

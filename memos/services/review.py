@@ -7,7 +7,8 @@ Who may do what:
   a changed vote replaces the old one and the change is recorded;
 - a reviewer approves only when the quorum and threshold of the review policy are met, never on a brief
   they started, and requests changes with a comment (the motion closes, the analyst hears of it);
-- a reviewer publishes an approved version; the brief's previously published version is superseded.
+- a reviewer publishes an approved version; the previously published version of its line (the brief's
+  memos, or its decks) is superseded.
 Each of these is a person's request through a page: nothing a model writes reaches them (a run only
 freezes versions and opens motions).
 """
@@ -216,7 +217,7 @@ def publish(reviewer: User, version: ArtefactVersion) -> ArtefactVersion:
                 "only approved versions are published"
             )
         for older in ArtefactVersion.objects.filter(
-            brief_id=locked.brief_id, status=Status.PUBLISHED
+            brief_id=locked.brief_id, kind=locked.kind, status=Status.PUBLISHED
         ).exclude(pk=locked.pk):
             _set_status(older, Status.SUPERSEDED)
             record(older, Action.SUPERSEDED, actor=reviewer, detail={"by": locked.label})

@@ -1,9 +1,14 @@
-"""Freezing a finished run's artefact as the next version of its brief, and what a version is compared with.
+"""Freezing a finished run's artefact as the next version of its brief's line, and what a version is
+compared with.
+
+A brief holds one line of versions per kind of artefact: memo v1, v2, ... and deck v1, v2, ... side by side.
+A version supersedes, and is compared with, only the versions of its own line: a deck's R2 is not a memo's
+J+, and a deck frozen on a brief leaves the memo under vote there as it is.
 
 ``freeze`` runs inside the transaction that finishes the run (memos.pipeline.claims.finish), so a run is
 never done without its version, nor frozen twice: the same run finishing again with the same artefact (a
 retried finish) finds its version; with a different one (its evaluation re-run) it freezes the next.
-Freezing supersedes the brief's open versions, closes their motions, opens a motion on the new version when
+Freezing supersedes the line's open versions, closes their motions, opens a motion on the new version when
 an evaluation stands behind it, calls what its workflow binds to a frozen version (``Workflow.on_frozen``: the
 memo's falsifier watches), writes the audit trail and queues the notices (memos.services.notifications).
 """
@@ -53,8 +58,8 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
         return existing
     # Locks the brief row alone; its company comes with it (the falsifier watches read it).
     brief = Brief.objects.select_related("company").select_for_update(of=("self",)).get(pk=run.brief_id)
-    previous = ArtefactVersion.objects.filter(brief=brief).order_by("-number").first()
-    delta = _delta(previous, artefact.score)
+    previous = latest_in_line(brief, artefact.kind)
+    delta = _delta(previous, artefact)
     prompts, models = _pins_and_models(run)
     version = ArtefactVersion.objects.create(
         brief=brief,
@@ -89,6 +94,11 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
         bind(version)
     _announce(version)
     return version
+
+
+def latest_in_line(brief: Brief, kind: str) -> ArtefactVersion | None:
+    """The brief's newest version of ``kind``: the head of that line."""
+    return ArtefactVersion.objects.filter(brief=brief, kind=kind).order_by("-number").first()
 
 
 def record(
@@ -136,17 +146,21 @@ def diff(previous: ArtefactVersion | None, version: ArtefactVersion) -> list[Sec
 
 
 def previous_of(version: ArtefactVersion) -> ArtefactVersion | None:
+    """The version before ``version`` in its line (same brief, same kind), or None for the line's first."""
     return (
-        ArtefactVersion.objects.filter(brief_id=version.brief_id, number__lt=version.number)
+        ArtefactVersion.objects.filter(
+            brief_id=version.brief_id, kind=version.kind, number__lt=version.number
+        )
         .order_by("-number")
         .first()
     )
 
 
 def changelog(previous: ArtefactVersion | None, artefact: Artefact, delta: float | None) -> str:
-    """One line a reader can scan in the history: what is new in this version, said by code."""
+    """One line a reader can scan in the history: what is new in this version against the version before it
+    in its line, said by code."""
     if previous is None:
-        head = f"first version of this brief ({artefact.kind})"
+        head = f"first {artefact.kind} version of this brief"
     else:
         changed = [
             name for name, text in artefact.sections.items() if previous.sections.get(name, "") != text
@@ -164,18 +178,22 @@ def changelog(previous: ArtefactVersion | None, artefact: Artefact, delta: float
     return f"{head}; {score}"
 
 
-def _delta(previous: ArtefactVersion | None, score: float | None) -> float | None:
-    if previous is None or previous.score is None or score is None:
+def _delta(previous: ArtefactVersion | None, artefact: Artefact) -> float | None:
+    """The score's move against the version before in the line, on the same scale only: a deck escalated at
+    its entry gate is scored on R1, not on the loop's R2, and is not compared with an R2."""
+    if previous is None or previous.score is None or artefact.score is None:
         return None
-    return round(score - previous.score, 3)
+    if previous.score_label != artefact.score_label:
+        return None
+    return round(artefact.score - previous.score, 3)
 
 
 def _supersede_open(brief: Brief, newest: ArtefactVersion) -> None:
-    """Older versions still in review give way to the new one; its motion closes. Published ones stay
-    published until a newer version is published (memos.services.review.publish)."""
-    older = ArtefactVersion.objects.filter(brief=brief, status__in=ArtefactVersion.OPEN_STATUSES).exclude(
-        pk=newest.pk
-    )
+    """Older versions of the new one's line still in review give way to it; their motions close. Published
+    ones stay published until a newer version is published (memos.services.review.publish)."""
+    older = ArtefactVersion.objects.filter(
+        brief=brief, kind=newest.kind, status__in=ArtefactVersion.OPEN_STATUSES
+    ).exclude(pk=newest.pk)
     for version in older:
         ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.SUPERSEDED)
         record(version, Action.SUPERSEDED, detail={"by": newest.label})

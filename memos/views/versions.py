@@ -1,5 +1,6 @@
 """A frozen version's page: the artefact as frozen, its scores and sources, its diff against the version
-before, its review (votes, approval, publication) and its history; the same page as a PDF; a reader's notices.
+before it in its line, its review (votes, approval, publication) and its history; the same page as a PDF; a
+reader's notices.
 
 A user who may not see a version gets a 404 for its page, its PDF and every action on it (services.access).
 Votes of others stay hidden from a committee member until they have voted or recused.
@@ -95,6 +96,7 @@ def page_context(user: User, version: ArtefactVersion, *, printing: bool = False
     previous = previous_of(version)
     if previous is not None and not visible_versions(user).filter(pk=previous.pk).exists():
         previous = None  # an executive compares only with what they may read
+    readable = list(visible_versions(user).filter(brief_id=version.brief_id).order_by("kind", "-number"))
     return review_context(user, version, printing=printing) | {
         "brief": version.brief,
         "sections": [(name, segments(str(text), by_id)) for name, text in version.ordered_sections],
@@ -102,7 +104,9 @@ def page_context(user: User, version: ArtefactVersion, *, printing: bool = False
         "falsifier_watches": register_rows(version),
         "previous": previous,
         "diff": diff(previous, version) if previous is not None else [],
-        "siblings": visible_versions(user).filter(brief_id=version.brief_id).order_by("-number"),
+        # The version's own line, then the brief's other lines, named with their kind ("memo v2").
+        "line": [other for other in readable if other.kind == version.kind],
+        "others": [other for other in readable if other.kind != version.kind],
         "schedule": schedule_panel(user, version.brief) if version.kind == "deck" else None,
         **deck_context(version),
     }
