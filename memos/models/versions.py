@@ -1,11 +1,14 @@
-"""Frozen versions of a brief's artefact, and the review around them: motions, votes, notices, audit.
+"""Frozen versions of a brief's artefact, their files, and the review around them: motions, votes, notices,
+audit.
 
 Every run that completes freezes its artefact (a memo or a deck; debated moves or a sector screen later:
 ``kind``) as the next version of its brief's line of that kind: memo v1, v2, ... and deck v1, v2, ... side
 by side. A version's content never changes: a database trigger (migration 0008) refuses an UPDATE of
 anything but its review status and publication time, and any DELETE, on every write path (the ORM, the
-admin, bulk updates, raw SQL). The audit trail is append-only the same way. The rules of who may do what,
-and when, live in ``memos.services.review``, freezing in ``memos.services.versions``.
+admin, bulk updates, raw SQL). Its files (its PDF, a deck's PPTX) are as immutable (migration 0013), and
+the audit trail is append-only the same way. The rules of who may do what, and when, live in
+``memos.services.review``, freezing in ``memos.services.versions``, the files in
+``memos.services.version_files``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from memos.models.runs import Brief, Run
 
@@ -53,7 +57,8 @@ class ArtefactVersion(models.Model):
     changelog = models.TextField(help_text="what changed against the previous version, by code")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.READY_FOR_REVIEW)
     published_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set by freezing when it prepares the version (its PDF prints it) rather than when the row is inserted.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         ordering: ClassVar = ["brief", "-number"]
@@ -91,6 +96,36 @@ class ArtefactVersion(models.Model):
         names = [name for name in order if name in self.sections]
         names += [name for name in self.sections if name not in names]
         return [(name, str(self.sections[name])) for name in names]
+
+
+class VersionFile(models.Model):
+    """One file a frozen version is (its ``render.pdf``; a deck's ``deck.pptx`` too), rendered once when the
+    version was frozen and served from here byte for byte ever after: a change of a renderer or a template
+    never alters an old version. A version frozen before its files were kept gets them on first need, once
+    (memos.services.version_files).
+
+    As immutable as the version: migration 0013's trigger refuses any UPDATE and DELETE, and its check ties
+    ``sha256`` and ``size`` to the bytes, so the ETag the downloads send and the hash the export writes are
+    the bytes' own (memos.services.version_files and memos.management.commands.export_versions rely on it).
+    """
+
+    version = models.ForeignKey(ArtefactVersion, on_delete=models.PROTECT, related_name="files")
+    name = models.CharField(max_length=40, help_text="render.pdf, deck.pptx: its name in an export")
+    content_type = models.CharField(max_length=100)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField(help_text="bytes")
+    body = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints: ClassVar = [
+            # Two readers backfilling the same old version at once store its file once: the second insert
+            # is ignored and both serve the row that won (memos.services.version_files.file_of).
+            models.UniqueConstraint(fields=["version", "name"], name="one_file_per_version_and_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.name}"
 
 
 def below_one(value: float) -> None:

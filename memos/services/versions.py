@@ -9,8 +9,16 @@ J+, and a deck frozen on a brief leaves the memo under vote there as it is.
 never done without its version, nor frozen twice: the same run finishing again with the same artefact (a
 retried finish) finds its version; with a different one (its evaluation re-run) it freezes the next.
 Freezing supersedes the line's open versions, closes their motions, opens a motion on the new version when
-an evaluation stands behind it, calls what its workflow binds to a frozen version (``Workflow.on_frozen``: the
-memo's falsifier watches), writes the audit trail and queues the notices (memos.services.notifications).
+an evaluation stands behind it, stores its files, calls what its workflow binds to a frozen version
+(``Workflow.on_frozen``: the memo's falsifier watches), writes the audit trail and queues the notices
+(memos.services.notifications).
+
+A version's files (memos.services.version_files) take a second or two to render, so the run's finish
+renders them first (``prepare``), outside its transaction, and ``freeze`` only stores them: the run row and
+the brief row are locked for as long as a few INSERTs take, never for a render. What a file shows (the
+version's number, its delta, its changelog) is the line's as it stood when prepared; if the line moved
+before the transaction (it cannot while one run of a brief is active at a time, but freeze does not rely
+on it), freeze builds and renders the version again inside it.
 """
 
 from __future__ import annotations
@@ -39,50 +47,61 @@ from memos.models import (
 )
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Artefact
-from memos.services import notifications
+from memos.services import notifications, version_files
 from memos.services.accounts import Roles
+from memos.services.version_files import Rendered
 
 Status = ArtefactVersion.Status
 Action = AuditEvent.Action
 
 
-def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
-    """The run's artefact as the brief's next version (or the version it already froze). Call inside a
-    transaction; the brief row is locked so two runs of one brief cannot take the same number."""
+@dataclass(frozen=True)
+class Prepared:
+    """A version built, and its files rendered, before the freezing transaction, on its line as it stood."""
+
+    version: ArtefactVersion  # not saved yet
+    previous_pk: int | None  # the line's newest version it was built against
+    files: list[Rendered]
+
+    def fits(self, run: Run, digest: str, previous: ArtefactVersion | None) -> bool:
+        return (
+            self.version.run_id == run.pk
+            and self.version.content_hash == digest
+            and self.previous_pk == (previous.pk if previous is not None else None)
+        )
+
+
+def prepare(run: Run, artefact: Artefact) -> Prepared:
+    """The version ``artefact`` will be frozen as, with its files rendered. Call before the transaction that
+    finishes the run, and hand the result to ``freeze``: it reads, and it renders, but it writes nothing."""
+    brief = Brief.objects.select_related("company").get(pk=run.brief_id)
+    previous = latest_in_line(brief, artefact.kind)
+    version = _build(run, artefact, brief, previous)
+    return Prepared(
+        version, previous.pk if previous is not None else None, version_files.render_files(version)
+    )
+
+
+def freeze(run: Run, artefact: Artefact, *, prepared: Prepared | None = None) -> ArtefactVersion:
+    """The run's artefact as the next version of its brief's line (or the version it already froze), with its
+    files. Call inside a transaction; the brief row is locked so two runs of one brief cannot take the same
+    number. Without ``prepared`` (or with one the line has moved past) the files are rendered here."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("freeze() must run inside the transaction that finishes the run")
-    text = rendered_text(artefact.sections)
-    digest = content_hash(artefact.kind, artefact.content, text)
+    digest = content_hash(artefact.kind, artefact.content, rendered_text(artefact.sections))
     existing = ArtefactVersion.objects.filter(run=run, content_hash=digest).first()
     if existing is not None:
         return existing
     # Locks the brief row alone; its company comes with it (the falsifier watches read it).
     brief = Brief.objects.select_related("company").select_for_update(of=("self",)).get(pk=run.brief_id)
     previous = latest_in_line(brief, artefact.kind)
-    delta = _delta(previous, artefact)
-    prompts, models = _pins_and_models(run)
-    version = ArtefactVersion.objects.create(
-        brief=brief,
-        run=run,
-        number=(previous.number if previous else 0) + 1,
-        kind=artefact.kind,
-        title=artefact.title,
-        content=artefact.content,
-        rendered_text=text,
-        content_hash=digest,
-        evaluated=artefact.evaluated,
-        score=artefact.score,
-        score_label=artefact.score_label,
-        score_delta=delta,
-        scores=artefact.scores,
-        sections=artefact.sections,
-        sources=_sources(artefact.cited),
-        prompt_versions=prompts,
-        rubric_versions=_rubrics_of(run, artefact.kind),
-        model_versions=models,
-        data_version=run.data_version,
-        changelog=changelog(previous, artefact, delta),
-    )
+    if prepared is not None and prepared.fits(run, digest, previous):
+        version, files = prepared.version, prepared.files
+    else:
+        version = _build(run, artefact, brief, previous)
+        files = version_files.render_files(version)
+    version.save(force_insert=True)
+    version_files.store(version, files)
     record(version, Action.FROZEN, detail={"run": str(run.pk), "evaluated": version.evaluated})
     if previous is not None:  # a first version has nothing older to supersede
         _supersede_open(brief, version)
@@ -99,6 +118,36 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
 def latest_in_line(brief: Brief, kind: str) -> ArtefactVersion | None:
     """The brief's newest version of ``kind``: the head of that line."""
     return ArtefactVersion.objects.filter(brief=brief, kind=kind).order_by("-number").first()
+
+
+def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion | None) -> ArtefactVersion:
+    """The version row, not saved: every column freezing writes, as of now."""
+    text = rendered_text(artefact.sections)
+    delta = _delta(previous, artefact)
+    prompts, models = _pins_and_models(run)
+    return ArtefactVersion(
+        brief=brief,
+        run=run,
+        number=(previous.number if previous else 0) + 1,
+        kind=artefact.kind,
+        title=artefact.title,
+        content=artefact.content,
+        rendered_text=text,
+        content_hash=content_hash(artefact.kind, artefact.content, text),
+        evaluated=artefact.evaluated,
+        score=artefact.score,
+        score_label=artefact.score_label,
+        score_delta=delta,
+        scores=artefact.scores,
+        sections=artefact.sections,
+        sources=_sources(artefact.cited),
+        prompt_versions=prompts,
+        rubric_versions=_rubrics_of(run, artefact.kind),
+        model_versions=models,
+        data_version=run.data_version,
+        changelog=changelog(previous, artefact, delta),
+        created_at=timezone.now(),
+    )
 
 
 def record(

@@ -10,14 +10,13 @@
 ``<kind>.json`` is the artefact exactly as frozen and ``text.md`` its text, so a reader can check a folder
 against the index: ``memos.services.versions.content_hash(kind, <kind>.json, text.md)`` is its
 ``content_hash``. ``changelog.jsonl`` is the version's audit trail, one transition a line. ``render.pdf``
-is the version page as the web's download renders it (WeasyPrint, no forms), seen as a superuser sees it.
+is the version's stored PDF (memos.services.version_files), the bytes every reader downloads.
 
 Everything is read and rendered before a byte is written, so bad input or a failed render leaves DIR as it
 was. Bad input (a brief id that is not a number or names no brief, a brief with no version yet, an --out that
 is a file, a DIR holding another brief's export) is one line on stderr and exit status 2, as the desk's other
-commands do. The same database gives the same bytes: JSON with sorted keys, and a PDF that WeasyPrint writes
-with no creation date and no file identifier (it adds them only when asked). A file whose bytes are already
-there is left alone; the others are replaced atomically.
+commands do. The same database gives the same bytes: JSON with sorted keys, and the stored PDF. A file whose
+bytes are already there is left alone; the others are replaced atomically.
 """
 
 from __future__ import annotations
@@ -29,27 +28,16 @@ from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
-from django.template.loader import render_to_string
 
-from agents.render.pdf import html_to_pdf
 from memos.models import ArtefactVersion, Brief
-from memos.views.versions import PAGE, page_context
+from memos.services import version_files
 
 INDEX = "index.jsonl"
 
 
 class BadExport(ValueError):
     """Input the command refuses before writing anything."""
-
-
-def _reader() -> User:
-    """Whom the PDF's page is rendered for: a superuser who reads every version, vote and event, holds no
-    vote and no role, and is shown no form (``printing``). Never saved: no user row has id 0 (ids start at 1),
-    so no query made for it finds anything of its own."""
-    return User(pk=0, username="export", is_superuser=True, is_active=True)
 
 
 class Command(BaseCommand):
@@ -103,9 +91,8 @@ def folder_name(version: ArtefactVersion) -> str:
 
 
 def render_pdf(version: ArtefactVersion) -> bytes:
-    html = render_to_string(PAGE, page_context(_reader(), version, printing=True))
-    rendered = html_to_pdf(html, base_url=settings.SITE_URL, static_root=Path(settings.STATICFILES_DIRS[0]))
-    return rendered.pdf
+    """The version's stored PDF (rendered and stored first if it was frozen before files were kept)."""
+    return version_files.body_of(version_files.file_of(version, version_files.RENDER_PDF))
 
 
 def index_row(version: ArtefactVersion) -> dict[str, Any]:
