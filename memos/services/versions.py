@@ -96,7 +96,9 @@ def freeze(run: Run, artefact: Artefact, *, prepared: Prepared | None = None) ->
     brief = Brief.objects.select_related("company").select_for_update(of=("self",)).get(pk=run.brief_id)
     previous = latest_in_line(brief, artefact.kind)
     if prepared is not None and prepared.fits(run, digest, previous):
-        version, files = prepared.version, prepared.files
+        # A fresh row each time: a finish retried after a lost connection inserts again what rolled back.
+        version, files = _unsaved_copy(prepared.version), prepared.files
+        version.brief = brief
     else:
         version = _build(run, artefact, brief, previous)
         files = version_files.render_files(version)
@@ -118,6 +120,15 @@ def freeze(run: Run, artefact: Artefact, *, prepared: Prepared | None = None) ->
 def latest_in_line(brief: Brief, kind: str) -> ArtefactVersion | None:
     """The brief's newest version of ``kind``: the head of that line."""
     return ArtefactVersion.objects.filter(brief=brief, kind=kind).order_by("-number").first()
+
+
+def _unsaved_copy(version: ArtefactVersion) -> ArtefactVersion:
+    columns = {
+        field.attname: getattr(version, field.attname)
+        for field in ArtefactVersion._meta.concrete_fields
+        if not field.primary_key
+    }
+    return ArtefactVersion(**columns)
 
 
 def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion | None) -> ArtefactVersion:

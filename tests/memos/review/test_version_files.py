@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 from django.test import Client
 from pypdf import PdfReader
 
 from memos.models import ArtefactVersion, Run, VersionFile
+from memos.pipeline.workflows import Artefact
 from memos.services import render_slots, version_files
 from memos.services.accounts import Roles
-from memos.services.versions import content_hash, rendered_text
+from memos.services.versions import content_hash, freeze, prepare, rendered_text
 from memos.views import printed
 from tests.memos.factories import company, run_for
 from tests.memos.pipeline_support import finished_run, load_desk_data, person
@@ -106,6 +107,29 @@ def test_a_memo_is_frozen_with_its_pdf_rendered_outside_the_runs_transaction(
     assert response.status_code == 200 and response.content == body
     assert response["ETag"] == f'"{file.sha256}"'
     assert response["Content-Disposition"] == f'attachment; filename="AAPL-v1-{version.content_hash[:8]}.pdf"'
+
+
+def test_a_finish_retried_after_its_transaction_rolled_back_freezes_the_prepared_version_once(
+    ana: User,
+) -> None:
+    run = run_for(ana, company(), status=Run.Status.DONE)
+    artefact = Artefact(kind="memo", title="AAPL memo", content={}, sections=SECTIONS, evaluated=False)
+    prepared = prepare(run, artefact)
+    assert not ArtefactVersion.objects.exists(), "preparing writes nothing"
+
+    class ConnectionLost(Exception):
+        pass
+
+    with pytest.raises(ConnectionLost), transaction.atomic():
+        freeze(run, artefact, prepared=prepared)
+        raise ConnectionLost  # the finish's transaction rolls back, version and files with it
+    assert not ArtefactVersion.objects.exists() and not VersionFile.objects.exists()
+
+    with transaction.atomic():
+        version = freeze(run, artefact, prepared=prepared)
+    (file,) = VersionFile.objects.filter(version=version)
+    assert bytes(file.body) == prepared.files[0].body and version.created_at == prepared.version.created_at
+    assert ArtefactVersion.objects.get().number == 1
 
 
 def test_a_change_of_the_renderer_after_freezing_never_alters_the_download(
