@@ -97,6 +97,11 @@ def stored_slide_png(
     return _slide(stored_digest(pdf_sha256), pages, number, width_px, draw)
 
 
+def stored_slide_if_drawn(pdf_sha256: str, number: int, width_px: int) -> bytes | None:
+    """A frozen version's slide image if it was drawn already: no database read, no render."""
+    return _read(slide_key(stored_digest(pdf_sha256), number, width_px))
+
+
 def _slide(digest: str, pages: int, number: int, width_px: int, draw: Callable[[], list[bytes]]) -> bytes:
     if not 1 <= number <= pages:
         raise IndexError(f"the deck has {pages} slides, not a slide {number}")

@@ -17,6 +17,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 
+from django.db.models import QuerySet
 from pydantic import ValidationError
 
 from agents.deck.outputs import DeckOutput
@@ -130,6 +131,35 @@ def file_of(version: ArtefactVersion, name: str) -> StoredFile:
     if stored is None:  # the render made no such file: a bug, not a reader's mistake
         raise RuntimeError(f"rendering {version} made no {name}")
     return stored
+
+
+@dataclass(frozen=True)
+class Readable:
+    """A stored file as a download serves it, with what its name is made of."""
+
+    file: StoredFile
+    version: ArtefactVersion  # its number, kind, content hash, and its brief's company's ticker only
+    body: bytes | None  # None when it was not asked for (the reader has it: a 304)
+
+
+def readable_file(
+    versions: QuerySet[ArtefactVersion], version_id: int, name: str, *, kind: str = "", body: bool = True
+) -> Readable | None:
+    """The stored file ``name`` of version ``version_id`` if it is among ``versions`` (those the reader may
+    see) and of ``kind`` (any if empty): access, the file and its bytes in one query, the download's whole
+    database work after signing in. None when the reader may not see it or its file is not stored yet."""
+    rows = VersionFile.objects.filter(version__in=versions, version_id=version_id, name=name)
+    if kind:
+        rows = rows.filter(version__kind=kind)
+    columns = ["name", "content_type", "sha256", "size", "version__number", "version__kind"]
+    columns += ["version__content_hash", "version__brief__company__ticker"]
+    found = rows.select_related("version__brief__company").only(*columns, *(["body"] if body else [])).first()
+    if found is None:
+        return None
+    stored = StoredFile(
+        pk=found.pk, name=found.name, content_type=found.content_type, sha256=found.sha256, size=found.size
+    )
+    return Readable(stored, found.version, bytes(found.body) if body else None)
 
 
 def stored_files(version: ArtefactVersion) -> list[StoredFile]:

@@ -17,9 +17,9 @@ from django.views.decorators.http import require_safe
 from memos.models import ArtefactVersion
 from memos.services import deck_images, version_files
 from memos.services.access import visible_versions
-from memos.services.render_slots import RenderBusy
-from memos.services.version_files import DECK_PPTX, RENDER_PDF
-from memos.views.decks import forever, slide_response, stem_of, unavailable, version_and_deck
+from memos.services.render_slots import RenderBusy, release_connection
+from memos.services.version_files import DECK, DECK_PPTX, RENDER_PDF, StoredFile
+from memos.views.decks import PNG, forever, slide_response, stem_of, unavailable, version_and_deck
 from memos.views.users import user_of
 
 
@@ -27,25 +27,19 @@ from memos.views.users import user_of
 @login_required
 def version_pdf(request: HttpRequest, version_id: int) -> HttpResponse:
     """The version's ``render.pdf``: a memo printed as its page shows it, a deck's slides."""
-    version = get_object_or_404(
-        visible_versions(user_of(request)).select_related("brief__company"), pk=version_id
-    )
-    name = f"{stem_of(version)}-{version.content_hash[:8]}.pdf"
-    return _serve(request, version, RENDER_PDF, name)
+    return _serve(request, version_id, RENDER_PDF)
 
 
 @require_safe
 @login_required
 def version_deck_pdf(request: HttpRequest, version_id: int) -> HttpResponse:
-    version, _ = version_and_deck(request, version_id)
-    return _serve(request, version, RENDER_PDF, f"{stem_of(version)}-deck.pdf")
+    return _serve(request, version_id, RENDER_PDF, deck=True)
 
 
 @require_safe
 @login_required
 def version_deck_pptx(request: HttpRequest, version_id: int) -> HttpResponse:
-    version, _ = version_and_deck(request, version_id)
-    return _serve(request, version, DECK_PPTX, f"{stem_of(version)}-deck.pptx")
+    return _serve(request, version_id, DECK_PPTX, deck=True)
 
 
 @require_safe
@@ -53,6 +47,12 @@ def version_deck_pptx(request: HttpRequest, version_id: int) -> HttpResponse:
 def version_slide(request: HttpRequest, version_id: int, number: int) -> HttpResponse:
     """Slide ``number`` as an image, rasterised from the version's stored PDF (and kept in the shared cache
     under that PDF's sha256)."""
+    width = deck_images.THUMBNAIL_WIDTH_PX
+    known = version_files.readable_file(
+        visible_versions(user_of(request)), version_id, RENDER_PDF, kind=DECK, body=False
+    )
+    if known is not None and (drawn := deck_images.stored_slide_if_drawn(known.file.sha256, number, width)):
+        return forever(HttpResponse(drawn, content_type=PNG))
     version, output = version_and_deck(request, version_id)
     pages = len(output.deck.slides)
     if not 1 <= number <= pages:
@@ -66,30 +66,63 @@ def version_slide(request: HttpRequest, version_id: int, number: int) -> HttpRes
             stored.sha256,
             pages=pages,
             number=number,
-            width_px=deck_images.THUMBNAIL_WIDTH_PX,
+            width_px=width,
             pdf=lambda: version_files.body_of(stored),
         )
     )
 
 
-def _serve(request: HttpRequest, version: ArtefactVersion, name: str, filename: str) -> HttpResponse:
-    try:
-        stored = version_files.file_of(version, name)
-    except version_files.NoSuchFile as missing:
-        raise Http404(str(missing)) from missing
-    except RenderBusy as busy:
-        return unavailable(f"This version's file is waiting for a render: {busy}.")
-    etag = f'"{stored.sha256}"'
-    if _has(request, etag):
+def _serve(request: HttpRequest, version_id: int, name: str, *, deck: bool = False) -> HttpResponse:
+    """The stored file, read with the reader's access in one query; a version frozen before files were kept
+    has it rendered and stored first."""
+    readers_copy = request.headers.get("If-None-Match", "")
+    versions = visible_versions(user_of(request))
+    found = version_files.readable_file(
+        versions, version_id, name, kind=DECK if deck else "", body=not readers_copy
+    )
+    if found is not None:
+        file, version, body = found.file, found.version, found.body
+    else:
+        try:
+            version, file, body = _backfilled(request, version_id, name, deck=deck)
+        except RenderBusy as busy:
+            return unavailable(f"This version's file is waiting for a render: {busy}.")
+    # Every read is done: the pooled connection goes back before the bytes go out.
+    release_connection()
+    etag = f'"{file.sha256}"'
+    if _names(readers_copy, etag):
         response: HttpResponse = HttpResponseNotModified()
     else:
-        response = HttpResponse(version_files.body_of(stored), content_type=stored.content_type)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        response = HttpResponse(
+            body if body is not None else version_files.body_of(file), content_type=file.content_type
+        )
+        response["Content-Disposition"] = f'attachment; filename="{_filename(version, name, deck=deck)}"'
     response["ETag"] = etag
     return forever(response)
 
 
-def _has(request: HttpRequest, etag: str) -> bool:
+def _backfilled(
+    request: HttpRequest, version_id: int, name: str, *, deck: bool
+) -> tuple[ArtefactVersion, StoredFile, None]:
+    if deck:
+        version, _ = version_and_deck(request, version_id)
+    else:
+        version = get_object_or_404(
+            visible_versions(user_of(request)).select_related("brief__company"), pk=version_id
+        )
+    try:
+        return version, version_files.file_of(version, name), None
+    except version_files.NoSuchFile as missing:
+        raise Http404(str(missing)) from missing
+
+
+def _filename(version: ArtefactVersion, name: str, *, deck: bool) -> str:
+    stem = stem_of(version)
+    if not deck:
+        return f"{stem}-{version.content_hash[:8]}.pdf"
+    return f"{stem}-deck.pptx" if name == DECK_PPTX else f"{stem}-deck.pdf"
+
+
+def _names(sent: str, etag: str) -> bool:
     """Whether the reader's If-None-Match names this file already (so its bytes need not be read)."""
-    sent = request.headers.get("If-None-Match", "")
     return any(tag.strip().removeprefix("W/") in (etag, "*") for tag in sent.split(",") if tag.strip())

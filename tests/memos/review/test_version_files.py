@@ -16,6 +16,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection, connections, transaction
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from pypdf import PdfReader
 
 from memos.models import ArtefactVersion, Run, VersionFile
@@ -169,6 +170,23 @@ def test_a_version_frozen_before_files_were_kept_gets_its_pdf_on_first_need_rend
     second = pdf_of(reader, old)
     assert second.content == first.content and len(connected_while_rendering) == 1, "rendered once"
     assert reader.get(f"/versions/{old.pk}/deck.pptx").status_code == 404  # a memo is no deck
+
+
+def test_a_stored_file_is_served_in_one_query_after_signing_in_and_a_304_without_its_bytes(
+    old: ArtefactVersion, reader: Client
+) -> None:
+    first = pdf_of(reader, old)  # rendered and stored: a version frozen before files were kept
+    with CaptureQueriesContext(connection) as served:
+        again = pdf_of(reader, old)
+    ours = [query["sql"] for query in served.captured_queries if "memos_" in query["sql"]]
+    assert again.content == first.content and len(served.captured_queries) == 4  # session, user, roles, file
+    assert len(ours) == 1 and "memos_versionfile" in ours[0] and '"body"' in ours[0]
+
+    etag = again["ETag"]
+    with CaptureQueriesContext(connection) as revalidated:
+        unchanged = reader.get(f"/versions/{old.pk}/pdf/", HTTP_IF_NONE_MATCH=etag)
+    assert unchanged.status_code == 304 and unchanged["ETag"] == etag
+    assert not any('"body"' in query["sql"] for query in revalidated.captured_queries)
 
 
 def test_two_readers_backfilling_the_same_old_version_at_once_store_its_pdf_once(
