@@ -284,6 +284,16 @@ if not 1 <= WEB_WORKERS <= 64:
 # survive a fork.
 if env_bool("ADESK_WEB_SERVER", False):
     DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": 4, "timeout": 10}}
+# Renders a web process runs at once (a version frozen before its files were kept, a run's slide thumbnails):
+# each takes a core for up to a second or two, so on 2 cores with WEB_WORKERS processes one each keeps pages
+# answering while PDFs are drawn (memos.services.render_slots). A request waits for its turn up to
+# RENDER_WAIT_SECONDS, holding no database connection, then is answered 503 with Retry-After.
+RENDERS_PER_PROCESS = env_int("RENDERS_PER_PROCESS", 1)
+if not 1 <= RENDERS_PER_PROCESS <= 16:
+    raise ImproperlyConfigured("RENDERS_PER_PROCESS must be between 1 and 16")
+RENDER_WAIT_SECONDS = env_int("RENDER_WAIT_SECONDS", 30)
+if not 1 <= RENDER_WAIT_SECONDS <= 600:
+    raise ImproperlyConfigured("RENDER_WAIT_SECONDS must be between 1 and 600")
 
 TESTING = env_bool("ANALYST_DESK_TESTING", False)
 if TESTING:

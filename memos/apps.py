@@ -21,6 +21,12 @@ class MemosConfig(AppConfig):
         load_at_start()
         check_rubric_files()
         # The engine never imports the services: what a run needs of them is handed to it here.
-        hooks.install(hooks.EngineHooks(freeze=versions.freeze, before_exit=notifications.wait_for_mail))
+        hooks.install(
+            hooks.EngineHooks(
+                prepare=versions.prepare,
+                freeze=versions.freeze_prepared,
+                before_exit=notifications.wait_for_mail,
+            )
+        )
         # A logout closes the run-page sockets of the session it ends (memos.live.runs).
         user_logged_out.connect(close_sockets_on_logout, dispatch_uid="memos.close_sockets_on_logout")

@@ -9,7 +9,15 @@ from memos.models.governance import PromptVersion, RubricVersion
 from memos.models.ledger import LLMCall
 from memos.models.runs import DEFAULT_AUDIENCE, AgentStep, Brief, Run, StageClaim
 from memos.models.schedules import RefineSchedule
-from memos.models.versions import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Vote
+from memos.models.versions import (
+    ArtefactVersion,
+    AuditEvent,
+    Motion,
+    Notice,
+    ReviewPolicy,
+    VersionFile,
+    Vote,
+)
 
 __all__ = [
     "DEFAULT_AUDIENCE",
@@ -35,5 +43,6 @@ __all__ = [
     "Run",
     "SourceDocument",
     "StageClaim",
+    "VersionFile",
     "Vote",
 ]

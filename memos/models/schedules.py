@@ -19,7 +19,7 @@ class RefineSchedule(models.Model):
     """A deck brief's refinement cycles: once or twice a day at fixed times of day (UTC), or off.
 
     Set by the brief's analyst or an admin through ``memos.services.schedules.set_schedule``, which also
-    refuses a brief whose latest version is not a deck. The scheduler's check (``run_due``) locks the row and
+    refuses a brief with no deck version. The scheduler's check (``run_due``) locks the row and
     starts a cycle when one of its times of day has passed since ``last_slot_at`` (or since the schedule was
     last changed, ``set_at``: changing it never starts a cycle at once). It records that time of day before
     it tries, so each one is tried once, whether the cycle starts or is refused (a run of the brief still

@@ -1,12 +1,14 @@
-"""Frozen versions of a brief's artefact, and the review around them: motions, votes, notices, audit.
+"""Frozen versions of a brief's artefact, their files, and the review around them: motions, votes, notices,
+audit.
 
-Every run that completes freezes its artefact (a memo now; a deck, debated moves or a sector screen later:
-``kind``) as the next version of its brief. A version's content never changes: a database trigger (migration
-0008) refuses an UPDATE of anything but its review status and publication time, and any DELETE, on every
-write path (the ORM, the admin, bulk updates, raw SQL). The audit trail is append-only the same way; votes,
-motions and notices are guarded by triggers too (migration 0013: which columns may move, and when). The
-rules of who may do what, and when, live in ``memos.services.review``, freezing in
-``memos.services.versions``.
+Every run that completes freezes its artefact (a memo or a deck; debated moves or a sector screen later:
+``kind``) as the next version of its brief's line of that kind: memo v1, v2, ... and deck v1, v2, ... side
+by side. A version's content never changes: a database trigger (migration 0008) refuses an UPDATE of
+anything but its review status and publication time, and any DELETE, on every write path (the ORM, the
+admin, bulk updates, raw SQL). Its files (its PDF, a deck's PPTX) are as immutable, and the audit trail is
+append-only the same way; votes, motions and notices are guarded by triggers too (which columns may move,
+and when). The rules of who may do what, and when, live in ``memos.services.review``, freezing in
+``memos.services.versions``, the files in ``memos.services.version_files``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from memos.models.runs import Brief, Run
 
@@ -34,7 +37,7 @@ class ArtefactVersion(models.Model):
 
     brief = models.ForeignKey(Brief, on_delete=models.PROTECT, related_name="versions")
     run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="versions")
-    number = models.PositiveIntegerField(help_text="v1, v2, ... per brief")
+    number = models.PositiveIntegerField(help_text="v1, v2, ... per brief and kind: each kind is a line")
     kind = models.CharField(max_length=20, help_text="the artefact: memo, deck, moves, screen")
     title = models.CharField(max_length=300)
     content = models.JSONField(help_text="the artefact's typed output, exactly as the run finished it")
@@ -54,12 +57,17 @@ class ArtefactVersion(models.Model):
     changelog = models.TextField(help_text="what changed against the previous version, by code")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.READY_FOR_REVIEW)
     published_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set by freezing when it prepares the version (its PDF prints it) rather than when the row is inserted.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         ordering: ClassVar = ["brief", "-number"]
         constraints: ClassVar = [
-            models.UniqueConstraint(fields=["brief", "number"], name="one_version_number_per_brief"),
+            # A brief's memos and decks are lines of their own, scored on their own scales: a deck never
+            # supersedes a memo, nor is compared with one (memos.services.versions.freeze, previous_of).
+            # Versions frozen before the lines were split keep the numbers they were frozen (and announced)
+            # with, so an old line may start at v2: the trigger of 0008 keeps a number as it is.
+            models.UniqueConstraint(fields=["brief", "kind", "number"], name="one_version_number_per_line"),
             # A run that finishes twice with the same artefact (a retried finish) freezes it once.
             models.UniqueConstraint(fields=["run", "content_hash"], name="one_version_per_run_content"),
             # A published version says when (memos.services.review.publish sets both in one UPDATE), and only
@@ -77,11 +85,16 @@ class ArtefactVersion(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.brief} v{self.number}"
+        return f"{self.brief} {self.named}"
 
     @property
     def label(self) -> str:
         return f"v{self.number}"
+
+    @property
+    def named(self) -> str:
+        """The label with its kind ("deck v2"), for a page or message that shows versions of several kinds."""
+        return f"{self.kind} {self.label}"
 
     @property
     def is_open(self) -> bool:
@@ -95,6 +108,36 @@ class ArtefactVersion(models.Model):
         names = [name for name in order if name in self.sections]
         names += [name for name in self.sections if name not in names]
         return [(name, str(self.sections[name])) for name in names]
+
+
+class VersionFile(models.Model):
+    """One file a frozen version is (its ``render.pdf``; a deck's ``deck.pptx`` too), rendered once when the
+    version was frozen and served from here byte for byte ever after: a change of a renderer or a template
+    never alters an old version. A version frozen before its files were kept gets them on first need, once
+    (memos.services.version_files).
+
+    As immutable as the version: migration 0013's trigger refuses any UPDATE and DELETE, and its check ties
+    ``sha256`` and ``size`` to the bytes, so the ETag the downloads send and the hash the export writes are
+    the bytes' own (memos.services.version_files and memos.management.commands.export_versions rely on it).
+    """
+
+    version = models.ForeignKey(ArtefactVersion, on_delete=models.PROTECT, related_name="files")
+    name = models.CharField(max_length=40, help_text="render.pdf, deck.pptx: its name in an export")
+    content_type = models.CharField(max_length=100)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField(help_text="bytes")
+    body = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints: ClassVar = [
+            # Two readers backfilling the same old version at once store its file once: the second insert
+            # is ignored and both serve the row that won (memos.services.version_files.file_of).
+            models.UniqueConstraint(fields=["version", "name"], name="one_file_per_version_and_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.name}"
 
 
 def below_one(value: float) -> None:

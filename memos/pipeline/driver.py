@@ -157,7 +157,14 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
     if artefact is None:
         claims.finish(ctx.hold, ending.status, ending.message)
         return None
-    claims.finish(ctx.hold, ending.status, ending.message, also=lambda: hooks().freeze(ctx.run, artefact))
+    # Its files are rendered here, under the heartbeat and outside the transaction: freezing stores them.
+    prepared = hooks().prepare(ctx.run, artefact)
+    claims.finish(
+        ctx.hold,
+        ending.status,
+        ending.message,
+        also=lambda: hooks().freeze(ctx.run, artefact, prepared),
+    )
     return None
 
 

@@ -3,7 +3,8 @@ knows both sides).
 
 Services and views call the engine; the engine never imports ``memos.services``. Where a run needs the
 desk's services (freezing its artefact as the brief's next version, which opens a motion and notifies the
-committee; waiting for that mail before a work-horse exits), the engine calls these hooks instead. What one
+committee; rendering its files first; waiting for that mail before a work-horse exits), the engine calls
+these hooks instead. What one
 workflow's freeze binds (the memo's falsifier watches) is that workflow's own hook
 (``memos.pipeline.workflows.Workflow``).
 """
@@ -21,8 +22,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EngineHooks:
+    # What freezing will need that takes time (the version's files, rendered): called before the transaction
+    # that finishes the run, under its heartbeat. What it returns is handed back to ``freeze`` as it is.
+    prepare: Callable[[Run, Artefact], object]
     # The run's artefact as its brief's next version; called inside the transaction that finishes the run.
-    freeze: Callable[[Run, Artefact], object]
+    freeze: Callable[[Run, Artefact, object], object]
     # A process that ran a run's stages is about to exit: let what the run queued (e-mails) leave first.
     before_exit: Callable[[], object]
 

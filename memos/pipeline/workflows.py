@@ -4,10 +4,11 @@ fake LLM server need to know about it, so adding a workflow means adding its pac
 
 A workflow is an ordered tuple of stages (each a body that takes a ``StageContext``), the steps a run of it
 plans from the run's configuration, the kinds of step it writes (each with its pydantic output type, the
-template that draws it and a one-line summary), how it decides the finished run's status and what it
-freezes, the profiles a person chooses from and the configuration each gives a run, the rubrics whose keys
-its code reads, and the module of canned answers the fake LLM server gives its roles. The driver, the
-watchdog, the run page, the live updates, the brief form and the run commands work from this alone.
+template that draws it and a one-line summary), how it decides the finished run's status, what it freezes
+as a version and what freezing binds, the profiles a person chooses from and the configuration each gives a
+run, the rubrics whose keys its code reads, and the module of canned answers the fake LLM server gives its
+roles. The driver, the watchdog, the run page, the live updates, the brief form, the run commands and
+freezing (memos.services.versions) work from this alone.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pydantic import BaseModel
 from agents.rubrics import Contract
 
 if TYPE_CHECKING:
-    from memos.models import AgentStep
+    from memos.models import AgentStep, ArtefactVersion
     from memos.pipeline.context import StageContext
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -120,6 +121,9 @@ class Workflow:
     notices: Callable[[Sequence[AgentStep]], list[str]] = field(default=lambda steps: [])
     # Frozen when a run of it completes; it may answer None when the run made nothing new (nothing is frozen).
     artefact: Callable[[StageContext], Artefact | None] | None = None
+    # What freezing binds to the new version beyond the version itself (the memo's falsifier watches), called
+    # inside the freezing transaction once the version and its files are stored.
+    on_frozen: Callable[[ArtefactVersion], None] | None = None
     # The rubrics its code scores with, by name, and the keys the code reads from each (agents.rubrics).
     rubrics: Mapping[str, Contract] = field(default_factory=dict)
     # The module whose FAKE_ROLES answer its roles on the fake LLM server (agents.llm.fakes.server).

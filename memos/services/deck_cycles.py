@@ -10,10 +10,14 @@ from __future__ import annotations
 from memos.models import ArtefactVersion, Brief, Run
 from memos.services.errors import ServiceError
 from memos.services.runs import check_owner_still_analyst, start_run
+from memos.services.versions import latest_in_line
+
+DECK = "deck"
 
 
 def latest_deck(brief: Brief) -> ArtefactVersion | None:
-    return ArtefactVersion.objects.filter(brief=brief, kind="deck").order_by("-number").first()
+    """The head of the brief's deck line, which a cycle continues from (a memo beside it is another line)."""
+    return latest_in_line(brief, DECK)
 
 
 def start_cycle(*, brief: Brief, enqueue: bool = True) -> Run:

@@ -1,15 +1,16 @@
-"""A deck's slides as PNG images (thumbnails), and its PDF and PPTX, made once per deck and kept.
+"""A deck's slides as PNG images (thumbnails), made once per PDF and kept.
 
-A slide image is page N of the deck's PDF (agents.deck.render.pdf), rasterised by poppler's ``pdftoppm``:
-the same file a reader downloads, so a thumbnail shows exactly what the PDF shows. Everything here is keyed
-by the sha256 of the deck's canonical JSON (agents.deck.render.embedded.deck_json), so an entry is never
-wrong, only unused: a frozen version's deck and a finished step's deck never change, and a changed deck is
-another key. Entries live in the shared cache (memos.cache), like every other value computed from content that
-cannot change, so each web process reads what another one drew.
+A slide image is page N of the deck's PDF, rasterised by poppler's ``pdftoppm``: for a frozen version its
+stored ``render.pdf`` (memos.services.version_files), the very file a reader downloads; for a run's step (a
+draft, a lap, the deck step) the PDF rendered from the step's deck (agents.deck.render.pdf). Entries are
+keyed by what they were drawn from (the stored PDF's sha256, or the sha256 of the deck's canonical JSON,
+agents.deck.render.embedded.deck_json), so an entry is never wrong, only unused. They live in the shared
+cache (memos.cache), so each web process reads what another one drew.
 
-A page of thumbnails asks for every slide at once. The first request draws the whole deck in one WeasyPrint
-render and one ``pdftoppm`` call and stores every page; the others wait for it (a lock in the cache) rather
-than each rendering the same PDF on two shared cores.
+A page of thumbnails asks for every slide at once. The first request draws the whole deck in one render and
+one ``pdftoppm`` call and stores every page; the others wait for it (a lock in the cache) rather than each
+drawing the same PDF on two shared cores. The drawing happens in a render slot of the process
+(memos.services.render_slots), holding no database connection.
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from redis.exceptions import RedisError
 
 from agents.deck.render.embedded import deck_json
 from agents.deck.render.pdf import render_pdf
-from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Deck
 from memos.cache import cache_key, cached, shared_cache
+from memos.services.render_slots import release_connection, render_slot
 
 log = logging.getLogger(__name__)
 
@@ -54,30 +56,55 @@ def slide_key(digest: str, number: int, width_px: int) -> str:
     return cache_key("deck-slide-png", digest, number, width_px)
 
 
+def stored_digest(pdf_sha256: str) -> str:
+    """What a frozen version's slide images are keyed by: the sha256 of the stored PDF they are drawn from."""
+    return f"pdf:{pdf_sha256}"
+
+
 def pdf_key(digest: str) -> str:
     return cache_key("deck-pdf", digest)
 
 
-def pptx_key(digest: str) -> str:
-    return cache_key("deck-pptx", digest)
-
-
 def deck_pdf(deck: Deck) -> bytes:
-    """The deck as the PDF readers download (and the thumbnails are drawn from)."""
+    """A step's deck as a PDF (the thumbnails of its slides are drawn from it)."""
     return cached(pdf_key(deck_digest(deck)), lambda: render_pdf(deck).pdf, type_=bytes)
 
 
-def deck_pptx(deck: Deck) -> bytes:
-    return cached(pptx_key(deck_digest(deck)), lambda: render_pptx(deck), type_=bytes)
-
-
 def slide_png(deck: Deck, number: int, *, width_px: int = THUMBNAIL_WIDTH_PX) -> bytes:
-    """Slide ``number`` (1-based) of the deck as a PNG ``width_px`` wide.
+    """Slide ``number`` (1-based) of a step's deck as a PNG ``width_px`` wide, its PDF rendered for it.
 
-    Raises IndexError for a slide the deck does not have, SlideImageFailed when poppler fails."""
-    if not 1 <= number <= len(deck.slides):
-        raise IndexError(f"the deck has {len(deck.slides)} slides, not a slide {number}")
-    digest = deck_digest(deck)
+    Raises IndexError for a slide the deck does not have, SlideImageFailed when poppler fails, RenderBusy
+    when no render slot came free in time."""
+
+    def draw() -> list[bytes]:
+        with render_slot():
+            return rasterise(deck_pdf(deck), width_px=width_px, pages=len(deck.slides))
+
+    return _slide(deck_digest(deck), len(deck.slides), number, width_px, draw)
+
+
+def stored_slide_png(
+    pdf_sha256: str, *, pages: int, number: int, width_px: int, pdf: Callable[[], bytes]
+) -> bytes:
+    """Slide ``number`` of a frozen version, rasterised from its stored PDF (``pdf`` reads its bytes, whose
+    sha256 is ``pdf_sha256``): never rendered again. Raises as ``slide_png``."""
+
+    def draw() -> list[bytes]:
+        body = pdf()  # read before waiting for a slot, which gives the database connection back
+        with render_slot():
+            return rasterise(body, width_px=width_px, pages=pages)
+
+    return _slide(stored_digest(pdf_sha256), pages, number, width_px, draw)
+
+
+def stored_slide_if_drawn(pdf_sha256: str, number: int, width_px: int) -> bytes | None:
+    """A frozen version's slide image if it was drawn already: no database read, no render."""
+    return _read(slide_key(stored_digest(pdf_sha256), number, width_px))
+
+
+def _slide(digest: str, pages: int, number: int, width_px: int, draw: Callable[[], list[bytes]]) -> bytes:
+    if not 1 <= number <= pages:
+        raise IndexError(f"the deck has {pages} slides, not a slide {number}")
     key = slide_key(digest, number, width_px)
     found = _read(key)
     if found is not None:
@@ -85,16 +112,17 @@ def slide_png(deck: Deck, number: int, *, width_px: int = THUMBNAIL_WIDTH_PX) ->
     lock = cache_key("deck-slides-lock", digest, width_px)
     token = uuid.uuid4().hex
     if not _acquire(lock, token):
+        release_connection()  # the wait may last seconds: no database connection is held meanwhile
         drawn = _wait_for(key, lock)
         if drawn is not None:
             return drawn
         log.warning("no slide images of deck %s from its other renderer; drawing them here", digest[:12])
     try:
-        pages = rasterise(deck_pdf(deck), width_px=width_px, pages=len(deck.slides))
-        _store({slide_key(digest, n, width_px): png for n, png in enumerate(pages, start=1)})
+        images = draw()
+        _store({slide_key(digest, n, width_px): png for n, png in enumerate(images, start=1)})
     finally:
         _release(lock, token)
-    return pages[number - 1]
+    return images[number - 1]
 
 
 def rasterise(pdf: bytes, *, width_px: int, pages: int) -> list[bytes]:

@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from agents.memo.falsifiers import Reading, comparable, met
 from memos.models import AuditEvent, Company, FactRecord, FalsifierWatch, Notice, Run
-from memos.pipeline.memo.readings import reading
+from memos.pipeline.memo.watches import reading
 from memos.services import notifications
 from memos.services.accounts import Roles
 from memos.services.errors import ServiceError

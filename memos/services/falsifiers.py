@@ -1,89 +1,10 @@
-"""The positions register, as versions are frozen: a memo's bound falsifiers become watches with a reference
-fact read by code, and the brief's older watches close.
-
-``open_watches`` runs inside the transaction that freezes the version (memos.services.versions.freeze). What
-happens when newer data meets a watch's condition is memos.services.falsifier_hits (kept apart: it starts
-runs, and the run engine imports this module through freezing).
-"""
+"""The positions register as pages read it. Watches are opened when a memo is frozen, by the memo workflow's
+freeze hook (memos.pipeline.memo.watches.open_watches); what happens when newer data meets a watch's condition
+is memos.services.falsifier_hits."""
 
 from __future__ import annotations
 
-import logging
-from typing import Any
-
-from django.db import transaction
-from django.utils import timezone
-from pydantic import TypeAdapter, ValidationError
-
-from agents.memo.falsifiers import problem
-from agents.memo.schemas import FalsifierBinding
 from memos.models import ArtefactVersion, FalsifierWatch
-from memos.models.falsifiers import MAX_FALSIFIER_TEXT
-from memos.pipeline.memo.readings import latest_reading
-
-log = logging.getLogger(__name__)
-
-MEMO = "memo"
-_BINDINGS = TypeAdapter(list[FalsifierBinding])
-
-
-def open_watches(version: ArtefactVersion) -> list[FalsifierWatch]:
-    """Close the brief's older watches of this kind, then watch each falsifier the frozen memo binds, its
-    reference the metric's latest fact now. Call inside the freezing transaction."""
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("open_watches() must run inside the transaction that freezes the version")
-    if version.number > 1:  # a first version has no older watches to close
-        FalsifierWatch.objects.filter(
-            brief_id=version.brief_id,
-            status=FalsifierWatch.Status.WATCHING,
-            version__kind=version.kind,
-            version__number__lt=version.number,
-        ).update(status=FalsifierWatch.Status.CLOSED, closed_at=timezone.now())
-    if version.kind != MEMO:
-        return []
-    falsifiers, bindings = _bound(version.content)
-    company = version.brief.company
-    watches = []
-    for binding in bindings:
-        baseline = latest_reading(company, binding.metric)
-        # The memo stage kept only bindings that pass these checks; data may have loaded since.
-        why = problem(binding, len(falsifiers), baseline)
-        if why or baseline is None:
-            log.info("%s: falsifier %s not watched: %s", version, binding.falsifier, why)
-            continue
-        watches.append(
-            FalsifierWatch(
-                version=version,
-                brief_id=version.brief_id,
-                company=company,
-                number=binding.falsifier,
-                text=falsifiers[binding.falsifier - 1][:MAX_FALSIFIER_TEXT],
-                metric=binding.metric,
-                condition=binding.condition,
-                baseline_fact_id=baseline.fact_id,
-                baseline_value=baseline.value,
-                baseline_period_end=baseline.period_end,
-                baseline_fiscal_period=baseline.fiscal_period,
-                unit=baseline.unit,
-            )
-        )
-    # The unique constraint (one watch per falsifier of a version) makes a repeated call a no-op.
-    FalsifierWatch.objects.bulk_create(watches, ignore_conflicts=True)
-    return list(FalsifierWatch.objects.filter(version=version).order_by("number"))
-
-
-def _bound(content: dict[str, Any]) -> tuple[list[str], list[FalsifierBinding]]:
-    """The frozen memo's falsifiers and the bindings the memo stage kept (none in a memo frozen before the
-    register existed, or in content that does not read as one)."""
-    memo = content.get("memo")
-    falsifiers = memo.get("falsifiers") if isinstance(memo, dict) else None
-    if not isinstance(falsifiers, list):
-        return [], []
-    try:
-        bindings = _BINDINGS.validate_python(content.get("falsifier_bindings", []))
-    except ValidationError:
-        return [], []
-    return [str(text) for text in falsifiers], bindings
 
 
 def watches_of(version: ArtefactVersion) -> list[FalsifierWatch]:

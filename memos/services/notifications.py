@@ -93,17 +93,21 @@ def notify(version: ArtefactVersion, event: str, recipients: Iterable[User], *, 
 def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]:
     brief = version.brief
     what = _WHAT.get(event, event)
-    subject = f"[Analyst Desk] {brief.company.ticker} {version.label} {what}"[:200]
+    # A brief's memos and decks are lines of their own: the subject names which one (a reader's notices list
+    # both), and a delta is against the version before in the same line, on the same scale.
+    subject = f"[Analyst Desk] {brief.company.ticker} {version.named} {what}"[:200]
     if version.score is None:
         score = "Score: not evaluated (it cannot be voted on until an evaluation succeeds)"
     else:
         moved = (
-            "" if version.score_delta is None else f" ({version.score_delta:+g} against the previous version)"
+            ""
+            if version.score_delta is None
+            else f" ({version.score_delta:+g} against the previous {version.kind})"
         )
         score = f"Score: {version.score_label} {version.score:g}{moved}"
     lines = [
         f"{brief.company.ticker} · {brief.question}",
-        f"Version {version.label}, {version.get_status_display().lower()}.",
+        f"{version.named.capitalize()}, {version.get_status_display().lower()}.",
         score,
         f"Changes: {version.changelog}",
     ]

@@ -9,7 +9,8 @@ Who may do what:
   every ballot in the Django admin, which shows the database as it is);
 - a reviewer approves only when the quorum and threshold are met, never on a brief they started, and
   requests changes with a comment (the motion closes, the analyst hears of it);
-- a reviewer publishes an approved version; the brief's previously published version is superseded.
+- a reviewer publishes an approved version; the previously published version of its line (the brief's
+  memos, or its decks) is superseded.
 Each of these is a person's request through a page: nothing a model writes reaches them (a run only
 freezes versions and opens motions).
 
@@ -380,7 +381,7 @@ def publish(*, version: ArtefactVersion, reviewer: User) -> ArtefactVersion:
                 "only approved versions are published"
             )
         for older in ArtefactVersion.objects.filter(
-            brief_id=locked.brief_id, status=Status.PUBLISHED
+            brief_id=locked.brief_id, kind=locked.kind, status=Status.PUBLISHED
         ).exclude(pk=locked.pk):
             # Still published when its row is reached, or another publication superseded it already.
             if move_status(older, expected=(Status.PUBLISHED,), to=Status.SUPERSEDED):

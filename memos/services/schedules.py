@@ -59,9 +59,8 @@ def may_set_schedule(user: AbstractBaseUser | AnonymousUser, brief: Brief) -> bo
 
 
 def is_deck_brief(brief: Brief) -> bool:
-    """A brief whose latest version is a deck: only a deck is refined by cycles."""
-    latest = ArtefactVersion.objects.filter(brief=brief).order_by("-number").values_list("kind", flat=True)
-    return latest.first() == "deck"
+    """A brief with a deck line: only a deck is refined by cycles (a memo beside it is a line of its own)."""
+    return ArtefactVersion.objects.filter(brief=brief, kind="deck").exists()
 
 
 def set_schedule(
@@ -85,7 +84,7 @@ def set_schedule(
     if cycles_per_day == RefineSchedule.MAX_CYCLES_PER_DAY and first_slot == second_slot:
         raise ServiceError("Twice a day needs two different times of day.")
     if not is_deck_brief(brief):
-        raise ServiceError(f"{brief}: its latest version is not a deck; only a deck is refined by cycles.")
+        raise ServiceError(f"{brief} has no deck version; only a deck is refined by cycles.")
     now = now or timezone.now()
     enabled = cycles_per_day > 0
     wanted = {
@@ -137,7 +136,7 @@ class SchedulePanel:
 
 def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> SchedulePanel | None:
     """The schedule of a deck brief as ``user`` sees it, for a page they already may read; None for a brief
-    whose latest version is not a deck (nothing to refine)."""
+    with no deck version (nothing to refine)."""
     if not is_deck_brief(brief):
         return None
     schedule = RefineSchedule.objects.filter(brief=brief).first()

@@ -1,14 +1,27 @@
-"""Freezing a finished run's artefact as the next version of its brief, and what a version is compared with.
+"""Freezing a finished run's artefact as the next version of its brief's line, and what a version is
+compared with.
+
+A brief holds one line of versions per kind of artefact: memo v1, v2, ... and deck v1, v2, ... side by side.
+A version supersedes, and is compared with, only the versions of its own line: a deck's R2 is not a memo's
+J+, and a deck frozen on a brief leaves the memo under vote there as it is.
 
 ``freeze`` runs inside the transaction that finishes the run (memos.pipeline.claims.finish), so a run is
 never done without its version, nor frozen twice: the same run finishing again with the same artefact (a
 retried finish) finds its version; with a different one (its evaluation re-run) it freezes the next.
-Freezing supersedes the brief's open versions, closes their motions, opens a motion on the new version when
-an evaluation stands behind it (pinning the review policy of the moment), writes the audit trail and queues
-the notices (memos.services.notifications).
+Freezing supersedes the line's open versions, closes their motions, opens a motion on the new version when
+an evaluation stands behind it (pinning the review policy of the moment), stores its files, calls what its
+workflow binds to a frozen version (``Workflow.on_frozen``: the memo's falsifier watches), writes the audit
+trail and queues the notices (memos.services.notifications).
+
+A version's files (memos.services.version_files) take a second or two to render, so the run's finish
+renders them first (``prepare``), outside its transaction, and ``freeze`` only stores them: the run row and
+the brief row are locked for as long as a few INSERTs take, never for a render. What a file shows (the
+version's number, its delta, its changelog) is the line's as it stood when prepared; if the line moved
+before the transaction (it cannot while one run of a brief is active at a time, but freeze does not rely
+on it), freeze builds and renders the version again inside it.
 
 A version's status moves only through ``move_status``: a conditional UPDATE from the statuses its mover
-expects. Freezing reads the brief's open versions and supersedes each only if it is still open when its row
+expects. Freezing reads the line's open versions and supersedes each only if it is still open when its row
 is reached, so a version a reviewer publishes meanwhile stays published (the publication holds the row until
 it commits; PostgreSQL then re-checks the condition on the committed row).
 """
@@ -38,51 +51,65 @@ from memos.models import (
     Run,
     SourceDocument,
 )
+from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Artefact
-from memos.services import falsifiers, notifications
+from memos.services import notifications, version_files
 from memos.services.accounts import Roles
+from memos.services.version_files import Rendered
 
 Status = ArtefactVersion.Status
 Action = AuditEvent.Action
 
 
-def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
-    """The run's artefact as the brief's next version (or the version it already froze). Call inside a
-    transaction; the brief row is locked so two runs of one brief cannot take the same number."""
+@dataclass(frozen=True)
+class Prepared:
+    """A version built, and its files rendered, before the freezing transaction, on its line as it stood."""
+
+    version: ArtefactVersion  # not saved yet
+    previous_pk: int | None  # the line's newest version it was built against
+    files: list[Rendered]
+
+    def fits(self, run: Run, digest: str, previous: ArtefactVersion | None) -> bool:
+        return (
+            self.version.run_id == run.pk
+            and self.version.content_hash == digest
+            and self.previous_pk == (previous.pk if previous is not None else None)
+        )
+
+
+def prepare(run: Run, artefact: Artefact) -> Prepared:
+    """The version ``artefact`` will be frozen as, with its files rendered. Call before the transaction that
+    finishes the run, and hand the result to ``freeze``: it reads, and it renders, but it writes nothing."""
+    brief = Brief.objects.select_related("company").get(pk=run.brief_id)
+    previous = latest_in_line(brief, artefact.kind)
+    version = _build(run, artefact, brief, previous)
+    return Prepared(
+        version, previous.pk if previous is not None else None, version_files.render_files(version)
+    )
+
+
+def freeze(run: Run, artefact: Artefact, *, prepared: Prepared | None = None) -> ArtefactVersion:
+    """The run's artefact as the next version of its brief's line (or the version it already froze), with its
+    files. Call inside a transaction; the brief row is locked so two runs of one brief cannot take the same
+    number. Without ``prepared`` (or with one the line has moved past) the files are rendered here."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("freeze() must run inside the transaction that finishes the run")
-    text = rendered_text(artefact.sections)
-    digest = content_hash(artefact.kind, artefact.content, text)
+    digest = content_hash(artefact.kind, artefact.content, rendered_text(artefact.sections))
     existing = ArtefactVersion.objects.filter(run=run, content_hash=digest).first()
     if existing is not None:
         return existing
     # Locks the brief row alone; its company comes with it (the falsifier watches read it).
     brief = Brief.objects.select_related("company").select_for_update(of=("self",)).get(pk=run.brief_id)
-    previous = ArtefactVersion.objects.filter(brief=brief).order_by("-number").first()
-    delta = _delta(previous, artefact.score)
-    prompts, models = _pins_and_models(run)
-    version = ArtefactVersion.objects.create(
-        brief=brief,
-        run=run,
-        number=(previous.number if previous else 0) + 1,
-        kind=artefact.kind,
-        title=artefact.title,
-        content=artefact.content,
-        rendered_text=text,
-        content_hash=digest,
-        evaluated=artefact.evaluated,
-        score=artefact.score,
-        score_label=artefact.score_label,
-        score_delta=delta,
-        scores=artefact.scores,
-        sections=artefact.sections,
-        sources=_sources(artefact.cited),
-        prompt_versions=prompts,
-        rubric_versions=_rubrics_of(run, artefact.kind),
-        model_versions=models,
-        data_version=run.data_version,
-        changelog=changelog(previous, artefact, delta),
-    )
+    previous = latest_in_line(brief, artefact.kind)
+    if prepared is not None and prepared.fits(run, digest, previous):
+        # A fresh row each time: a finish retried after a lost connection inserts again what rolled back.
+        version, files = _unsaved_copy(prepared.version), prepared.files
+        version.brief = brief
+    else:
+        version = _build(run, artefact, brief, previous)
+        files = version_files.render_files(version)
+    version.save(force_insert=True)
+    version_files.store(version, files)
     record(version, Action.FROZEN, detail={"run": str(run.pk), "evaluated": version.evaluated})
     if previous is not None:  # a first version has nothing older to supersede
         _supersede_open(brief, version)
@@ -95,9 +122,61 @@ def freeze(run: Run, artefact: Artefact) -> ArtefactVersion:
             Action.MOTION_OPENED,
             detail={"min_votes": rules.min_votes, "approval_share": rules.approval_share},
         )
-    falsifiers.open_watches(version)
+    bind = workflow_for(run.workflow).on_frozen
+    if bind is not None:
+        bind(version)
     _announce(version)
     return version
+
+
+def freeze_prepared(run: Run, artefact: Artefact, prepared: object) -> ArtefactVersion:
+    """``freeze`` as the run engine calls it (memos.pipeline.hooks): ``prepared`` is what ``prepare``
+    returned for this run, passed back untouched."""
+    return freeze(run, artefact, prepared=prepared if isinstance(prepared, Prepared) else None)
+
+
+def latest_in_line(brief: Brief, kind: str) -> ArtefactVersion | None:
+    """The brief's newest version of ``kind``: the head of that line."""
+    return ArtefactVersion.objects.filter(brief=brief, kind=kind).order_by("-number").first()
+
+
+def _unsaved_copy(version: ArtefactVersion) -> ArtefactVersion:
+    columns = {
+        field.attname: getattr(version, field.attname)
+        for field in ArtefactVersion._meta.concrete_fields
+        if not field.primary_key
+    }
+    return ArtefactVersion(**columns)
+
+
+def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion | None) -> ArtefactVersion:
+    """The version row, not saved: every column freezing writes, as of now."""
+    text = rendered_text(artefact.sections)
+    delta = _delta(previous, artefact)
+    prompts, models = _pins_and_models(run)
+    return ArtefactVersion(
+        brief=brief,
+        run=run,
+        number=(previous.number if previous else 0) + 1,
+        kind=artefact.kind,
+        title=artefact.title,
+        content=artefact.content,
+        rendered_text=text,
+        content_hash=content_hash(artefact.kind, artefact.content, text),
+        evaluated=artefact.evaluated,
+        score=artefact.score,
+        score_label=artefact.score_label,
+        score_delta=delta,
+        scores=artefact.scores,
+        sections=artefact.sections,
+        sources=_sources(artefact.cited),
+        prompt_versions=prompts,
+        rubric_versions=_rubrics_of(run, artefact.kind),
+        model_versions=models,
+        data_version=run.data_version,
+        changelog=changelog(previous, artefact, delta),
+        created_at=timezone.now(),
+    )
 
 
 def move_status(version: ArtefactVersion, *, expected: tuple[str, ...], to: str, **also: Any) -> bool:
@@ -156,17 +235,21 @@ def diff(previous: ArtefactVersion | None, version: ArtefactVersion) -> list[Sec
 
 
 def previous_of(version: ArtefactVersion) -> ArtefactVersion | None:
+    """The version before ``version`` in its line (same brief, same kind), or None for the line's first."""
     return (
-        ArtefactVersion.objects.filter(brief_id=version.brief_id, number__lt=version.number)
+        ArtefactVersion.objects.filter(
+            brief_id=version.brief_id, kind=version.kind, number__lt=version.number
+        )
         .order_by("-number")
         .first()
     )
 
 
 def changelog(previous: ArtefactVersion | None, artefact: Artefact, delta: float | None) -> str:
-    """One line a reader can scan in the history: what is new in this version, said by code."""
+    """One line a reader can scan in the history: what is new in this version against the version before it
+    in its line, said by code."""
     if previous is None:
-        head = f"first version of this brief ({artefact.kind})"
+        head = f"first {artefact.kind} version of this brief"
     else:
         changed = [
             name for name, text in artefact.sections.items() if previous.sections.get(name, "") != text
@@ -184,19 +267,23 @@ def changelog(previous: ArtefactVersion | None, artefact: Artefact, delta: float
     return f"{head}; {score}"
 
 
-def _delta(previous: ArtefactVersion | None, score: float | None) -> float | None:
-    if previous is None or previous.score is None or score is None:
+def _delta(previous: ArtefactVersion | None, artefact: Artefact) -> float | None:
+    """The score's move against the version before in the line, on the same scale only: a deck escalated at
+    its entry gate is scored on R1, not on the loop's R2, and is not compared with an R2."""
+    if previous is None or previous.score is None or artefact.score is None:
         return None
-    return round(score - previous.score, 3)
+    if previous.score_label != artefact.score_label:
+        return None
+    return round(artefact.score - previous.score, 3)
 
 
 def _supersede_open(brief: Brief, newest: ArtefactVersion) -> None:
-    """Older versions still in review give way to the new one; its motion closes. Published ones stay
-    published until a newer version is published (memos.services.review.publish): a version read as open
-    here but published before its row is reached is left published (``move_status``)."""
-    older = ArtefactVersion.objects.filter(brief=brief, status__in=ArtefactVersion.OPEN_STATUSES).exclude(
-        pk=newest.pk
-    )
+    """Older versions of the new one's line still in review give way to it; their motions close. Published
+    ones stay published until a newer version is published (memos.services.review.publish): a version read as
+    open here but published before its row is reached is left published (``move_status``)."""
+    older = ArtefactVersion.objects.filter(
+        brief=brief, kind=newest.kind, status__in=ArtefactVersion.OPEN_STATUSES
+    ).exclude(pk=newest.pk)
     for version in older:
         if not move_status(version, expected=ArtefactVersion.OPEN_STATUSES, to=Status.SUPERSEDED):
             continue

@@ -1,5 +1,6 @@
-"""Seeing a deck: a deck version's slides laid out for its page, its slide images and its downloads, and
-the slide images of the decks a run's steps hold.
+"""Seeing a deck: a deck version's slides laid out for its page, its JSON downloads, and the slide images of
+the decks a run's steps hold. A version's slide images, PDF and PPTX are its stored files
+(memos.views.downloads).
 
 Access is the page's: a version through ``visible_versions`` (as memos.views.versions.version_for), a step
 through ``visible_runs``; whoever may not see it gets a 404, as for a slide the deck does not have. What is
@@ -37,12 +38,12 @@ from memos.pipeline.deck.final import STOPS
 from memos.pipeline.deck.plan import DECK, DRAFT_KIND, LAP
 from memos.services import deck_images
 from memos.services.access import visible_runs, visible_versions
+from memos.services.render_slots import RenderBusy
 from memos.views.users import user_of
 
 KIND = "deck"
 FOREVER_S = 365 * 24 * 3600
 PNG = "image/png"
-PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 # The chart's drawing, in SVG user units; it scales to the slide's width and keeps its shape.
 CHART_WIDTH = 600.0
 CHART_HEIGHT = 200.0
@@ -219,7 +220,7 @@ def _dimension(key: str) -> str:
 
 
 def _downloads(version: ArtefactVersion) -> list[Download]:
-    stem = _stem(version)
+    stem = stem_of(version)
     return [
         Download("Slides (PDF)", reverse("version_deck_pdf", args=[version.pk]), f"{stem}-deck.pdf"),
         Download("PowerPoint (PPTX)", reverse("version_deck_pptx", args=[version.pk]), f"{stem}-deck.pptx"),
@@ -228,7 +229,7 @@ def _downloads(version: ArtefactVersion) -> list[Download]:
     ]
 
 
-def _stem(version: ArtefactVersion) -> str:
+def stem_of(version: ArtefactVersion) -> str:
     return f"{version.brief.company.ticker}-{version.label}"
 
 
@@ -306,31 +307,40 @@ def _chart_view(chart: Chart, cite: Callable[[Figure], Cited]) -> ChartView:
 # --- the routes
 
 
-def _forever(response: HttpResponse) -> HttpResponse:
+def forever(response: HttpResponse) -> HttpResponse:
     # Private: each reader's access was checked; what one reader was sent must not be served to another.
     patch_cache_control(response, private=True, max_age=FOREVER_S, immutable=True)
     return response
 
 
-def _slide_response(deck: Deck, number: int) -> HttpResponse:
+def slide_response(draw: Callable[[], bytes]) -> HttpResponse:
+    """A slide's image as ``draw`` makes it: a 404 for a slide the deck does not have, a 503 (to be asked
+    again, never cached) when poppler failed or every render slot stayed busy."""
     try:
-        png = deck_images.slide_png(deck, number, width_px=deck_images.THUMBNAIL_WIDTH_PX)
+        png = draw()
     except IndexError as error:
         raise Http404("no such slide") from error
     except deck_images.SlideImageFailed:
-        response = HttpResponse("The slide image could not be drawn.", status=503, content_type="text/plain")
-        patch_cache_control(response, no_store=True)
-        return response
-    return _forever(HttpResponse(png, content_type=PNG))
+        return unavailable("The slide image could not be drawn.")
+    except RenderBusy as busy:
+        return unavailable(f"The slide image is waiting for a render: {busy}.")
+    return forever(HttpResponse(png, content_type=PNG))
+
+
+def unavailable(message: str) -> HttpResponse:
+    response = HttpResponse(message, status=503, content_type="text/plain")
+    response["Retry-After"] = "5"
+    patch_cache_control(response, no_store=True)
+    return response
 
 
 def _attachment(body: bytes, content_type: str, filename: str) -> HttpResponse:
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return _forever(response)
+    return forever(response)
 
 
-def _version_and_deck(request: HttpRequest, version_id: int) -> tuple[ArtefactVersion, DeckOutput]:
+def version_and_deck(request: HttpRequest, version_id: int) -> tuple[ArtefactVersion, DeckOutput]:
     # Not versions.version_for: the version page imports this module for its deck (deck_context).
     version = get_object_or_404(
         visible_versions(user_of(request)).select_related("brief__company"), pk=version_id
@@ -343,40 +353,18 @@ def _version_and_deck(request: HttpRequest, version_id: int) -> tuple[ArtefactVe
 
 @require_safe
 @login_required
-def version_slide(request: HttpRequest, version_id: int, number: int) -> HttpResponse:
-    _, output = _version_and_deck(request, version_id)
-    return _slide_response(output.deck, number)
-
-
-@require_safe
-@login_required
-def version_deck_pdf(request: HttpRequest, version_id: int) -> HttpResponse:
-    version, output = _version_and_deck(request, version_id)
-    pdf = deck_images.deck_pdf(output.deck)
-    return _attachment(pdf, "application/pdf", f"{_stem(version)}-deck.pdf")
-
-
-@require_safe
-@login_required
-def version_deck_pptx(request: HttpRequest, version_id: int) -> HttpResponse:
-    version, output = _version_and_deck(request, version_id)
-    return _attachment(deck_images.deck_pptx(output.deck), PPTX, f"{_stem(version)}-deck.pptx")
-
-
-@require_safe
-@login_required
 def version_deck_json(request: HttpRequest, version_id: int) -> HttpResponse:
     """The resolved spec, as the PPTX and the PDF carry it inside (agents.deck.render.embedded)."""
-    version, output = _version_and_deck(request, version_id)
+    version, output = version_and_deck(request, version_id)
     body = json.dumps(output.deck.model_dump(mode="json"), indent=2, ensure_ascii=False).encode()
-    return _attachment(body, "application/json", f"{_stem(version)}-deck.json")
+    return _attachment(body, "application/json", f"{stem_of(version)}-deck.json")
 
 
 @require_safe
 @login_required
 def version_scores_json(request: HttpRequest, version_id: int) -> HttpResponse:
     """The version's scores as frozen, with the changelog of the laps that made it (seed 001 section 7)."""
-    version, output = _version_and_deck(request, version_id)
+    version, output = version_and_deck(request, version_id)
     document = {
         "company": version.brief.company.ticker,
         "version": version.label,
@@ -388,7 +376,7 @@ def version_scores_json(request: HttpRequest, version_id: int) -> HttpResponse:
         "changelog": [entry.model_dump(mode="json") for entry in output.changelog],
     }
     body = json.dumps(document, indent=2, ensure_ascii=False).encode()
-    return _attachment(body, "application/json", f"{_stem(version)}-scores.json")
+    return _attachment(body, "application/json", f"{stem_of(version)}-scores.json")
 
 
 @require_safe
@@ -400,4 +388,6 @@ def step_slide(request: HttpRequest, run_id: UUID, step_id: int, number: int) ->
     deck = step_deck(step)
     if deck is None:
         raise Http404("this step holds no deck")
-    return _slide_response(deck, number)
+    return slide_response(
+        lambda: deck_images.slide_png(deck, number, width_px=deck_images.THUMBNAIL_WIDTH_PX)
+    )

@@ -40,12 +40,14 @@ def local_path(url: str) -> str | None:
 
 
 def _latest_readable(user: User, brief_id: int) -> ArtefactVersion:
+    """The head of the brief's deck line the user may read (the page a refusal is shown on), or else the
+    newest version of the brief they may read."""
+    readable = (
+        visible_versions(user).filter(brief_id=brief_id).select_related("brief__owner", "brief__company")
+    )
     version: ArtefactVersion | None = (
-        visible_versions(user)
-        .filter(brief_id=brief_id)
-        .select_related("brief__owner", "brief__company")
-        .order_by("-number")
-        .first()
+        readable.filter(kind="deck").order_by("-number").first()
+        or readable.order_by("-created_at", "-pk").first()
     )
     if version is None:
         raise Http404("No such brief.")

@@ -1,58 +1,33 @@
 """A frozen version's page: the artefact as frozen, its scores and sources, its diff against the version
-before, its review (votes, approval, publication) and its history; the same page as a PDF; a reader's notices.
+before it in its line, its review (votes, approval, publication) and its history; a reader's notices. The
+version's files (its PDF, a deck's PPTX) are memos.views.downloads.
 
-A user who may not see a version gets a 404 for its page, its PDF and every action on it (services.access).
-While its vote is open the ballots are sealed: everyone sees the turnout and their own vote, nobody a choice,
-a count or a rationale (memos.services.review.ballot says who sees what).
+A user who may not see a version gets a 404 for its page, its files and every action on it
+(services.access). While its vote is open the ballots are sealed: everyone sees the turnout and their own
+vote, nobody a choice, a count or a rationale (memos.services.review.ballot says who sees what).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from agents.text.figures import REF
 from memos.models import ArtefactVersion, Notice, Vote
 from memos.services import review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
 from memos.services.schedules import schedule_panel
 from memos.services.versions import diff, previous_of
-from memos.views.decks import deck_context
 from memos.views.falsifiers import register_rows
+from memos.views.printed import PAGE, artefact_context
 from memos.views.users import user_of
-
-PAGE = "memos/versions/version.html"
-
-
-@dataclass(frozen=True)
-class Segment:
-    text: str
-    source: dict[str, Any] | None = None  # a ``[[fact id]]`` resolved from the version's frozen sources
-
-
-def segments(text: str, sources: dict[str, dict[str, Any]]) -> list[Segment]:
-    """Prose split into text and the frozen facts it references; the template escapes every part."""
-    out: list[Segment] = []
-    last = 0
-    for match in REF.finditer(text):
-        out.append(Segment(text[last : match.start()]))
-        fact_id = match.group(1)
-        out.append(Segment(fact_id, sources.get(fact_id, {"id": fact_id, "kind": "unresolved"})))
-        last = match.end()
-    out.append(Segment(text[last:]))
-    return [segment for segment in out if segment.text]
 
 
 def version_for(user: User, version_id: int) -> ArtefactVersion:
@@ -89,22 +64,24 @@ def review_context(user: User, version: ArtefactVersion, *, printing: bool = Fal
     }
 
 
-def page_context(user: User, version: ArtefactVersion, *, printing: bool = False) -> dict[str, Any]:
-    by_id = {str(source["id"]): source for source in version.sources}
+def page_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
     previous = previous_of(version)
     if previous is not None and not visible_versions(user).filter(pk=previous.pk).exists():
         previous = None  # an executive compares only with what they may read
-    return review_context(user, version, printing=printing) | {
-        "brief": version.brief,
-        "sections": [(name, segments(str(text), by_id)) for name, text in version.ordered_sections],
-        "sources": version.sources,
-        "falsifier_watches": register_rows(version),
-        "previous": previous,
-        "diff": diff(previous, version) if previous is not None else [],
-        "siblings": visible_versions(user).filter(brief_id=version.brief_id).order_by("-number"),
-        "schedule": schedule_panel(user, version.brief) if version.kind == "deck" else None,
-        **deck_context(version),
-    }
+    readable = list(visible_versions(user).filter(brief_id=version.brief_id).order_by("kind", "-number"))
+    return (
+        review_context(user, version)
+        | artefact_context(version)
+        | {
+            "falsifier_watches": register_rows(version),
+            "previous": previous,
+            "diff": diff(previous, version) if previous is not None else [],
+            # The version's own line, then the brief's other lines, named with their kind ("memo v2").
+            "line": [other for other in readable if other.kind == version.kind],
+            "others": [other for other in readable if other.kind != version.kind],
+            "schedule": schedule_panel(user, version.brief) if version.kind == "deck" else None,
+        }
+    )
 
 
 @require_safe
@@ -136,21 +113,3 @@ def _mark_read(user: User, version: ArtefactVersion) -> None:
     Notice.objects.filter(recipient=user, version=version, read_at__isnull=True).update(
         read_at=timezone.now()
     )
-
-
-@require_safe
-@login_required
-def version_pdf(request: HttpRequest, version_id: int) -> HttpResponse:
-    """The version's page as a PDF, rendered by WeasyPrint from the same template (no forms): it may read
-    the app's static files and data URIs, nothing else (agents.render.pdf)."""
-    # Imported here: WeasyPrint takes over a second to import, and only this view and export_versions need it.
-    from agents.render.pdf import html_to_pdf
-
-    user = user_of(request)
-    version = version_for(user, version_id)
-    html = render_to_string(PAGE, page_context(user, version, printing=True), request=request)
-    rendered = html_to_pdf(html, base_url=settings.SITE_URL, static_root=Path(settings.STATICFILES_DIRS[0]))
-    response = HttpResponse(rendered.pdf, content_type="application/pdf")
-    name = f"{version.brief.company.ticker}-{version.label}-{version.content_hash[:8]}.pdf"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response

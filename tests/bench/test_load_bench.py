@@ -12,6 +12,12 @@ the same server at the same rate, its users (gevent, one or four processes) wait
 than these threads did, and the server saw those requests take as long; the cause was not found.
 
 ``BENCH_USERS`` and ``BENCH_SECONDS`` change the load (50 and 30 by default).
+
+``test_bench_run_page_while_readers_download_pdfs`` measures the run page alone, then again while
+``BENCH_READERS`` (50) other signed-in readers download the run's frozen version's PDF
+(``/versions/<id>/pdf/``) once a second each, all in the same instant (a burst, as when a notice goes out;
+``BENCH_READERS_BURST=0``: each at a moment of its own): the run page's p50 and p95 with and without the
+downloads, and the downloads' own.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from memos.models import ArtefactVersion
 from tests.bench.conftest import BenchReport
 from tests.bench.live_desk import (
     CpuShare,
@@ -42,14 +49,18 @@ pytestmark = [pytest.mark.bench, pytest.mark.django_db(transaction=True)]
 
 USERS = int(os.environ.get("BENCH_USERS", "50"))
 SECONDS = int(os.environ.get("BENCH_SECONDS", "30"))
+READERS = int(os.environ.get("BENCH_READERS", "50"))
+# 1: every reader asks in the same instant of each second (a burst, as when a notice goes out); 0: each at a
+# moment of its own, like the page's users.
+READERS_BURST = os.environ.get("BENCH_READERS_BURST", "1") == "1"
 WARM_UP_REQUESTS = 20
 TIMEOUT_S = 30.0
 
 
-def warm_up(url: str, cookie: str) -> None:
+def warm_up(url: str, cookie: str, *, requests: int = WARM_UP_REQUESTS) -> None:
     """Every worker process compiles its templates and opens its connections before the clock starts."""
     request = urllib.request.Request(url, headers={"Cookie": f"sessionid={cookie}"})
-    for _ in range(WARM_UP_REQUESTS):
+    for _ in range(requests):
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # loopback only
             answer.read()
 
@@ -67,12 +78,21 @@ class Answers:
                 self.errors.append(error)
 
 
-def browse(server: Server, path: str, marker: bytes, cookie: str, until: float, answers: Answers) -> None:
-    """One signed-in person asking for ``path`` once a second until ``until`` (monotonic)."""
+def browse(
+    server: Server,
+    path: str,
+    marker: bytes,
+    cookie: str,
+    until: float,
+    answers: Answers,
+    phase: float | None = None,
+) -> None:
+    """One signed-in person asking for ``path`` once a second until ``until`` (monotonic), at a random moment
+    of each second, or ``phase`` seconds into it (the same for everyone: a burst)."""
     host, port = server.url.removeprefix("http://").rsplit(":", 1)
     connection = http.client.HTTPConnection(host, int(port), timeout=TIMEOUT_S)
     headers = {"Cookie": f"sessionid={cookie}"}
-    due = time.monotonic() + random.random()  # a phase, not a secret
+    due = time.monotonic() + (random.random() if phase is None else phase)  # a phase, not a secret
     while due < until and time.monotonic() < until:  # a server that falls behind gets fewer requests
         time.sleep(max(0.0, due - time.monotonic()))
         started = time.perf_counter()
@@ -89,18 +109,41 @@ def browse(server: Server, path: str, marker: bytes, cookie: str, until: float, 
     connection.close()
 
 
+@dataclass(frozen=True)
+class Crowd:
+    """People asking for one page: its path, a marker its answer must hold, their sessions, their phase."""
+
+    path: str
+    marker: str
+    cookies: list[str]
+    phase: float | None = None  # None: each at a random moment of the second
+
+
 def load(server: Server, path: str, marker: str, cookies: list[str]) -> dict[str, object]:
-    answers = Answers()
+    return load_together(server, [Crowd(path, marker, cookies)])[0]
+
+
+def load_together(server: Server, crowds: list[Crowd]) -> list[dict[str, object]]:
+    """Every crowd asking for its page at once for ``SECONDS``; the numbers of each, in order."""
     until = time.monotonic() + SECONDS
+    answers = [Answers() for _ in crowds]
     users = [
-        threading.Thread(target=browse, args=(server, path, marker.encode(), cookie, until, answers))
-        for cookie in cookies
+        threading.Thread(
+            target=browse,
+            args=(server, crowd.path, crowd.marker.encode(), cookie, until, answered, crowd.phase),
+        )
+        for crowd, answered in zip(crowds, answers, strict=True)
+        for cookie in crowd.cookies
     ]
     with CpuShare({"server": server.pid, "postgres": postgres_pid()}) as cpu:
         for user in users:
             user.start()
         for user in users:
             user.join()
+    return [_numbers(answered, cpu.shares) for answered in answers]
+
+
+def _numbers(answers: Answers, cpu: dict[str, int]) -> dict[str, object]:
     times = answers.times_ms
     return {
         "requests": len(times),
@@ -109,8 +152,9 @@ def load(server: Server, path: str, marker: str, cookies: list[str]) -> dict[str
         "p95_ms": round(percentile(times, 0.95), 1),
         "max_ms": round(max(times), 1),
         "errors": len(answers.errors),
+        "first_error": answers.errors[0] if answers.errors else "",
         # percent of one core over the measurement; the load generator's threads count in rest_of_machine
-        "cpu": cpu.shares,
+        "cpu": cpu,
     }
 
 
@@ -130,3 +174,22 @@ def test_bench_pages_under_load(bench_report: BenchReport) -> None:
             bench_report.add(
                 f"{name} page, {USERS} users x 1 req/s for {SECONDS} s ({server_label()})", **numbers
             )
+
+
+def test_bench_run_page_while_readers_download_pdfs(bench_report: BenchReport) -> None:
+    desk = load_desk()
+    version = ArtefactVersion.objects.get(run=desk.run)
+    cookies = session_cookies(desk.user, USERS + READERS)
+    users, readers = cookies[:USERS], cookies[USERS:]
+    run_page = Crowd(f"/runs/{desk.run.pk}/", 'id="pipeline"', users)
+    pdf = Crowd(f"/versions/{version.pk}/pdf/", "%PDF-", readers, phase=0.0 if READERS_BURST else None)
+    when = "in the same instant" if READERS_BURST else "each at a moment of its own"
+    label = f"{USERS} users x 1 req/s for {SECONDS} s ({server_label()})"
+    with running_server() as server:
+        warm_up(server.url + run_page.path, users[0])
+        warm_up(server.url + pdf.path, readers[0], requests=4)
+        (alone,) = load_together(server, [run_page])
+        bench_report.add(f"run page alone, {label}", **alone)
+        beside, downloads = load_together(server, [run_page, pdf])
+        bench_report.add(f"run page while {READERS} readers download a version's PDF, {label}", **beside)
+        bench_report.add(f"version PDF, {READERS} readers x 1 req/s {when}", **downloads)

@@ -148,7 +148,7 @@ def test_a_reader_pages_through_the_deck_by_keyboard_and_strip_and_reads_each_fi
     assert drawn == [THUMBNAIL_WIDTH_PX] * len(candidate.deck.slides)
     shot(page, "07-lap-thumbnails")
 
-    # The page as a PDF (WeasyPrint, print media): every slide listed, no strip, no controls, no tooltips.
+    # The version's PDF: its slides, as stored when it was frozen (the deck's render.pdf).
     printed = page.request.get(f"{desk.base_url}/versions/{version.pk}/pdf/")
     assert printed.ok and printed.headers["content-type"] == "application/pdf"
     (SHOTS / "page.pdf").write_bytes(printed.body())

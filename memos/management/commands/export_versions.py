@@ -1,23 +1,27 @@
-"""``manage.py export_versions BRIEF_ID --out DIR``: a brief's frozen versions as files (seed 001 section 7).
+"""``manage.py export_versions BRIEF_ID --out DIR [--kind memo|deck]``: a line of a brief's frozen versions
+as files, laid out as seed 001 section 7 lays them out (memos.services.version_export):
 
     DIR/versions/
-      v001/  <kind>.json  render.pdf  scores.json  changelog.jsonl  text.md
+      v001/  <kind>.json  render.pdf  [deck.pptx]  scores.json  changelog.jsonl  text.md  audit.jsonl
       v002/  ...
-      index.jsonl   one row per version: the seed's fields (version, status, composite, delta_vs_prev,
-                    rubric_version, data_version), then the brief, kind, content hash, evaluation, times
-                    and pins
+      index.jsonl   one row per completed run: the seed's fields (version, composite, delta_vs_prev,
+                    rubric_version, data_version), then the brief, kind, run, content hash, files' sha256,
+                    evaluation, times, changelog and pins
 
-``<kind>.json`` is the artefact exactly as frozen and ``text.md`` its text, so a reader can check a folder
-against the index: ``memos.services.versions.content_hash(kind, <kind>.json, text.md)`` is its
-``content_hash``. ``changelog.jsonl`` is the version's audit trail, one transition a line. ``render.pdf``
-is the version page as the web's download renders it (WeasyPrint, no forms), seen as a superuser sees it.
+A brief has a line of versions per kind (memo v1, v2 and deck v1, v2): ``--kind`` says which one, and may be
+left out when the brief has only one. ``render.pdf`` and ``deck.pptx`` are the bytes stored when the version
+was frozen, so an export today and one in a year give the same files.
 
-Everything is read and rendered before a byte is written, so bad input or a failed render leaves DIR as it
-was. Bad input (a brief id that is not a number or names no brief, a brief with no version yet, an --out that
-is a file, a DIR holding another brief's export) is one line on stderr and exit status 2, as the desk's other
-commands do. The same database gives the same bytes: JSON with sorted keys, and a PDF that WeasyPrint writes
-with no creation date and no file identifier (it adds them only when asked). A file whose bytes are already
-there is left alone; the others are replaced atomically.
+``index.jsonl`` is appended to, never rewritten: exporting into a folder that holds an export of this line
+already adds the rows of the versions it lacks, after the rows it has, whose bytes stay as they are.
+Statuses are not in it (they change; the index does not): they are in each version's ``audit.jsonl``.
+
+Everything is read before a byte is written, so bad input leaves DIR as it was. Bad input (a brief id that is
+not a number or names no brief, a brief with no version of the line, a brief with two lines and no
+``--kind``, an --out that is a file, a DIR holding another line's export or rows that do not match this
+database) is one line on stderr and exit status 2, as the desk's other commands do. The same database gives
+the same bytes: JSON with sorted keys and the stored files. A file whose bytes are already there is left
+alone; the others are replaced atomically.
 """
 
 from __future__ import annotations
@@ -29,133 +33,56 @@ from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
-from django.template.loader import render_to_string
 
-from agents.render.pdf import html_to_pdf
 from memos.models import ArtefactVersion, Brief
-from memos.views.versions import PAGE, page_context
-
-INDEX = "index.jsonl"
+from memos.services.version_export import INDEX, folder_name, index_row, jsonl, version_files_of
 
 
 class BadExport(ValueError):
     """Input the command refuses before writing anything."""
 
 
-def _reader() -> User:
-    """Whom the PDF's page is rendered for: a superuser who reads every version, vote and event, holds no
-    vote and no role, and is shown no form (``printing``). Never saved: no user row has id 0 (ids start at 1),
-    so no query made for it finds anything of its own."""
-    return User(pk=0, username="export", is_superuser=True, is_active=True)
-
-
 class Command(BaseCommand):
-    help = "Write a brief's frozen versions to DIR/versions/ (vNNN folders and index.jsonl)."
+    help = "Write a line of a brief's frozen versions to DIR/versions/ (vNNN folders and index.jsonl)."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("brief_id", help="the brief's id (as in /admin/memos/brief/)")
         parser.add_argument("--out", type=Path, required=True, help="the folder to write versions/ into")
+        parser.add_argument(
+            "--kind", help="the line to export (memo, deck); needed only when the brief has more than one"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             brief = _brief(options["brief_id"])
-            root = _versions_root(options["out"], brief)
+            kind = _kind(brief, options["kind"])
             versions = list(
-                ArtefactVersion.objects.filter(brief=brief)
-                .select_related("brief__company", "brief__owner", "run__created_by")
+                ArtefactVersion.objects.filter(brief=brief, kind=kind)
+                .select_related("brief__company")
                 .order_by("number")
             )
-            if not versions:
-                raise BadExport(f"brief {brief.pk} has no frozen version yet: nothing to export")
+            root = _versions_root(options["out"])
+            indexed = _indexed(root, versions)
         except BadExport as exc:
             self.stderr.write(f"export_versions: {exc}")
             raise SystemExit(2) from exc
-        files = export(versions)
+        files: dict[Path, bytes] = {}
+        for version in versions:
+            files |= version_files_of(version)
+        index = root / INDEX
+        new_rows = [index_row(version) for version in versions if folder_name(version) not in indexed]
         written = sum(_write(root / relative, content) for relative, content in files.items())
+        if new_rows:
+            before = index.read_bytes() if index.exists() else b""
+            written += _write(index, before + jsonl(new_rows))
+        total = len(files) + 1
         self.stdout.write(
-            f"exported {len(versions)} version{'s' if len(versions) != 1 else ''} of brief {brief.pk} "
+            f"exported {len(versions)} {kind} version{'s' if len(versions) != 1 else ''} of brief {brief.pk} "
             f"({brief.company.ticker}) to {root}: {written} file{'s' if written != 1 else ''} written, "
-            f"{len(files) - written} unchanged"
+            f"{total - written} unchanged; {len(new_rows)} index row{'s' if len(new_rows) != 1 else ''} "
+            "appended"
         )
-
-
-def export(versions: list[ArtefactVersion]) -> dict[Path, bytes]:
-    """Every file of the export, by its path under ``versions/``, built in memory."""
-    files: dict[Path, bytes] = {}
-    rows: list[dict[str, Any]] = []
-    for version in versions:
-        folder = Path(folder_name(version))
-        files[folder / f"{version.kind}.json"] = _json(version.content)
-        files[folder / "scores.json"] = _json(_scores(version))
-        files[folder / "changelog.jsonl"] = _jsonl(_audit(version))
-        files[folder / "text.md"] = version.rendered_text.encode()
-        files[folder / "render.pdf"] = render_pdf(version)
-        rows.append(index_row(version))
-    files[Path(INDEX)] = _jsonl(rows)
-    return files
-
-
-def folder_name(version: ArtefactVersion) -> str:
-    return f"v{version.number:03d}"
-
-
-def render_pdf(version: ArtefactVersion) -> bytes:
-    html = render_to_string(PAGE, page_context(_reader(), version, printing=True))
-    rendered = html_to_pdf(html, base_url=settings.SITE_URL, static_root=Path(settings.STATICFILES_DIRS[0]))
-    return rendered.pdf
-
-
-def index_row(version: ArtefactVersion) -> dict[str, Any]:
-    rubrics = version.rubric_versions
-    return {
-        # seed 001 section 7
-        "version": folder_name(version),
-        "status": version.status,
-        "composite": version.score,
-        "delta_vs_prev": version.score_delta,
-        "rubric_version": ",".join(f"{name}-v{pin['version']}" for name, pin in sorted(rubrics.items()))
-        or None,
-        "data_version": version.data_version or None,
-        # and what the desk knows besides
-        "brief": version.brief_id,
-        "kind": version.kind,
-        "content_hash": version.content_hash,
-        "evaluated": version.evaluated,
-        "score_label": version.score_label,
-        "frozen_at": version.created_at.isoformat(),
-        "published_at": version.published_at.isoformat() if version.published_at else None,
-        "changelog": version.changelog,
-        "rubric_versions": rubrics,
-        "prompt_versions": version.prompt_versions,
-        "model_versions": version.model_versions,
-    }
-
-
-def _scores(version: ArtefactVersion) -> dict[str, Any]:
-    return {
-        "version": folder_name(version),
-        "evaluated": version.evaluated,
-        "score": version.score,
-        "score_label": version.score_label,
-        "delta_vs_prev": version.score_delta,
-        "scores": version.scores,
-    }
-
-
-def _audit(version: ArtefactVersion) -> list[dict[str, Any]]:
-    return [
-        {
-            "at": event.created_at.isoformat(),
-            "action": event.action,
-            "actor": event.actor.username if event.actor is not None else None,
-            "content_hash": event.content_hash,
-            "detail": event.detail,
-        }
-        for event in version.audit.select_related("actor").order_by("created_at", "id")
-    ]
 
 
 def _brief(text: str) -> Brief:
@@ -169,33 +96,56 @@ def _brief(text: str) -> Brief:
     return found
 
 
-def _versions_root(out: Path, brief: Brief) -> Path:
-    """``out/versions``, once it is sure writing there replaces nothing but this brief's own export."""
+def _kind(brief: Brief, asked: str | None) -> str:
+    kinds = sorted(set(ArtefactVersion.objects.filter(brief=brief).values_list("kind", flat=True)))
+    if asked is not None:
+        if asked not in kinds:
+            has = f"it has {' and '.join(kinds)} versions" if kinds else "it has no version yet"
+            raise BadExport(f"brief {brief.pk} has no {asked} version: {has}")
+        return asked
+    if not kinds:
+        raise BadExport(f"brief {brief.pk} has no frozen version yet: nothing to export")
+    if len(kinds) > 1:
+        raise BadExport(
+            f"brief {brief.pk} has {' and '.join(kinds)} versions: say which line to export with "
+            + " or ".join(f"--kind {kind}" for kind in kinds)
+        )
+    return kinds[0]
+
+
+def _versions_root(out: Path) -> Path:
     if out.exists() and not out.is_dir():
         raise BadExport(f"--out {out} is a file, not a folder")
     root = out / "versions"
     if root.exists() and not root.is_dir():
         raise BadExport(f"{root} is a file, not a folder")
-    index = root / INDEX
-    if index.exists():
-        try:
-            briefs = {json.loads(line)["brief"] for line in index.read_text().splitlines() if line}
-        except (ValueError, KeyError, TypeError, OSError) as exc:
-            raise BadExport(
-                f"{index} is not an export of this command ({exc}); choose another --out"
-            ) from exc
-        if briefs - {brief.pk}:
-            theirs = ", ".join(str(b) for b in sorted(briefs - {brief.pk}))
-            raise BadExport(f"{root} holds the export of brief {theirs}; choose another --out")
     return root
 
 
-def _json(value: Any) -> bytes:
-    return (json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2) + "\n").encode()
-
-
-def _jsonl(rows: list[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n" for row in rows).encode()
+def _indexed(root: Path, versions: list[ArtefactVersion]) -> set[str]:
+    """The versions ``root``'s index has rows for already, once it is sure they are rows of this line, as this
+    database froze them (an export is appended to, never rewritten)."""
+    index = root / INDEX
+    if not index.exists():
+        return set()
+    try:
+        rows = [json.loads(line) for line in index.read_text().splitlines() if line]
+        lines = {(row["brief"], row["kind"]) for row in rows}
+        hashes = {str(row["version"]): str(row["content_hash"]) for row in rows}
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise BadExport(f"{index} is not an export of this command ({exc}); choose another --out") from exc
+    ours = {(versions[0].brief_id, versions[0].kind)}
+    if lines - ours:
+        theirs = ", ".join(f"brief {brief} {kind}" for brief, kind in sorted(lines - ours))
+        raise BadExport(f"{root} holds the export of {theirs}; choose another --out")
+    frozen = {folder_name(version): version.content_hash for version in versions}
+    differ = sorted(name for name, digest in hashes.items() if frozen.get(name) != digest)
+    if differ:
+        raise BadExport(
+            f"{index} has rows for {', '.join(differ)} that this database did not freeze as they are "
+            "(another database's export?); choose another --out"
+        )
+    return set(hashes)
 
 
 def _write(path: Path, content: bytes) -> bool:

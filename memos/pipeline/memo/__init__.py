@@ -25,6 +25,7 @@ from memos.pipeline.memo.memo import run_memo
 from memos.pipeline.memo.plan import AUDIT, EVALUATION, EVIDENCE, ITERATION, MEMO, SPECIALIST
 from memos.pipeline.memo.specialists import run_specialists
 from memos.pipeline.memo.synthesis import run_synthesis
+from memos.pipeline.memo.watches import open_watches
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.workflows import Ending, Stage, StepKind, Workflow
 
@@ -146,6 +147,7 @@ WORKFLOW = Workflow(
     describe=profiles.describe,
     notices=notices,
     artefact=memo_artefact,
+    on_frozen=open_watches,
     rubrics={MEMO_RUBRIC: MEMO_CONTRACT},
     run_banner=f"{TEMPLATES}/rerun_evaluation.html",
 )

@@ -21,8 +21,8 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.inputs import kept_numbers, language
 from memos.pipeline.memo.plan import EVALUATION, ITERATION, MEMO, SYNTHESIS
-from memos.pipeline.memo.readings import latest_readings
 from memos.pipeline.memo.reads import audit_output, catalog_of, catalyst_window, evidence
+from memos.pipeline.memo.watches import latest_readings
 
 
 def run_memo(ctx: StageContext) -> None:

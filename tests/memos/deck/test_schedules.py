@@ -104,9 +104,9 @@ def test_setting_three_cycles_a_day_is_refused_with_the_cap(brief: Brief) -> Non
     assert not RefineSchedule.objects.exists()
 
 
-def test_only_a_brief_whose_latest_version_is_a_deck_gets_a_schedule(alice: User) -> None:
+def test_only_a_brief_with_a_deck_line_gets_a_schedule(alice: User) -> None:
     memo_brief = deck_brief(alice, "MSFT", kind="memo")
-    with pytest.raises(ServiceError, match="not a deck"):
+    with pytest.raises(ServiceError, match="has no deck version"):
         scheduled(memo_brief)
 
 

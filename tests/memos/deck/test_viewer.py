@@ -3,6 +3,7 @@ slide images and downloads, and the slide images of a run's steps, for a deck ru
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import struct
@@ -19,9 +20,9 @@ from pypdf import PdfReader
 
 from agents.deck.spec import Chart, Deck
 from memos.cache import shared_cache
-from memos.models import ArtefactVersion, Brief, Company
+from memos.models import ArtefactVersion, Brief, Company, VersionFile
 from memos.pipeline.workflows import Artefact
-from memos.services import deck_images
+from memos.services import deck_images, version_files
 from memos.services.versions import freeze
 from memos.views.decks import deck_context
 from tests.agents.deck.samples import cleared_r1, sample_deck
@@ -35,20 +36,27 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 
 
-def forget_images(deck: Deck) -> None:
-    """Drops what an earlier test drew of this (deterministic) deck from the shared cache."""
-    digest = deck_images.deck_digest(deck)
+def forget_images(deck: Deck, version: ArtefactVersion | None = None) -> None:
+    """Drops what an earlier test drew of this (deterministic) deck, and of the PDF stored for its version,
+    from the shared cache."""
+    digests = [deck_images.deck_digest(deck)]
+    if version is not None:
+        digests.append(deck_images.stored_digest(stored(version, "render.pdf").sha256))
     slides = range(1, len(deck.slides) + 1)
-    keys = [deck_images.slide_key(digest, n, deck_images.THUMBNAIL_WIDTH_PX) for n in slides]
-    shared_cache().delete_many([deck_images.pdf_key(digest), deck_images.pptx_key(digest), *keys])
+    keys = [deck_images.slide_key(d, n, deck_images.THUMBNAIL_WIDTH_PX) for d in digests for n in slides]
+    shared_cache().delete_many([deck_images.pdf_key(digests[0]), *keys])
+
+
+def stored(version: ArtefactVersion, name: str) -> VersionFile:
+    return VersionFile.objects.get(version=version, name=name)
 
 
 @pytest.fixture
 def finished() -> Iterator[Finished]:
     done = finished_deck("quick")
-    forget_images(done.deck)
+    forget_images(done.deck, done.version)
     yield done
-    forget_images(done.deck)
+    forget_images(done.deck, done.version)
 
 
 @pytest.fixture
@@ -227,21 +235,56 @@ def counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
     return calls
 
 
-def test_a_deck_is_rendered_and_rasterised_once_for_all_its_thumbnails_and_its_pdf(
+def test_a_versions_thumbnails_are_rasterised_once_from_its_stored_pdf_and_nothing_is_rendered_again(
     finished: Finished, owner: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     renders = counting(monkeypatch, "render_pdf")
     rasterised = counting(monkeypatch, "rasterise")
     version = finished.version.pk
     first = owner.get(f"/versions/{version}/slides/1.png").content
-    assert (len(renders), len(rasterised)) == (1, 1)
+    assert (len(renders), len(rasterised)) == (0, 1)
     for number in range(1, len(finished.deck.slides) + 1):
         assert owner.get(f"/versions/{version}/slides/{number}.png").status_code == 200
     assert owner.get(f"/versions/{version}/slides/1.png").content == first
     assert owner.get(f"/versions/{version}/deck.pdf").status_code == 200
-    deck_step = finished.step("deck").pk  # the same deck, held by the run's last step
-    assert owner.get(f"/runs/{finished.run.pk}/steps/{deck_step}/slides/2.png").status_code == 200
-    assert (len(renders), len(rasterised)) == (1, 1)
+    assert (len(renders), len(rasterised)) == (0, 1)
+
+    # A step's deck is not frozen: its PDF is rendered once, for all its thumbnails.
+    deck_step = finished.step("deck").pk
+    for number in (2, 1, 2):
+        assert owner.get(f"/runs/{finished.run.pk}/steps/{deck_step}/slides/{number}.png").status_code == 200
+    assert (len(renders), len(rasterised)) == (1, 2)
+
+
+def test_the_downloads_are_the_bytes_stored_at_freezing_whatever_the_renderer_does_later(
+    finished: Finished, owner: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    version = finished.version
+    pdf, pptx = stored(version, "render.pdf"), stored(version, "deck.pptx")
+    assert pdf.sha256 == hashlib.sha256(bytes(pdf.body)).hexdigest() and pdf.size == len(bytes(pdf.body))
+    before = {name: owner.get(f"/versions/{version.pk}/{name}") for name in ("deck.pdf", "deck.pptx", "pdf/")}
+
+    def changed_renderer(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a frozen version is never rendered again")
+
+    monkeypatch.setattr(version_files, "render_pdf", changed_renderer)
+    monkeypatch.setattr(version_files, "render_pptx", changed_renderer)
+    monkeypatch.setattr(deck_images, "render_pdf", changed_renderer)
+    for name, first in before.items():
+        again = owner.get(f"/versions/{version.pk}/{name}")
+        assert again.status_code == 200 and again.content == first.content, name
+    assert before["deck.pdf"].content == before["pdf/"].content == bytes(pdf.body)
+    assert before["deck.pptx"].content == bytes(pptx.body)
+    assert (
+        before["deck.pdf"]["ETag"] == f'"{pdf.sha256}"' and before["deck.pptx"]["ETag"] == f'"{pptx.sha256}"'
+    )
+    assert owner.get(f"/versions/{version.pk}/slides/1.png").status_code == 200  # from the stored PDF
+
+    # A reader who has the file already is told so, without its bytes.
+    cached = owner.get(f"/versions/{version.pk}/deck.pdf", HTTP_IF_NONE_MATCH=f'"{pdf.sha256}"')
+    assert cached.status_code == 304 and cached.content == b"" and cached["ETag"] == f'"{pdf.sha256}"'
+    other = owner.get(f"/versions/{version.pk}/deck.pdf", HTTP_IF_NONE_MATCH='"something-else"')
+    assert other.status_code == 200 and other.content == bytes(pdf.body)
 
 
 def test_thumbnails_asked_for_all_at_once_wait_for_one_render_of_the_deck(
@@ -287,7 +330,7 @@ def test_an_escalated_deck_says_so_at_the_top_of_its_page(finished: Finished, ow
     assert sections.index("deck-escalated") < sections.index("deck-viewer")
 
 
-def test_the_page_as_pdf_lists_every_slide_of_the_deck(finished: Finished, owner: Client) -> None:
+def test_a_deck_versions_pdf_is_its_slides_every_one_of_them(finished: Finished, owner: Client) -> None:
     response = owner.get(f"/versions/{finished.version.pk}/pdf/")
     assert response.status_code == 200
     text = " ".join(

@@ -9,6 +9,7 @@ columns a review moves, ``status`` and ``published_at``, still change, the time 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from django.test import Client, override_settings
 from django.urls import path
 
 import memos.admin.review  # noqa: F401  # registers the review's admin pages (memos/admin/__init__.py imports it too)
-from memos.models import ArtefactVersion, AuditEvent, Brief, Run
+from memos.models import ArtefactVersion, AuditEvent, Brief, Run, VersionFile
 from memos.services.versions import content_hash, record, rendered_text
 from tests.memos.factories import company, run_for
 
@@ -87,7 +88,9 @@ def assert_intact(version: ArtefactVersion, before: str) -> None:
     assert content_hash(stored.kind, stored.content, stored.rendered_text) == stored.content_hash
 
 
-def refused(attempt: Callable[[], Any], error: type[Exception] = IntegrityError) -> str:
+def refused(
+    attempt: Callable[[], Any], error: type[Exception] | tuple[type[Exception], ...] = IntegrityError
+) -> str:
     """Run a write that must fail, inside a savepoint; the database's message."""
     with pytest.raises(error) as caught, transaction.atomic():
         attempt()
@@ -436,3 +439,60 @@ def test_a_superuser_changes_the_status_only_through_the_review(
     )
     assert posted.status_code == 403
     assert ArtefactVersion.objects.get(pk=version.pk).status == Status.READY_FOR_REVIEW
+
+
+def test_a_version_file_never_changes_nor_goes_and_always_is_its_own_hash(
+    version: ArtefactVersion, run: Run
+) -> None:
+    body = b"%PDF-1.7 the memo as frozen"
+    file = VersionFile.objects.create(
+        version=version,
+        name="render.pdf",
+        content_type="application/pdf",
+        sha256=hashlib.sha256(body).hexdigest(),
+        size=len(body),
+        body=body,
+    )
+    before = raw_row(VersionFile, file.pk)
+    edited = b"%PDF-1.7 the memo, edited after the vote"
+    changes: dict[str, Any] = {
+        "version": frozen_version(run, number=2),
+        "name": "deck.pptx",
+        "content_type": "text/plain",
+        "sha256": hashlib.sha256(edited).hexdigest(),
+        "size": len(edited),
+        "body": edited,
+        "created_at": datetime(2020, 1, 1, tzinfo=UTC),
+    }
+    assert sorted(changes) == sorted(f.name for f in VersionFile._meta.concrete_fields if not f.primary_key)
+    for column, value in changes.items():
+        stale = VersionFile.objects.get(pk=file.pk)
+        setattr(stale, column, value)
+        assert "append-only" in refused(stale.save)
+        refused(lambda: VersionFile.objects.filter(pk=file.pk).update(**{column: value}))  # noqa: B023
+    # The body, its hash and its size together, as a forger would change them, in raw SQL too.
+    with connection.cursor() as cursor:
+        sql = "UPDATE memos_versionfile SET body = %s, sha256 = %s, size = %s WHERE id = %s"
+        params = [edited, changes["sha256"], len(edited), file.pk]
+        assert "append-only" in refused(lambda: cursor.execute(sql, params))
+    for attempt in (
+        VersionFile.objects.get(pk=file.pk).delete,
+        VersionFile.objects.filter(pk=file.pk).delete,
+        lambda: ArtefactVersion.objects.filter(pk=version.pk).delete(),
+    ):
+        refused(attempt, (IntegrityError, ProtectedError))
+    assert raw_row(VersionFile, file.pk) == before
+
+    # A file whose hash or size is not its bytes' own never gets in: the ETag and the export can trust both.
+    other = frozen_version(run, number=3)
+    for lie in ({"sha256": "0" * 64}, {"size": len(body) + 1}):
+        row = {"sha256": hashlib.sha256(body).hexdigest(), "size": len(body)} | lie
+        assert "a_version_file_is_its_hash" in refused(
+            lambda: VersionFile.objects.create(
+                version=other,
+                name="render.pdf",
+                content_type="application/pdf",
+                body=body,
+                **row,  # noqa: B023
+            )
+        )

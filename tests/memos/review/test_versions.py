@@ -60,7 +60,7 @@ def test_a_finished_run_freezes_v1_and_its_committee_and_reviewers_each_get_one_
     assert version.sections["Headline thesis"] and version.sources
     assert all(source["kind"] in ("fact", "document") for source in version.sources)
     assert set(version.model_versions) >= {"evaluator", "synthesizer"}
-    assert version.changelog.startswith("first version of this brief")
+    assert version.changelog.startswith("first memo version of this brief")
     assert Motion.objects.get(version=version).is_open
     assert [e.action for e in version.audit.all()] == [Action.FROZEN, Action.MOTION_OPENED]
 
@@ -142,7 +142,7 @@ def test_votes_quorum_approval_and_publication_follow_the_rules_and_the_audit_tr
     ]
     assert {e.content_hash for e in version.audit.all()} == {version.content_hash}
     assert [str(m["Subject"]) for m in inbox.to("boss@desk.example")] == [
-        "[Analyst Desk] AAPL v1 was published"
+        "[Analyst Desk] AAPL memo v1 was published"
     ]
     assert "approved for publication" in str(inbox.to("ana@desk.example")[0]["Subject"])
     assert boss.get(f"/versions/{version.pk}/").status_code == 200
