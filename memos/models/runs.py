@@ -6,23 +6,36 @@ import uuid
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
 from memos.models.facts import Company
 
 DEFAULT_AUDIENCE = "Investment committee"
+MAX_WATCHLIST = 200  # symbols on one watchlist
 
 
 class Brief(models.Model):
-    """What an analyst asks: a company and a question for an audience."""
+    """What an analyst asks: a question for an audience about one subject, a company (a memo, a deck, the
+    agency's moves) or a watchlist of symbols (the sector screen). Exactly one of the two: a database
+    constraint, which memos.services.runs.start_run relies on to match a brief to its workflow's subject."""
 
     # Size limits a person sees as form errors (services.runs words them); the columns hold the same bounds.
     MAX_QUESTION_CHARS: ClassVar = 2000
     MAX_AUDIENCE_CHARS: ClassVar = 200
     MAX_NOTES_CHARS: ClassVar = 4000
 
-    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="briefs")
+    company = models.ForeignKey(
+        Company, on_delete=models.PROTECT, related_name="briefs", null=True, blank=True
+    )
+    symbols = ArrayField(
+        models.CharField(max_length=16),
+        default=list,
+        blank=True,
+        size=MAX_WATCHLIST,
+        help_text="a watchlist: the symbols a screen covers (a brief about a company has none)",
+    )
     question = models.TextField()
     audience = models.CharField(max_length=200, default=DEFAULT_AUDIENCE)
     notes = models.TextField(blank=True)
@@ -31,9 +44,27 @@ class Brief(models.Model):
 
     class Meta:
         ordering: ClassVar = ["-created_at"]
+        constraints: ClassVar = [
+            models.CheckConstraint(
+                condition=Q(company__isnull=False, symbols=[]) | Q(company__isnull=True) & ~Q(symbols=[]),
+                name="a_brief_is_about_a_company_or_a_watchlist",
+            ),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.company.ticker}: {self.question[:60]}"
+        return f"{self.subject}: {self.question[:60]}"
+
+    @property
+    def subject(self) -> str:
+        """What the brief is about, as pages and messages name it: the company's ticker, or the watchlist."""
+        if self.company is not None:
+            return self.company.ticker
+        return "watchlist " + ", ".join(self.symbols)
+
+    @property
+    def subject_kind(self) -> str:
+        """ "company" or "watchlist" (memos.pipeline.workflows.Subject)."""
+        return "company" if self.company_id is not None else "watchlist"
 
 
 class Run(models.Model):

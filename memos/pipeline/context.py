@@ -22,11 +22,11 @@ from pydantic import BaseModel
 
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.text.storable import storable
-from memos.models import AgentStep, Run
+from memos.models import AgentStep, Company, Run
 from memos.pipeline import claims, fanout
 from memos.pipeline.cards import publish_status, publish_step
 from memos.pipeline.claims import Hold
-from memos.pipeline.errors import shown
+from memos.pipeline.errors import StageFailed, shown
 from memos.pipeline.workflows import Workflow
 
 T = TypeVar("T", bound=BaseModel)
@@ -50,6 +50,17 @@ class StageContext:
     @property
     def run_id(self) -> str:
         return str(self.run.pk)
+
+    @property
+    def company(self) -> Company:
+        """The company the run's brief is about; a workflow about companies never meets a watchlist's brief
+        (memos.services.runs.start_run refuses it), so one here is a broken row, and the stage fails."""
+        company = self.run.brief.company
+        if company is None:
+            raise StageFailed(
+                f"the {self.workflow.name} workflow needs a company, and this brief is a watchlist"
+            )
+        return company
 
     @property
     def config(self) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
     what = _WHAT.get(event, event)
     # A brief's memos and decks are lines of their own: the subject names which one (a reader's notices list
     # both), and a delta is against the version before in the same line, on the same scale.
-    subject = f"[Analyst Desk] {brief.company.ticker} {version.named} {what}"[:200]
+    subject = f"[Analyst Desk] {brief.subject} {version.named} {what}"[:200]
     if version.score is None:
         score = "Score: not evaluated (it cannot be voted on until an evaluation succeeds)"
     else:
@@ -106,7 +106,7 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
         )
         score = f"Score: {version.score_label} {version.score:g}{moved}"
     lines = [
-        f"{brief.company.ticker} · {brief.question}",
+        f"{brief.subject} · {brief.question}",
         f"{version.named.capitalize()}, {version.get_status_display().lower()}.",
         score,
         f"Changes: {version.changelog}",

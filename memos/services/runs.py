@@ -97,7 +97,7 @@ def brief_nonce(brief: Brief) -> str:
     same question on the same company sends identical requests whoever asks it and in whichever brief, so the
     LLM ledger answers it without paying again.
     """
-    key = canonical_json({"fence": brief.company.ticker})
+    key = canonical_json({"fence": brief.subject})
     return hmac.new(settings.SECRET_KEY.encode(), key.encode(), hashlib.sha256).hexdigest()[:16]
 
 
@@ -149,6 +149,11 @@ def start_run(
         engine = workflow_for(workflow)
     except UnknownWorkflow as exc:
         raise ServiceError(str(exc)) from exc
+    if brief.subject_kind != engine.subject:
+        raise ServiceError(
+            f"{engine.choice.split(':')[0]} runs answer a brief about a {engine.subject}; "
+            f"this brief is about a {brief.subject_kind} ({brief.subject})."
+        )
     try:
         with transaction.atomic():
             check_active_runs(user)

@@ -230,7 +230,7 @@ def _downloads(version: ArtefactVersion) -> list[Download]:
 
 
 def stem_of(version: ArtefactVersion) -> str:
-    return f"{version.brief.company.ticker}-{version.label}"
+    return f"{version.brief.subject.replace(' ', '-').replace(',', '')}-{version.label}"
 
 
 def _slide_view(slide: Slide, image_url: str) -> SlideView:
@@ -366,7 +366,7 @@ def version_scores_json(request: HttpRequest, version_id: int) -> HttpResponse:
     """The version's scores as frozen, with the changelog of the laps that made it (seed 001 section 7)."""
     version, output = version_and_deck(request, version_id)
     document = {
-        "company": version.brief.company.ticker,
+        "company": version.brief.subject,
         "version": version.label,
         "score": version.score,
         "score_label": version.score_label,

@@ -78,6 +78,7 @@ def evidence_of(run: Run) -> dict[str, list[EvidenceItem]]:
     )
     if frozen:
         return EvidenceOutput.model_validate(frozen[0]).by_specialist()
+    assert run.brief.company is not None
     return select_evidence(run.brief.company, MemoConfig.model_validate(run.config).roster)
 
 

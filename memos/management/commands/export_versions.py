@@ -79,7 +79,7 @@ class Command(BaseCommand):
         total = len(files) + 1
         self.stdout.write(
             f"exported {len(versions)} {kind} version{'s' if len(versions) != 1 else ''} of brief {brief.pk} "
-            f"({brief.company.ticker}) to {root}: {written} file{'s' if written != 1 else ''} written, "
+            f"({brief.subject}) to {root}: {written} file{'s' if written != 1 else ''} written, "
             f"{total - written} unchanged; {len(new_rows)} index row{'s' if len(new_rows) != 1 else ''} "
             "appended"
         )

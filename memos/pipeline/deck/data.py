@@ -52,7 +52,7 @@ LABELS = {
 
 
 def run_data(ctx: StageContext) -> None:
-    company = ctx.run.brief.company
+    company = ctx.company
     step = ctx.step(FIGURES)
     ctx.start(step)
     ensure_company_facts(ctx, step, company)

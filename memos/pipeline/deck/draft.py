@@ -90,7 +90,7 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     a whole deck at once, the embedded 1.5B wrote one slide five times). A section whose slide could not be
     drafted is missing from the deck, and the scope gate says so."""
     scope = inputs(ctx).scope.scope
-    company = ctx.run.brief.company
+    company = ctx.company
     found = inputs(ctx).figures
     shared = {"company": company.name, "ticker": company.ticker}
     # The scope's section names and purposes are model-written, the brief a person's words, the rebuild note

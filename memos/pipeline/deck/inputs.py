@@ -59,7 +59,7 @@ class DeckInputs:
 
     @cached_property
     def frame(self) -> DeckFrame:
-        company, brief = self.ctx.run.brief.company, self.ctx.run.brief
+        company, brief = self.ctx.company, self.ctx.run.brief
         as_of = self.evidence.as_of
         return DeckFrame(
             company=company.name,

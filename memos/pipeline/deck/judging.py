@@ -28,6 +28,7 @@ from memos.models import Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.scope import scope_text
+from memos.pipeline.errors import StageFailed
 from memos.pipeline.prompts import model_written_anchors, template
 
 J = TypeVar("J", bound=BaseModel)
@@ -123,6 +124,8 @@ def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every cal
     frozen deck, so a calibration measures the judge the loop uses. ``model_written``: the dimensions whose
     anchor at 5 the rubric's version marks as a model's words (fenced, never in the system message)."""
     company = run.brief.company
+    if company is None:
+        raise StageFailed("a deck is about a company; this brief is a watchlist")
     proposal = scope.proposal
     guidance = "\n".join(f"- {d.dimension}: {d.five}" for d in proposal.descriptors) if proposal else "(none)"
     return template(name, run).render(

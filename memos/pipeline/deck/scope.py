@@ -32,7 +32,7 @@ def run_scope(ctx: StageContext) -> None:
 
 def frozen_scope(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
     """L1: the brief frozen into the sections, questions and decision the deck must serve."""
-    company = ctx.run.brief.company
+    company = ctx.company
     ctx.check()
     prompt = template("deck_scope", ctx.run).render(
         {"company": company.name, "ticker": company.ticker},
@@ -46,7 +46,7 @@ def frozen_scope(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
 def proposed_anchors(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
     """L2: brief-specific anchors on top of the governed rubrics. Guidance only: when they cannot be
     drafted, the deck goes on with the governed anchors and the step says why."""
-    company = ctx.run.brief.company
+    company = ctx.company
     frozen = inputs(ctx).scope
     try:
         ctx.check()

@@ -30,7 +30,7 @@ def memo_artefact(ctx: StageContext) -> Artefact:
     output = ctx.output(MEMO, MEMO, MemoOutput)
     if output is None:
         raise StageFailed("the memo step did not finish, so there is nothing to freeze")
-    company = ctx.run.brief.company
+    company = ctx.company
     catalog = catalog_of(evidence(ctx))
     fact_ids = frozenset(i for i, item in catalog.items.items() if item.kind == "fact")
     keep, said_in = kept_numbers(ctx), language(ctx)

@@ -15,7 +15,7 @@ from memos.pipeline.memo.reads import config
 
 
 def run_data(ctx: StageContext) -> None:
-    company = ctx.run.brief.company
+    company = ctx.company
     step = ctx.step(EVIDENCE)
     ctx.start(step)
     ensure_company_facts(ctx, step, company)

@@ -39,7 +39,7 @@ def run_evaluation(ctx: StageContext) -> None:
         return
     ctx.start(step)
     done = iterations(ctx)
-    company = ctx.run.brief.company
+    company = ctx.company
     briefs = briefs_text(specialist_outputs(ctx), audit_output(ctx))
     # A re-run of this stage (memos.services.rerun) is a new request, not the one that failed.
     request = str(config(ctx).evaluation_reruns + 1)

@@ -46,7 +46,7 @@ def delivered_memo(ctx: StageContext) -> MemoOutput:
     shown = catalysts.kept(memo, window)
     sections = _sections(memo, analysis, [c.event for c in shown])
     escape = done[-1].escape
-    company = ctx.run.brief.company
+    company = ctx.company
     bound = latest_readings(company, (binding.metric for binding in memo.falsifier_bindings))
     kept_bindings, dropped_bindings = bindings.check(memo, bound)
     return MemoOutput(

@@ -43,7 +43,10 @@ GAPS = (
 def script_for_run(run: Run, *, repeats: int = 2) -> dict[str, list[Any]]:
     """The rehearsal answers for a run that has not started: the evidence its data stage will select now."""
     config = MemoConfig.model_validate(run.config)
-    evidence = select_evidence(run.brief.company, config.roster)
+    company = run.brief.company
+    if company is None:
+        raise ValueError("a memo's rehearsal needs a brief about a company")
+    evidence = select_evidence(company, config.roster)
     return rehearsal_script(evidence, iterations=config.iterations, repeats=repeats)
 
 

@@ -48,7 +48,7 @@ def silent_brief(ctx: StageContext, name: str) -> SpecialistOutput:
     spec = SPECIALISTS[name]
     brief = SpecialistBrief(
         claims=[],
-        coverage_gaps=[f"No evidence in the data for {spec.scope} on {ctx.run.brief.company.ticker}."],
+        coverage_gaps=[f"No evidence in the data for {spec.scope} on {ctx.company.ticker}."],
         undercurrents=[],
         evidence_quality="none",
     )
@@ -58,7 +58,7 @@ def silent_brief(ctx: StageContext, name: str) -> SpecialistOutput:
 def ask_specialist(
     gw: LLMGateway, ctx: StageContext, name: str, items: list[EvidenceItem], catalog: EvidenceCatalog
 ) -> SpecialistOutput:
-    company = ctx.run.brief.company
+    company = ctx.company
     values = {"company": company.name, "ticker": company.ticker, "facts": fact_lines(items)}
     untrusted = {"brief": brief_block(ctx), "documents": document_block(items)}
     schema = brief_schema(name, tuple(item.evidence_id for item in items), config(ctx).max_claims)

@@ -191,7 +191,7 @@ def _synthesise(
     correction: str,
 ) -> tuple[SynthesisIteration, list[str]]:
     ctx, catalog = inputs.ctx, inputs.catalog
-    company = ctx.run.brief.company
+    company = ctx.company
     cited = [item for cid in inputs.cited if (item := catalog.get(cid)) is not None]
     # Facts are described by code; a document's summary carries its title and source, which are not.
     facts = "\n".join(fact_line(i) for i in cited if i.kind == "fact")

@@ -65,6 +65,8 @@ def open_watches(version: ArtefactVersion) -> None:
         ).update(status=FalsifierWatch.Status.CLOSED, closed_at=timezone.now())
     falsifiers, bindings = _bound(version.content)
     company = version.brief.company
+    if company is None:  # a memo is about a company; a watchlist's brief has no metric to watch
+        return
     watches = []
     for binding in bindings:
         baseline = latest_reading(company, binding.metric)

@@ -53,16 +53,30 @@ class CallFailed(Exception):
     """What a call inside a slot raised (a timeout, a refused answer): the slot must be given back."""
 
 
-def enters(limiter: Limiter, key: str) -> threading.Event:
-    """A thread that takes a slot of ``key`` (and gives it back): set once it got in."""
-    entered = threading.Event()
+class Entering:
+    """A thread that takes a slot of ``key`` and gives it back: ``wait`` until it got in, ``join`` until it
+    has given it back (before its limiter's Redis client is closed under it)."""
 
-    def take() -> None:
-        with limiter.slot(key):
-            entered.set()
+    def __init__(self, limiter: Limiter, key: str) -> None:
+        self.entered = threading.Event()
 
-    threading.Thread(target=take, daemon=True).start()
-    return entered
+        def take() -> None:
+            with limiter.slot(key):
+                self.entered.set()
+
+        self.thread = threading.Thread(target=take, daemon=True)
+        self.thread.start()
+
+    def wait(self, timeout: float) -> bool:
+        return self.entered.wait(timeout)
+
+    def join(self, timeout: float) -> None:
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the slot was never given back"
+
+
+def enters(limiter: Limiter, key: str) -> Entering:
+    return Entering(limiter, key)
 
 
 def test_each_endpoint_has_its_own_cap() -> None:
@@ -71,7 +85,7 @@ def test_each_endpoint_has_its_own_cap() -> None:
         second_on_a = enters(limiter, "a")
         assert enters(limiter, "b").wait(WAIT_S), "holding 'a' blocked 'b'"
         # Started before the one on "b", which got in and out meanwhile: "a" is full, so it still waits.
-        assert not second_on_a.is_set()
+        assert not second_on_a.entered.is_set()
     assert second_on_a.wait(WAIT_S), "'a' was not given back"
 
 
@@ -211,8 +225,10 @@ def test_a_killed_holders_slot_comes_free_when_its_lease_runs_out(private_redis:
         holder.join(timeout=10)
         killed = time.monotonic()
         # Free within one lease of the kill (the renewal just before it counts), not held for ever.
-        assert enters(limiter, "endpoint").wait(CRASH_LEASE_S + WAIT_S), "the killed holder kept its slot"
+        newcomer = enters(limiter, "endpoint")
+        assert newcomer.wait(CRASH_LEASE_S + WAIT_S), "the killed holder kept its slot"
         waited = time.monotonic() - killed
+        newcomer.join(WAIT_S)  # given back before the client closes under it
     finally:
         if holder.is_alive():
             holder.kill()

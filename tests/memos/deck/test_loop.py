@@ -67,6 +67,7 @@ def revision(lap: int, chart: list[str], *, figures: list[str] | None = None) ->
 
 
 def revenue_series(run: Run) -> list[str]:
+    assert run.brief.company is not None
     annual = [
         f.fact_id for f in deck_facts(run.brief.company) if f.metric == "revenue" and f.fiscal_period == "FY"
     ]

@@ -200,6 +200,7 @@ def test_a_finished_run_is_never_claimed_again(run: Run, monkeypatch: pytest.Mon
 
 
 def test_a_spent_budget_ends_the_run_with_a_status_that_says_so(run: Run, settings: Any) -> None:
+    Run.objects.filter(pk=run.pk).update(budget_tokens=1)  # the budget the run started with
     with fake_llm(script_for(run)) as server:
         settings.LLM_SETTINGS = fake_settings(server).model_copy(update={"run_budget_tokens": 1})
         driver.run_inline(str(run.pk))

@@ -53,6 +53,7 @@ from memos.models import (
     Run,
     SourceDocument,
     StageClaim,
+    VersionFile,
     Vote,
 )
 from memos.pipeline import driver
@@ -421,7 +422,8 @@ def rows_outside(run: Run) -> dict[str, dict[Any, dict[str, Any]]]:
             rows = rows.exclude(run=run)
         elif model is ArtefactVersion:  # the brief's versions: freezing adds one and supersedes older ones
             rows = rows.exclude(brief_id=run.brief_id)
-        elif model in (AuditEvent, Motion, Notice):  # what freezing records, checked in _the_desk_alone_froze
+        elif model in (AuditEvent, Motion, Notice, VersionFile):
+            # What freezing records and stores, checked in _the_desk_alone_froze.
             rows = rows.exclude(version__brief_id=run.brief_id)
         key = model._meta.pk.attname if model._meta.pk is not None else "id"
         snapshot[model._meta.label] = {row[key]: row for row in rows.values()}
@@ -560,6 +562,9 @@ def _the_desk_alone_froze(run: Run, label: str) -> None:
     assert set(events.values_list("action", flat=True)) <= DESK_ACTIONS, label
     assert not ArtefactVersion.objects.filter(published_at__isnull=False).exists(), label
     assert not ArtefactVersion.objects.filter(status=ArtefactVersion.Status.APPROVED).exists(), label
+    # Its files are the ones freezing renders for its kind (memos.services.version_files), nothing else.
+    files = VersionFile.objects.filter(version__brief_id=run.brief_id).values_list("name", flat=True)
+    assert set(files) <= {"render.pdf", "deck.pptx"}, label
 
 
 def _every_answer_was_served(plan: Hostile, served: list[dict[str, Any]], label: str) -> None:
