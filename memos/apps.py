@@ -23,8 +23,8 @@ class MemosConfig(AppConfig):
         # The engine never imports the services: what a run needs of them is handed to it here.
         hooks.install(
             hooks.EngineHooks(
-                prepare=versions.prepare,
-                freeze=versions.freeze_prepared,
+                prepare=versions.prepare_for_engine,
+                freeze=versions.freeze_for_engine,
                 before_exit=notifications.wait_for_mail,
             )
         )

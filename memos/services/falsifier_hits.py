@@ -131,7 +131,9 @@ def _hit(watch: FalsifierWatch, later: Reading) -> FalsifierWatch | None:
                 "run": str(run.pk) if run is not None else "",
             },
         )
-        notifications.notify(hit.version, Notice.Event.FALSIFIER_HIT, _people(hit), note=because)
+        notifications.notify(
+            version=hit.version, event=Notice.Event.FALSIFIER_HIT, recipients=_people(hit), note=because
+        )
     hit.refresh_from_db()
     log.info("%s: %s", hit.version, because)
     return hit

@@ -74,7 +74,7 @@ def version_url(version: ArtefactVersion) -> str:
     return settings.SITE_URL.rstrip("/") + reverse("version", args=[version.pk])
 
 
-def notify(version: ArtefactVersion, event: str, recipients: Iterable[User], *, note: str = "") -> None:
+def notify(*, version: ArtefactVersion, event: str, recipients: Iterable[User], note: str = "") -> None:
     """A notice for each recipient who has not had this one for this version; e-mails after commit."""
     people = {user.pk: user for user in recipients if user.is_active}
     if not people:

@@ -310,7 +310,9 @@ def cast_vote(*, version: ArtefactVersion, member: User, choice: str, rationale:
             )
         # The turnout is public, so its quorum may be announced; whether the threshold is met is not.
         if tally(locked, motion=motion).quorum_met and not quorum_before:
-            notifications.notify(locked, Notice.Event.QUORUM_REACHED, reviewers_for(locked))
+            notifications.notify(
+                version=locked, event=Notice.Event.QUORUM_REACHED, recipients=reviewers_for(locked)
+            )
         send_version_changed(locked.pk)
     return vote
 
@@ -335,9 +337,11 @@ def approve(*, version: ArtefactVersion, reviewer: User) -> ArtefactVersion:
         if counted.passed:
             _move(locked, expected=(Status.READY_FOR_REVIEW,), to=Status.APPROVED)
             record(locked, Action.APPROVED, actor=reviewer, detail=_tally_detail(counted))
-            close_motion(locked, "approved", actor=reviewer)
+            close_motion(version=locked, because="approved", actor=reviewer)
             others = [user for user in reviewers_for(locked) if user.pk != reviewer.pk]
-            notifications.notify(locked, Notice.Event.APPROVED, [locked.brief.owner, *others])
+            notifications.notify(
+                version=locked, event=Notice.Event.APPROVED, recipients=[locked.brief.owner, *others]
+            )
         else:
             refused = counted.shortfall()
             record(
@@ -365,8 +369,13 @@ def request_changes(*, version: ArtefactVersion, reviewer: User, comment: str) -
             )
         _move(locked, expected=(Status.READY_FOR_REVIEW, Status.APPROVED), to=Status.CHANGES_REQUESTED)
         record(locked, Action.CHANGES_REQUESTED, actor=reviewer, detail={"comment": comment})
-        close_motion(locked, "changes requested", actor=reviewer)
-        notifications.notify(locked, Notice.Event.CHANGES_REQUESTED, [locked.brief.owner], note=comment)
+        close_motion(version=locked, because="changes requested", actor=reviewer)
+        notifications.notify(
+            version=locked,
+            event=Notice.Event.CHANGES_REQUESTED,
+            recipients=[locked.brief.owner],
+            note=comment,
+        )
         send_version_changed(locked.pk)
     return locked
 
@@ -394,7 +403,7 @@ def publish(*, version: ArtefactVersion, reviewer: User) -> ArtefactVersion:
             locked.brief.owner,
             *notifications.members(Roles.COMMITTEE),
         ]
-        notifications.notify(locked, Notice.Event.PUBLISHED, audience)
+        notifications.notify(version=locked, event=Notice.Event.PUBLISHED, recipients=audience)
         send_version_changed(locked.pk)
     return locked
 

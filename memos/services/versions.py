@@ -77,7 +77,7 @@ class Prepared:
         )
 
 
-def prepare(run: Run, artefact: Artefact) -> Prepared:
+def prepare(*, run: Run, artefact: Artefact) -> Prepared:
     """The version ``artefact`` will be frozen as, with its files rendered. Call before the transaction that
     finishes the run, and hand the result to ``freeze``: it reads, and it renders, but it writes nothing."""
     brief = Brief.objects.select_related("company").get(pk=run.brief_id)
@@ -88,7 +88,7 @@ def prepare(run: Run, artefact: Artefact) -> Prepared:
     )
 
 
-def freeze(run: Run, artefact: Artefact, *, prepared: Prepared | None = None) -> ArtefactVersion:
+def freeze(*, run: Run, artefact: Artefact, prepared: Prepared | None = None) -> ArtefactVersion:
     """The run's artefact as the next version of its brief's line (or the version it already froze), with its
     files. Call inside a transaction; the brief row is locked so two runs of one brief cannot take the same
     number. Without ``prepared`` (or with one the line has moved past) the files are rendered here."""
@@ -129,10 +129,16 @@ def freeze(run: Run, artefact: Artefact, *, prepared: Prepared | None = None) ->
     return version
 
 
-def freeze_prepared(run: Run, artefact: Artefact, prepared: object) -> ArtefactVersion:
-    """``freeze`` as the run engine calls it (memos.pipeline.hooks): ``prepared`` is what ``prepare``
-    returned for this run, passed back untouched."""
-    return freeze(run, artefact, prepared=prepared if isinstance(prepared, Prepared) else None)
+# The run engine's hooks (memos.pipeline.hooks, installed by memos.apps): positional, as the engine calls
+# them; what ``prepare`` returned is handed back to ``freeze`` untouched.
+
+
+def prepare_for_engine(run: Run, artefact: Artefact) -> Prepared:
+    return prepare(run=run, artefact=artefact)
+
+
+def freeze_for_engine(run: Run, artefact: Artefact, prepared: object) -> ArtefactVersion:
+    return freeze(run=run, artefact=artefact, prepared=prepared if isinstance(prepared, Prepared) else None)
 
 
 def latest_in_line(brief: Brief, kind: str) -> ArtefactVersion | None:
@@ -288,11 +294,11 @@ def _supersede_open(brief: Brief, newest: ArtefactVersion) -> None:
         if not move_status(version, expected=ArtefactVersion.OPEN_STATUSES, to=Status.SUPERSEDED):
             continue
         record(version, Action.SUPERSEDED, detail={"by": newest.label})
-        close_motion(version, f"superseded by {newest.label}")
+        close_motion(version=version, because=f"superseded by {newest.label}")
         send_version_changed(version.pk)  # its open pages show it superseded, their vote closed
 
 
-def close_motion(version: ArtefactVersion, because: str, *, actor: Any = None) -> None:
+def close_motion(*, version: ArtefactVersion, because: str, actor: Any = None) -> None:
     closed = Motion.objects.filter(version=version, closed_at__isnull=True).update(
         closed_at=timezone.now(), closed_because=because[:200]
     )
@@ -314,12 +320,17 @@ def _announce(version: ArtefactVersion) -> None:
     committee = people[Roles.COMMITTEE]
     reviewers = [user for user in people[Roles.REVIEWER] if user not in committee]
     if version.evaluated:
-        notifications.notify(version, Notice.Event.VOTE_NEEDED, committee)
+        notifications.notify(version=version, event=Notice.Event.VOTE_NEEDED, recipients=committee)
     else:
-        notifications.notify(version, Notice.Event.FROZEN, committee)
-    notifications.notify(version, Notice.Event.FROZEN, reviewers)
+        notifications.notify(version=version, event=Notice.Event.FROZEN, recipients=committee)
+    notifications.notify(version=version, event=Notice.Event.FROZEN, recipients=reviewers)
     if version.scores.get("escalated"):
-        notifications.notify(version, Notice.Event.ESCALATED, [version.brief.owner], note=ESCALATED_NOTE)
+        notifications.notify(
+            version=version,
+            event=Notice.Event.ESCALATED,
+            recipients=[version.brief.owner],
+            note=ESCALATED_NOTE,
+        )
 
 
 def _pins_and_models(run: Run) -> tuple[dict[str, Any], dict[str, str]]:

@@ -143,7 +143,8 @@ def frozen_deck(owner: User) -> ArtefactVersion:
     content = cleared_r1(deck, composite=3.6).model_dump(mode="json")
     with transaction.atomic():
         return freeze(
-            run, Artefact(kind="deck", title="AAPL deck", content=content, sections={}, evaluated=False)
+            run=run,
+            artefact=Artefact(kind="deck", title="AAPL deck", content=content, sections={}, evaluated=False),
         )
 
 
@@ -154,8 +155,10 @@ def test_a_gold_score_refuses_a_memo_version_a_missing_dimension_and_a_second_sc
     memo_run = run_for(owner, company("MSFT", "Microsoft Corp.", 789019))
     with transaction.atomic():
         memo = freeze(
-            memo_run,
-            Artefact(kind="memo", title="memo", content={}, sections={"Thesis": "Hold."}, evaluated=True),
+            run=memo_run,
+            artefact=Artefact(
+                kind="memo", title="memo", content={}, sections={"Thesis": "Hold."}, evaluated=True
+            ),
         )
     full = dict.fromkeys(R2_KEYS, 3)
     with pytest.raises(ServiceError, match="only a deck version"):

@@ -50,8 +50,8 @@ def deck_brief(owner: User, ticker: str = "AAPL", *, kind: str = "deck") -> Brie
     )
     with transaction.atomic():
         freeze(
-            run,
-            Artefact(
+            run=run,
+            artefact=Artefact(
                 kind=kind,
                 title=f"{ticker} {kind}",
                 content={"title": f"{ticker} {kind}"},

@@ -312,8 +312,8 @@ def test_an_escalated_deck_says_so_at_the_top_of_its_page(finished: Finished, ow
     content = finished.version.content | never_refined
     with transaction.atomic():
         escalated = freeze(
-            finished.run,
-            Artefact(
+            run=finished.run,
+            artefact=Artefact(
                 kind="deck",
                 title="AAPL deck: escalated",
                 content=content,

@@ -50,8 +50,8 @@ def frozen(
     )
     with transaction.atomic():
         return freeze(
-            run,
-            Artefact(
+            run=run,
+            artefact=Artefact(
                 kind=kind,
                 title=f"AAPL {kind}: Is the services mix durable?",
                 content={"headline_thesis": thesis},

@@ -29,8 +29,8 @@ def version(alice: User, bob: User) -> ArtefactVersion:
     run = run_for(alice, company())
     with transaction.atomic():
         frozen = freeze(
-            run,
-            Artefact(
+            run=run,
+            artefact=Artefact(
                 kind="memo",
                 title="AAPL memo: Is the services mix durable?",
                 content={"headline_thesis": "Services keep growing."},

@@ -111,7 +111,7 @@ def test_a_motions_version_opening_and_pinned_policy_never_change(version: Artef
 
 def test_a_motion_closes_once_and_never_reopens_or_changes_after(version: ArtefactVersion) -> None:
     motion = Motion.objects.get(version=version)
-    close_motion(version, "changes requested")
+    close_motion(version=version, because="changes requested")
     closed = Motion.objects.get(pk=motion.pk)
     assert closed.closed_at is not None and closed.closed_because == "changes requested"
     before = row(Motion, motion.pk)
@@ -122,7 +122,9 @@ def test_a_motion_closes_once_and_never_reopens_or_changes_after(version: Artefa
     ):
         for message in every_path(Motion, motion.pk, column, value, sql):
             assert "is closed: it never changes again" in message, column
-    close_motion(version, "approved")  # closing again finds nothing open: no change, no audit row
+    close_motion(
+        version=version, because="approved"
+    )  # closing again finds nothing open: no change, no audit row
     assert row(Motion, motion.pk) == before
     assert version.audit.filter(action=AuditEvent.Action.MOTION_CLOSED).count() == 1
 
@@ -143,7 +145,7 @@ def test_a_vote_changes_while_its_motion_is_open_and_never_after_it_closed(
 ) -> None:
     cast = review.cast_vote(version=version, member=bob, choice="approve")
     Vote.objects.filter(pk=cast.pk).update(choice="reject", rationale="Changed my mind.")  # open: it may
-    close_motion(version, "changes requested")
+    close_motion(version=version, because="changes requested")
     before = row(Vote, cast.pk)
     for column, value, sql in (("choice", "approve", "'approve'"), ("rationale", "Edited later.", "'x'")):
         for message in every_path(Vote, cast.pk, column, value, sql):
@@ -154,7 +156,7 @@ def test_a_vote_changes_while_its_motion_is_open_and_never_after_it_closed(
 def test_no_vote_is_inserted_on_a_closed_motion_or_a_version_without_one(
     version: ArtefactVersion, bob: User, alice: User
 ) -> None:
-    close_motion(version, "changes requested")
+    close_motion(version=version, because="changes requested")
     assert "only while it is open" in refused(
         lambda: Vote.objects.create(version=version, member=bob, choice="approve")
     )

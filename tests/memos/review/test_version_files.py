@@ -115,19 +115,19 @@ def test_a_finish_retried_after_its_transaction_rolled_back_freezes_the_prepared
 ) -> None:
     run = run_for(ana, company(), status=Run.Status.DONE)
     artefact = Artefact(kind="memo", title="AAPL memo", content={}, sections=SECTIONS, evaluated=False)
-    prepared = prepare(run, artefact)
+    prepared = prepare(run=run, artefact=artefact)
     assert not ArtefactVersion.objects.exists(), "preparing writes nothing"
 
     class ConnectionLost(Exception):
         pass
 
     with pytest.raises(ConnectionLost), transaction.atomic():
-        freeze(run, artefact, prepared=prepared)
+        freeze(run=run, artefact=artefact, prepared=prepared)
         raise ConnectionLost  # the finish's transaction rolls back, version and files with it
     assert not ArtefactVersion.objects.exists() and not VersionFile.objects.exists()
 
     with transaction.atomic():
-        version = freeze(run, artefact, prepared=prepared)
+        version = freeze(run=run, artefact=artefact, prepared=prepared)
     (file,) = VersionFile.objects.filter(version=version)
     assert bytes(file.body) == prepared.files[0].body and version.created_at == prepared.version.created_at
     assert ArtefactVersion.objects.get().number == 1

@@ -50,8 +50,8 @@ def frozen(
         sections = {"Headline thesis": text or f"Memo at {score}"}
     with transaction.atomic():
         return freeze(
-            run,
-            Artefact(
+            run=run,
+            artefact=Artefact(
                 kind=kind,
                 title=f"AAPL {kind}",
                 content=content,

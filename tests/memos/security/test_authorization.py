@@ -1059,8 +1059,8 @@ def deck_values(owner: User, of: Company) -> dict[str, str]:
     )
     with transaction.atomic():
         version = freeze(
-            run,
-            Artefact(
+            run=run,
+            artefact=Artefact(
                 kind="deck",
                 title="AAPL deck: hold",
                 content=content,
@@ -1149,8 +1149,8 @@ def world(redis_url: str) -> Iterator[World]:
     finished = Run.objects.create(brief=run.brief, created_by=users["owner"], status=Run.Status.DONE)
     with transaction.atomic():
         version = freeze(
-            finished,
-            Artefact(
+            run=finished,
+            artefact=Artefact(
                 kind="memo",
                 title=f"AAPL memo: {MARKER}",
                 content={"headline_thesis": "Services keep growing."},
