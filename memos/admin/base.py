@@ -50,3 +50,17 @@ class RecordAdmin(ReadOnlyAdmin[M]):
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return superuser(request)
+
+
+class SuperuserAdmin(admin.ModelAdmin[M]):
+    """Pages only superusers open and change (the governed versions, the review policy, gold scores): model
+    permissions handed to a staff member do not open them. What may be added or deleted each page says."""
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return superuser(request)
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return superuser(request)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return superuser(request)

@@ -20,7 +20,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from agents.deck.rubrics import DECK_R1, DECK_R2
-from memos.admin.base import RecordAdmin, superuser
+from memos.admin.base import RecordAdmin, SuperuserAdmin, superuser
 from memos.models import ArtefactVersion, Calibration, GoldScore
 from memos.models.calibration import DECK_KIND, SCORE_MAX, SCORE_MIN
 from memos.services.calibration import active_rubric, composite_keys, gold_score_problems
@@ -87,17 +87,11 @@ def gold_score_form(scorer_id: int) -> type[GoldScoreForm]:
 
 
 @admin.register(GoldScore)
-class GoldScoreAdmin(admin.ModelAdmin[GoldScore]):
+class GoldScoreAdmin(SuperuserAdmin[GoldScore]):
     list_display = ("version", "rubric", "scored_by", "scores", "created_at")
     list_filter = ("rubric",)
     search_fields = ("version__brief__company__ticker", "version__title")
     list_select_related = ("version__brief__company", "scored_by")
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return superuser(request)
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return superuser(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return superuser(request)

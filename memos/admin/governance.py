@@ -27,7 +27,7 @@ from django.utils.safestring import SafeString
 from agents.llm.errors import PromptError
 from agents.llm.prompts import parse_prompt
 from agents.rubrics import Rubric
-from memos.admin.base import superuser
+from memos.admin.base import SuperuserAdmin
 from memos.models import PromptVersion, RubricVersion
 from memos.models.governance import GovernedVersion
 from memos.services import governance
@@ -82,7 +82,7 @@ class RubricVersionForm(VersionForm[RubricVersion]):
         fields = ("content", "note")
 
 
-class GovernedVersionAdmin(admin.ModelAdmin[V]):
+class GovernedVersionAdmin(SuperuserAdmin[V]):
     list_display = (
         "name",
         "version",
@@ -119,15 +119,6 @@ class GovernedVersionAdmin(admin.ModelAdmin[V]):
     _saved: ClassVar[WeakKeyDictionary[HttpRequest, GovernedVersion]] = WeakKeyDictionary()
 
     # --- who: superusers only; no adding from scratch, no deleting
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return superuser(request)
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return superuser(request)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return superuser(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from memos.admin.base import RecordAdmin, superuser
+from memos.admin.base import RecordAdmin, SuperuserAdmin, superuser
 from memos.models import ArtefactVersion, AuditEvent, FalsifierWatch, Motion, Notice, ReviewPolicy, Vote
 from memos.services.accounts import Roles
 from memos.services.notifications import members
@@ -201,22 +201,13 @@ class ReviewPolicyForm(forms.ModelForm[ReviewPolicy]):
 
 
 @admin.register(ReviewPolicy)
-class ReviewPolicyAdmin(admin.ModelAdmin[ReviewPolicy]):
+class ReviewPolicyAdmin(SuperuserAdmin[ReviewPolicy]):
     """The quorum and threshold a reviewer's approval needs (memos.services.review): one row, edited here,
     never added beside it or deleted."""
 
     form = ReviewPolicyForm
     list_display = ("__str__", "min_votes", "approval_share", "updated_at")
     readonly_fields = ("updated_at",)
-
-    def has_module_permission(self, request: HttpRequest) -> bool:
-        return superuser(request)
-
-    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return superuser(request)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return superuser(request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # The migration made the row; add only brings it back should it ever be missing.

@@ -44,9 +44,11 @@ from agents.memo.schemas import (
     SynthesisIteration,
 )
 from agents.text.figures import reader_segments
+from agents.text.scripts import Language
 from memos.live.events import run_group
 from memos.models import AgentStep, Company, FactRecord, LLMCall, Run, SourceDocument
 from memos.pipeline.cards import run_status_html, step_card_html
+from memos.pipeline.language import brief_language
 from memos.pipeline.memo.evidence import select_evidence
 from memos.pipeline.memo.plan import iteration_key
 from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
@@ -152,7 +154,11 @@ class Watch:
         return page
 
     def _violation(self, text: str) -> None:
-        parsed = text.startswith("script-src-attr blocked inline at") and "/static/js/run.js:" in text
+        # A refused hostile fragment is parsed, in a window-less document, by live.js (run.js's drawer uses the
+        # same parser): Chromium reports its inline handlers to the page's policy as the parser meets them.
+        parsed = text.startswith("script-src-attr blocked inline at") and (
+            "/static/js/live.js:" in text or "/static/js/run.js:" in text
+        )
         (self.parse_reports if self.hostile and parsed else self.violations).append(text)
 
     def _console(self, message: ConsoleMessage, url: str) -> None:
@@ -190,6 +196,8 @@ class Plan:
     steps: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     documents: dict[str, set[str]] = field(default_factory=dict)
     titles: dict[str, set[str]] = field(default_factory=dict)
+    # Each model-written field shown through the prose filter, with the pages that show it.
+    prose: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     def text(
         self, name: str, limit: int, *prose: str, plain: tuple[str, ...] = (), fallback: str = "plain words"
@@ -201,9 +209,21 @@ class Plan:
         filtered = "".join(part.text for part in reader_segments(text, frozenset()) if part.kind == "text")
         for key in prose:
             self.steps[key] |= ids & _ids(filtered)
+        if prose:
+            self.prose.append((text, prose))
         for key in plain:
             self.steps[key] |= ids
         return text or fallback
+
+    def withhold_other_scripts(self, language: Language) -> None:
+        """Once the brief exists: a sentence in another script than the brief's is withheld whole too
+        (agents.text.scripts), so its payloads are not on the pages that show the prose."""
+        for text, keys in self.prose:
+            before = "".join(part.text for part in reader_segments(text, frozenset()) if part.kind == "text")
+            after = reader_segments(text, frozenset(), language=language)
+            withheld = _ids(before) - _ids("".join(part.text for part in after if part.kind == "text"))
+            for key in keys:
+                self.steps[key] -= withheld
 
 
 # --- the attacker's material
@@ -389,6 +409,7 @@ def start_full_run(page: Page, plan: Plan, watch: Watch) -> Run:
     page.get_by_role("button", name="Start the run").click()
     page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}/$"))
     run = Run.objects.select_related("brief").get()
+    plan.withhold_other_scripts(brief_language(run.brief))
     expect(page.locator("#live")).to_have_attribute("data-state", "live")
     # The run page shows the question and the audience in full (the notes only reach the prompts and admin).
     assert _ids(run.brief.question) <= typed
