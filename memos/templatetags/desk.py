@@ -176,3 +176,9 @@ def plain_number(value: object) -> str:
         return "—"
     text = f"{value:f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+@register.filter
+def thousands(value: object) -> str:
+    """A count of tokens, calls or rows as a reader reads it: 250,000."""
+    return f"{value:,}" if isinstance(value, int) else str(value)

@@ -20,9 +20,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
 from memos.cache import cache_key, cached
-from memos.models import Company, FactRecord, SourceDocument
+from memos.models import ArtefactVersion, Company, FactRecord, SourceDocument
 from memos.pipeline.fact_store import fact_store_version
-from memos.services.access import can_start_runs, visible_runs
+from memos.services.access import can_start_runs, visible_runs, visible_versions
 from memos.services.holdings import Holdings, files_fingerprint, holdings
 
 HEADLINE_METRICS = ("revenue", "net_income", "operating_cash_flow")
@@ -79,9 +79,15 @@ def fact_store_html() -> SafeString:
 def home(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return render(request, "memos/landing.html")
+    published = ArtefactVersion.Status.PUBLISHED
     context = {
         "fact_store": fact_store_html(),
         "runs": visible_runs(request.user).select_related("brief__company")[:10],
+        # What the desk published, newest first: the executives' reading list (they see nothing else).
+        "published": visible_versions(request.user)
+        .filter(status=published)
+        .select_related("brief__company")
+        .order_by("-published_at")[:10],
         "can_start_runs": can_start_runs(request.user),
     }
     return render(request, "memos/home.html", context)

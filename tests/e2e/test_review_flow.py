@@ -229,7 +229,7 @@ def analyst_runs_v1(ana: Person, desk: Desk) -> ArtefactVersion:
     ana.page.goto(ana.page.url)
     ana.problems.clear()
     expect(ana.page.locator("#run-status")).to_have_attribute("data-status", run.status)
-    ana.page.get_by_role("link", name=re.compile(r"frozen as v1")).click()
+    ana.page.get_by_role("link", name=re.compile(r"frozen as memo v1")).click()
     ana.page.wait_for_url(f"{desk.base_url}/versions/{version.pk}/")
     expect(ana.page.locator("#version-status")).to_have_text("Ready for review")
     shot(ana.page, "01-v1-analyst")

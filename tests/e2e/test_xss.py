@@ -154,8 +154,9 @@ class Watch:
         return page
 
     def _violation(self, text: str) -> None:
-        # A refused hostile fragment is parsed, in a window-less document, by live.js (run.js's drawer uses the
-        # same parser): Chromium reports its inline handlers to the page's policy as the parser meets them.
+        # A refused hostile fragment is parsed, in a window-less document, by live.js (run.js's drawer uses
+        # the same parser): Chromium reports its inline handlers to the page's policy as the parser meets
+        # them.
         parsed = text.startswith("script-src-attr blocked inline at") and (
             "/static/js/live.js:" in text or "/static/js/run.js:" in text
         )

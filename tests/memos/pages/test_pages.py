@@ -1,8 +1,12 @@
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
+from django.utils import timezone
 
+from memos.models import ArtefactVersion
+from memos.services.accounts import Roles
 from tests.memos.factories import company, ledger_row, revenue_fact, run_for
+from tests.memos.review.support import frozen, member
 
 pytestmark = pytest.mark.django_db
 
@@ -52,3 +56,19 @@ def test_the_admin_lists_companies_facts_documents_runs_and_the_ledger(
 def test_the_login_page_refuses_a_wrong_password(client: Client, alice: User) -> None:
     page = client.post("/accounts/login/", {"username": "alice", "password": "wrong"})
     assert b"do not match" in page.content
+
+
+def test_an_executive_finds_what_was_published_on_the_home_page_and_nothing_else(
+    client: Client, alice: User
+) -> None:
+    """The executives read published versions only; the home page lists them, newest first."""
+    executive = member("eve", Roles.EXECUTIVE)
+    published, draft = frozen(alice), frozen(alice, thesis="Not yet approved.")
+    ArtefactVersion.objects.filter(pk=published.pk).update(
+        status=ArtefactVersion.Status.PUBLISHED, published_at=timezone.now()
+    )
+    client.force_login(executive)
+    page = client.get("/").content.decode()
+    assert 'id="published"' in page
+    assert f'href="/versions/{published.pk}/"' in page and f'href="/versions/{draft.pk}/"' not in page
+    assert "AAPL</strong> memo v1" in page

@@ -20,9 +20,9 @@ from tests.memos.factories import company, evaluation_output, revenue_fact, run_
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 
 FRAGMENT = {"X-Desk-Fragment": "1"}
-# Session, user, the reader's roles (two reads) and the page's own few; the home page reads six more for its
-# company rows when they are not in the cache.
-MOST_QUERIES = 12
+# Session, user, the reader's roles (two reads) and the page's own few (the home page: its runs and what was
+# published); the home page reads six more for its company rows when they are not in the cache.
+MOST_QUERIES = 13
 
 
 def queries(client: Client, path: str, headers: dict[str, str] | None = None) -> list[str]:

@@ -373,6 +373,6 @@ def test_the_run_page_shows_the_token_budget_a_run_started_with(
     assert run.budget_tokens == DEFAULT_RUN_BUDGET_TOKENS
     client.force_login(alice)
     page = text_of(client.get(f"/runs/{run.pk}/").content.decode())
-    assert f"0 tokens of its {DEFAULT_RUN_BUDGET_TOKENS}-token budget" in page
+    assert f"0 tokens of its {DEFAULT_RUN_BUDGET_TOKENS:,}-token budget" in page
     Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE, budget_tokens=None)
     assert "0 tokens (no budget)" in text_of(client.get(f"/runs/{run.pk}/").content.decode())
