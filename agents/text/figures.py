@@ -6,20 +6,19 @@ Not figures, so they stay: references to time (calendar years, quarter labels, d
 any number the analyst's own brief contains (``keep``: "over the next 12 months" in the question may come
 back in the memo). Counts and durations written in words have no digits and are never touched.
 
-``segments`` splits prose token by token; ``reader_segments`` is what a reader sees: a sentence that stated
-a figure nobody can trace, or that slipped into another script than the brief's (agents.text.scripts), is
-withheld whole, with code's note saying what it stated and why it is gone, so no sentence is left with a
-hole in it.
+``segments`` splits prose token by token; what a reader sees is ``agents.text.reader.paragraph``: a sentence
+that stated a figure nobody can trace, or that slipped into another script than the brief's
+(agents.text.scripts), is withheld whole, so no sentence is left with a hole in it, and one line at the
+end of its paragraph says what was withheld and why.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agents.text.scripts import Language, Slip, note, slips
+from agents.text.scripts import Language, slips
 from agents.text.sentences import sentences
 
 REF = re.compile(r"\[\[([A-Za-z0-9.\-]+:[a-z0-9_]+:[A-Za-z0-9\-]+)\]\]")
@@ -75,7 +74,21 @@ MONEY = re.compile(
     r"[$€£¥₹]|\b(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW)|(?:bn|billion|million|trillion|mn|tn)\b"
     r"|\d(?:[kKmMbB])\b",
 )
-MULTIPLE = re.compile(r"\d\s?x\b|fold", re.IGNORECASE)
+MULTIPLE = re.compile(r"\d\s?x\b|fold|\btimes\b", re.IGNORECASE)
+# A figure spelled out: a number word with a unit ("eight percent", "two billion dollars", "three times"). A
+# decoder that may not type digits (agents.text.patterns) can still say a number in words; with a unit it is
+# a figure the model owns, and goes like a typed one. A count in words ("three risks") is no figure.
+_UNITS_WORD = (
+    r"zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen"
+    r"|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a\s+hundred"
+    r"|hundred|a\s+thousand|thousand|a\s+half|half\s+a|one\s+and\s+a\s+half|a\s+quarter"
+)
+SPELLED = re.compile(
+    rf"\b(?:{_UNITS_WORD})(?:[\s-]+(?:{_UNITS_WORD}))*"
+    r"[\s-]+(?:hundred[\s-]+)?(?:percent(?:age\s+points?)?|per\s+cent|basis\s+points?|bps|trillion|billion"
+    r"|million|dollars?|cents?|times|fold)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -122,27 +135,6 @@ def _merged(parts: list[Segment]) -> list[Segment]:
     return out
 
 
-def reader_segments(
-    text: str, known_ids: Ids, keep: frozenset[str] = frozenset(), language: Language | None = None
-) -> list[Segment]:
-    """What a reader is shown: sentence by sentence, a sentence with nothing removed as it is (text and fact
-    references), a sentence that stated a figure nobody can trace, or (given the brief's ``language``) that
-    slipped into another script (agents.text.scripts), replaced whole by a "withheld" note."""
-    out: list[Segment] = []
-    for sentence in sentences(text):
-        parts = segments(sentence, known_ids, keep)
-        removed = [part.what for part in parts if part.kind == "removed"]
-        slipped = slips(sentence, language) if language is not None else []
-        if not removed and not slipped:
-            out.extend(parts)
-            continue
-        trailing = sentence[len(sentence.rstrip()) :]
-        out.append(Segment("withheld", withheld_note(removed, slipped)))
-        if trailing:
-            out.append(Segment("text", trailing))
-    return _merged(out)
-
-
 def withheld_sentences(
     text: str, known_ids: Ids, keep: frozenset[str] = frozenset(), language: Language | None = None
 ) -> list[list[str]]:
@@ -158,22 +150,7 @@ def withheld_sentences(
     return out
 
 
-def withheld_note(removed: Iterable[str], slipped: Sequence[Slip] = ()) -> str:
-    """Code's words for a withheld sentence: what it stated and why it is not shown (no figure in it; the
-    characters of another script, which are no figure, named)."""
-    kinds = list(dict.fromkeys(removed))
-    typed = [kind for kind in kinds if kind != UNKNOWN_REFERENCE]
-    reasons = []
-    if typed:
-        reasons.append(f"it stated {_joined(typed)} the model typed, which no cited fact backs")
-    if UNKNOWN_REFERENCE in kinds:
-        reasons.append("it referred to a figure the run was not given")
-    if slipped:
-        reasons.append(f"it slipped into another script than the brief's ({note(slipped)})")
-    return f"(A sentence is withheld here: {'; '.join(reasons)}.)"
-
-
-def _joined(items: list[str]) -> str:
+def joined(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
@@ -222,6 +199,17 @@ def _not_a_figure(text: str, match: re.Match[str], keep: frozenset[str]) -> bool
 
 
 def _plain(text: str, keep: frozenset[str]) -> list[Segment]:
+    out: list[Segment] = []
+    position = 0
+    for match in SPELLED.finditer(text):
+        out.extend(_digits(text[position : match.start()], keep))
+        out.append(Segment("removed", REMOVED, what=figure_kind(match.group(0))))
+        position = match.end()
+    out.extend(_digits(text[position:], keep))
+    return out
+
+
+def _digits(text: str, keep: frozenset[str]) -> list[Segment]:
     out: list[Segment] = []
     position = 0
     for match in NUMBER.finditer(text):

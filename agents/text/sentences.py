@@ -27,12 +27,21 @@ _FINISHED = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
 ELLIPSIS = "…"
 
 
+# A dot that ends an abbreviation, not a sentence: "Apple Inc. reported", "the U.S. market", "e.g. cloud".
+# Split there, a paragraph about "Apple Inc." read as a run of two-word sentences.
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Inc|Corp|Co|Ltd|Plc|Mr|Mrs|Ms|Dr|St|vs|approx|No|Jr|Sr)|\b(?:[A-Za-z]\.)+[A-Za-z])$"
+)
+
+
 def sentences(text: str) -> list[str]:
     """The text's sentences, each with its end mark and the blank after it; the tail without an end mark
     (if any) is the last item."""
     out: list[str] = []
     start = 0
     for match in _END.finditer(text):
+        if match.group(0) == "." and _ABBREVIATION.search(text, 0, match.start()):
+            continue
         end = match.end()
         while end < len(text) and text[end].isspace():
             end += 1
@@ -80,7 +89,7 @@ def _bound(metadata: Iterable[Any]) -> int | None:
     return None
 
 
-def _bounds(model: type[BaseModel], name: str) -> tuple[int | None, int | None]:
+def field_bounds(model: type[BaseModel], name: str) -> tuple[int | None, int | None]:
     """The field's own length bound, and (for a list of strings) each item's."""
     field = model.model_fields[name]
     item_bound = None
@@ -105,7 +114,7 @@ def _trim(value: Any, path: str, trimmed: list[str]) -> Any:
         for name in type(value).model_fields:
             current = getattr(value, name)
             here = f"{path}.{name}" if path else name
-            bound, item_bound = _bounds(type(value), name)
+            bound, item_bound = field_bounds(type(value), name)
             new: Any
             if isinstance(current, str) and bound is not None:
                 new = _trim_text(current, bound)
@@ -133,3 +142,36 @@ def _trim_text(text: str, bound: int) -> str:
         return text
     whole = last_whole(text)
     return whole or text
+
+
+def within_bounds(model: type[BaseModel], data: Any) -> Any:
+    """``data`` (a model's dump) with every string longer than ``model`` allows cut back to the whole
+    sentences that fit (``fit``): what a decoder wrote under a pattern that counts a reference as one unit
+    (agents.text.patterns) may pass the character bound its base schema keeps."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for name, info in model.model_fields.items():
+        value = out.get(name)
+        bound, item_bound = field_bounds(model, name)
+        inner = _model_in(info.annotation)
+        if isinstance(value, str) and bound is not None and len(value) > bound:
+            out[name] = fit(value, bound)
+        elif isinstance(value, list) and item_bound is not None:
+            out[name] = [fit(item, item_bound) if isinstance(item, str) else item for item in value]
+        elif isinstance(value, list) and inner is not None:
+            out[name] = [within_bounds(inner, item) for item in value]
+        elif isinstance(value, dict) and inner is not None:
+            out[name] = within_bounds(inner, value)
+    return out
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds: itself, a list of it, or it or None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None

@@ -10,7 +10,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from agents.data.formatting import format_value
-from agents.text.figures import brief_numbers, reader_segments, segments
+from agents.text.figures import brief_numbers, segments
+from agents.text.reader import paragraph
 from agents.text.scripts import Language
 from agents.text.sentences import fit
 from memos.models import Brief, FactRecord
@@ -70,9 +71,10 @@ def _fact_link(fact: FactRecord) -> SafeString:
 @register.simple_tag
 def prose(text: object, refs: object = None, brief: object = None) -> SafeString:
     """Model-written text: ``[[fact id]]`` becomes the fact's value linked to its page; a sentence in which
-    the model typed a figure, or slipped into another script than the ``brief``'s, is withheld whole, code's
-    note in its place saying what it stated and why (agents.text.figures.reader_segments); numbers the
-    analyst's ``brief`` contains are the analyst's and stay; everything else is escaped text."""
+    the model typed a figure, or slipped into another script than the ``brief``'s, is not shown, and one
+    line of code's at the end of the paragraph says how many were withheld and why
+    (agents.text.reader.paragraph); a sentence said twice is shown once; numbers the analyst's ``brief``
+    contains are the analyst's and stay; everything else is escaped text."""
     if not isinstance(text, str):
         return SafeString("")
     known = refs if isinstance(refs, Refs) else _NO_REFS
@@ -82,21 +84,25 @@ def prose(text: object, refs: object = None, brief: object = None) -> SafeString
         else frozenset()
     )
     said_in = _language(brief) if isinstance(brief, Brief) else None
+    shown = paragraph(text, known.known, keep, said_in)
     parts: list[SafeString] = []
-    for segment in reader_segments(text, known.known, keep, said_in):
+    for segment in shown.parts:
         fact = known.facts.get(segment.fact_id) if segment.kind == "fact" else None
         if fact is not None:
             parts.append(_fact_link(fact))
         elif segment.kind == "text":
             parts.append(format_html("{}", segment.text))
         else:
-            parts.append(
-                format_html(
-                    '<em class="withheld small muted" title="withheld by code: figures come only from cited '
-                    'facts">{}</em>',
-                    segment.text if segment.kind == "withheld" else "figure removed",
-                )
+            parts.append(format_html('<em class="withheld small muted">{}</em>', "figure removed"))
+    if shown.note:
+        parts.append(
+            format_html(
+                '{}<em class="withheld small muted" title="withheld by code: figures come only from cited '
+                'facts">({})</em>',
+                " " if parts else "",
+                shown.note,
             )
+        )
     return format_html_join("", "{}", ((part,) for part in parts))
 
 

@@ -43,7 +43,7 @@ from agents.memo.schemas import (
     SpecialistBrief,
     SynthesisIteration,
 )
-from agents.text.figures import reader_segments
+from agents.text.reader import paragraph
 from agents.text.scripts import Language
 from memos.live.events import run_group
 from memos.models import AgentStep, Company, FactRecord, LLMCall, Run, SourceDocument
@@ -207,7 +207,7 @@ class Plan:
         removes figures, and with them a payload word that has a digit in it), those in ``plain`` as is."""
         text, ids = self.placer.take(name, limit)
         # What a reader is shown: a sentence with a typed figure in it is withheld whole.
-        filtered = "".join(part.text for part in reader_segments(text, frozenset()) if part.kind == "text")
+        filtered = "".join(part.text for part in paragraph(text, frozenset()).parts if part.kind == "text")
         for key in prose:
             self.steps[key] |= ids & _ids(filtered)
         if prose:
@@ -220,8 +220,8 @@ class Plan:
         """Once the brief exists: a sentence in another script than the brief's is withheld whole too
         (agents.text.scripts), so its payloads are not on the pages that show the prose."""
         for text, keys in self.prose:
-            before = "".join(part.text for part in reader_segments(text, frozenset()) if part.kind == "text")
-            after = reader_segments(text, frozenset(), language=language)
+            before = "".join(part.text for part in paragraph(text, frozenset()).parts if part.kind == "text")
+            after = paragraph(text, frozenset(), language=language).parts
             withheld = _ids(before) - _ids("".join(part.text for part in after if part.kind == "text"))
             for key in keys:
                 self.steps[key] -= withheld

@@ -1,9 +1,9 @@
 """The memo as a frozen version's artefact: its output as JSON, its sections as plain text, its scores.
 
-Code only: each section is the memo's text as a reader is shown it (agents.text.figures.reader_segments): a
+Code only: each section is the memo's text as a reader is shown it (agents.text.reader.paragraph): a
 sentence in which the model typed a figure, or slipped into another script than the brief's, is withheld
-whole with code's note in its place, a reference the
-run was given stays ``[[fact id]]`` (the version page shows the fact's value beside it). The score is the
+whole, with code's one line for the paragraph at its end; a reference the run was given stays
+``[[fact id]]`` (the version page shows the fact's value beside it). The score is the
 evaluator's calibrated J+ as code recalibrated it; what it cites is the memo's own load-bearing ids plus every
 reference in its text.
 """
@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from agents.memo.outputs import MemoOutput
 from agents.memo.schemas import JMINUS_DIMENSIONS
-from agents.text.figures import fact_ids_in, reader_segments
+from agents.text.figures import fact_ids_in
+from agents.text.reader import paragraph
 from agents.text.scripts import Language
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
@@ -63,14 +64,10 @@ def memo_artefact(ctx: StageContext) -> Artefact:
 
 def reader_text(text: str, fact_ids: frozenset[str], keep: frozenset[str], said_in: Language) -> str:
     """``text`` as the memo page shows it, in plain text."""
-    parts = []
-    for segment in reader_segments(text, fact_ids, keep, said_in):
-        if segment.kind == "fact":
-            parts.append(f"[[{segment.fact_id}]]")
-        elif segment.kind == "text":
-            parts.append(segment.text)
-        else:
-            parts.append(f"[{segment.text if segment.kind == 'withheld' else 'figure removed'}]")
+    shown = paragraph(text, fact_ids, keep, said_in)
+    parts = [f"[[{part.fact_id}]]" if part.kind == "fact" else part.text for part in shown.parts]
+    if shown.note:
+        parts.append(f"{' ' if parts else ''}[({shown.note})]")
     return "".join(parts)
 
 

@@ -12,11 +12,11 @@ from agents.memo.schemas import SynthesisIteration
 from agents.text.figures import (
     Segment,
     brief_numbers,
-    reader_segments,
     removed_count,
     segments,
     withheld_sentences,
 )
+from agents.text.reader import paragraph
 from agents.text.sentences import fit, last_whole, sentences, trim_cut
 from tests.agents.memo.answers import iteration
 
@@ -54,28 +54,28 @@ def test_numbers_from_the_analysts_own_brief_are_not_figures() -> None:
 )
 def test_dates_durations_and_counts_stay(text: str) -> None:
     assert segments(text, set()) == [Segment("text", text)]
-    assert reader_segments(text, set()) == [Segment("text", text)]
+    assert paragraph(text, set()).parts == [Segment("text", text)]
 
 
-def test_a_sentence_with_a_typed_figure_is_withheld_whole_with_codes_note() -> None:
+def test_a_sentence_with_a_typed_figure_is_withheld_whole_with_one_line_for_its_paragraph() -> None:
     text = f"Revenue reached [[{FACT}]]. It grew 17.35% to $3.4bn on the year. Services carry the mix."
-    parts = reader_segments(text, {FACT})
-    assert [part.kind for part in parts] == ["text", "fact", "text", "withheld", "text"]
-    note = next(part.text for part in parts if part.kind == "withheld")
-    assert note == (
-        "(A sentence is withheld here: it stated a percentage and an amount the model typed, "
-        "which no cited fact backs.)"
+    shown_paragraph = paragraph(text, {FACT})
+    assert [part.kind for part in shown_paragraph.parts] == ["text", "fact", "text"]
+    assert shown_paragraph.note == (
+        "Code withheld a sentence of this paragraph: it stated a percentage and an amount the model typed, "
+        "which no cited fact backs."
     )
-    assert "grew" not in shown(parts) and numerals(note) == []
-    assert shown(parts).endswith(" Services carry the mix.")
+    assert "grew" not in shown(shown_paragraph.parts) and numerals(shown_paragraph.note) == []
+    assert shown(shown_paragraph.parts).endswith(". Services carry the mix.")
     assert withheld_sentences(text, {FACT}) == [["a percentage", "an amount"]]
 
 
 def test_a_reference_to_a_figure_the_run_was_not_given_withholds_its_sentence() -> None:
-    parts = reader_segments("Margins held at [[AAPL:revenue:FY2099]].", {FACT})
-    assert parts == [
-        Segment("withheld", "(A sentence is withheld here: it referred to a figure the run was not given.)")
-    ]
+    found = paragraph("Margins held at [[AAPL:revenue:FY2099]].", {FACT})
+    assert found.parts == []
+    assert (
+        found.note == "Nothing of this paragraph can be shown: it referred to a figure the run was not given."
+    )
 
 
 def test_sentences_split_at_their_end_marks_not_inside_decimals_or_words() -> None:

@@ -1,0 +1,111 @@
+"""Model prose as a reader gets it: whole sentences, one line of code's at the end of a paragraph for what it
+withheld, and no sentence twice.
+
+Every workflow shows model-written paragraphs (a memo's analysis, a deck's bullets, a debate's turns, a sector
+narrative) under the same rule: a sentence that states a figure no cited fact backs, or slips into another
+script than the brief's, is not shown (agents.text.figures). A note in place of each such sentence made a
+paragraph read "Apple Inc. [withheld] Apple Inc. [withheld]"; here the paragraph keeps the sentences it can
+show, in order, and ends with one line saying how many were withheld and why. A paragraph left with nothing
+says so in that one line. A sentence the model wrote twice in a paragraph is shown once (a small model
+repeats itself when it runs out of things to say), and counted.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from agents.text.figures import Ids, Segment, joined, segments
+from agents.text.scripts import Language, Slip, note, slips
+from agents.text.sentences import sentences
+
+_BLANKS = re.compile(r"\s+")
+UNKNOWN = "a reference to a figure the run was not given"
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """What a reader is shown of one model-written paragraph."""
+
+    parts: list[Segment]  # the sentences shown, as text and fact references
+    sentences: int  # sentences the model wrote (repeats included)
+    withheld: int  # sentences withheld
+    repeated: int  # sentences collapsed because the paragraph already said them
+    reasons: list[str] = field(default_factory=list)  # why, in code's words, for the note
+    slipped: list[Slip] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not any(part.text.strip() for part in self.parts)
+
+    @property
+    def note(self) -> str:
+        """Code's one line for the paragraph ("" when nothing was withheld)."""
+        if not self.withheld:
+            return ""
+        why = "; ".join(self.reasons)
+        if self.empty:
+            return f"Nothing of this paragraph can be shown: {why}."
+        count = "a sentence" if self.withheld == 1 else f"{self.withheld} sentences"
+        return f"Code withheld {count} of this paragraph: {why}."
+
+
+def paragraph(
+    text: str, known_ids: Ids, keep: frozenset[str] = frozenset(), language: Language | None = None
+) -> Paragraph:
+    """``text`` as a reader is shown it: the sentences with nothing to withhold, repeats collapsed, and the
+    kinds of figure (and scripts) of those withheld, for the paragraph's one note."""
+    parts: list[Segment] = []
+    seen: set[str] = set()
+    kinds: list[str] = []
+    slipped: list[Slip] = []
+    total = withheld = repeated = 0
+    for sentence in sentences(text):
+        if not sentence.strip():
+            continue
+        total += 1
+        key = _key(sentence)
+        if key in seen:
+            repeated += 1
+            continue
+        seen.add(key)
+        pieces = segments(sentence, known_ids, keep)
+        removed = [piece.what for piece in pieces if piece.kind == "removed"]
+        found = slips(sentence, language) if language is not None else []
+        if removed or found:
+            withheld += 1
+            kinds.extend(removed)
+            slipped.extend(found)
+            continue
+        parts.extend(pieces)
+    return Paragraph(_merged(parts), total, withheld, repeated, _reasons(kinds, slipped), slipped)
+
+
+def _key(sentence: str) -> str:
+    return _BLANKS.sub(" ", unicodedata.normalize("NFKC", sentence)).strip().casefold()
+
+
+def _merged(parts: list[Segment]) -> list[Segment]:
+    out: list[Segment] = []
+    for part in parts:
+        if out and part.kind == "text" and out[-1].kind == "text":
+            out[-1] = Segment("text", out[-1].text + part.text)
+        else:
+            out.append(part)
+    if out and out[-1].kind == "text":
+        out[-1] = Segment("text", out[-1].text.rstrip())
+    return out
+
+
+def _reasons(kinds: list[str], slipped: list[Slip]) -> list[str]:
+    distinct = list(dict.fromkeys(kinds))
+    typed = [kind for kind in distinct if kind != UNKNOWN]
+    reasons = []
+    if typed:
+        reasons.append(f"it stated {joined(typed)} the model typed, which no cited fact backs")
+    if UNKNOWN in distinct:
+        reasons.append("it referred to a figure the run was not given")
+    if slipped:
+        reasons.append(f"it slipped into another script than the brief's ({note(slipped)})")
+    return reasons
