@@ -1,0 +1,139 @@
+"""A figure a decoder cannot type: a JSON-schema ``pattern`` for model prose that admits digits only where
+they are not the model's figures.
+
+An endpoint that enforces the schema compiles the pattern into its decoder (llama-server turns a string's
+``pattern`` into grammar rules; hosted structured outputs accept a pattern too), so the model cannot write
+"grew 12%": where it reaches for a figure, the only way on is a ``[[fact id]]`` reference to a fact it was
+given, which code renders from the fact store. Digits are admitted only in:
+
+- a reference to one of the ids the writer was shown (the list is the run's own, so an id cannot be made up);
+- a year or an ISO date ("in 2025", "FY2025", "(2026-03-31"), and a quarter ("Q3");
+- the numbers the analyst's brief contains ("over the next 12 months"): the analyst's, not the model's.
+
+A year or a number of the brief starts after a blank, a bracket or "FY", never right after a digit: a small
+model under the pattern otherwise glues them into a figure ("12,121950" from "12" and "1950"). Forms such
+as "10-K" are left out for the same reason (the 0.5B model wrote "USD 10-Quarterly").
+
+What the pattern cannot stop (a number in words, "eight percent") code still withholds
+(agents.text.figures.SPELLED), and an endpoint that ignores patterns is answered by the same code as before:
+the pattern is sent in the schema, never checked against an answer, so a backend without it costs nothing.
+
+llama.cpp drops a string's ``maxLength`` when it has a ``pattern`` (the pattern wins), so the pattern carries
+the bound itself as a count of units: a character, or one whole reference, year or date. A reference is
+longer than one character, so a string may pass its character bound by what its references add; the narrowed
+schema allows for that (``allowance``) and code cuts such a string back to its whole sentences within the
+bound (agents.text.sentences.fit_whole).
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Iterable
+from datetime import date
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, Field, create_model
+from pydantic.fields import FieldInfo
+
+from agents.text.sentences import field_bounds
+
+M = TypeVar("M", bound=BaseModel)
+
+# Not a digit, not a bracket (brackets open references), not a quote, a backslash or a control character:
+# llama.cpp writes a pattern's characters into the JSON string as they are, so these would break the JSON.
+PLAIN = r'[^0-9\[\]"\\\x00-\x1f\x7f]'
+DATES = r"(?:[ (]|FY)(?:19|20)[0-9]{2}(?:-[01][0-9]-[0-3][0-9])?"
+LABELS = r"Q[1-4]"
+REFERENCE_EXTRA = 4  # "[[" and "]]"
+MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance
+
+
+def _literal(text: str) -> str:
+    """``text`` as a pattern matches it literally, escaped the way every backend reads (no \\d, no \\Q)."""
+    return "".join(f"\\{char}" if char in ".^$|?*+()[]{}\\/-" else char for char in text)
+
+
+def prose_pattern(ids: Iterable[str], keep: Iterable[str] = (), *, bound: int) -> str:
+    """The pattern for a prose field of at most ``bound`` units: plain characters, references to ``ids``,
+    dates, labels and the brief's numbers ``keep``."""
+    units = [PLAIN]
+    references = sorted(set(ids))
+    if references:
+        units.append(r"\[\[(?:" + "|".join(_literal(ref) for ref in references) + r")\]\]")
+    units.append(DATES)
+    units.append(LABELS)
+    units.extend(f"[ (]{_literal(number)}" for number in sorted(set(keep)) if number)
+    return "^(?:" + "|".join(units) + "){1," + str(bound) + "}$"
+
+
+def allowance(ids: Iterable[str]) -> int:
+    """Characters a field bounded by the pattern may hold beyond its bound: its references' extra length."""
+    longest = max((len(ref) for ref in ids), default=0)
+    return MOST_REFERENCES * (longest + REFERENCE_EXTRA)
+
+
+def patterned(model: type[M], ids: tuple[str, ...], keep: tuple[str, ...], fields: Iterable[str]) -> type[M]:
+    """``model`` with each of its string (or list-of-string) ``fields`` carrying the prose pattern in the
+    schema a decoder is given, and room for what references add to its length (code cuts it back to the
+    base bound: ``agents.text.sentences.within_bounds``)."""
+    extra = allowance(ids)
+    overrides: dict[str, Any] = {}
+    for name in fields:
+        info = model.model_fields[name]
+        bound, item_bound = field_bounds(model, name)
+        if bound is not None and info.annotation is str:
+            overrides[name] = (str, _prose_field(ids, keep, bound, extra, info.description))
+        elif item_bound is not None:
+            item = Annotated[str, _prose_field(ids, keep, item_bound, extra, None)]
+            overrides[name] = (list[item], _list_field(info))
+        else:
+            raise TypeError(f"{model.__name__}.{name} is not bounded prose")
+    return create_model(f"Patterned{model.__name__}", __base__=model, **overrides)
+
+
+def _list_field(info: FieldInfo) -> Any:
+    """The list's own bounds and description, kept as the base model declares them."""
+    sizes = {type(meta).__name__: meta for meta in info.metadata}
+    low = getattr(sizes.get("MinLen"), "min_length", None)
+    high = getattr(sizes.get("MaxLen"), "max_length", None)
+    if info.is_required():
+        return Field(min_length=low, max_length=high, description=info.description)
+    return Field(default_factory=list, min_length=low, max_length=high, description=info.description)
+
+
+def _prose_field(
+    ids: tuple[str, ...], keep: tuple[str, ...], bound: int, extra: int, about: str | None
+) -> Any:
+    return Field(
+        min_length=1,
+        max_length=bound + extra,
+        description=about,
+        json_schema_extra={"pattern": prose_pattern(ids, keep, bound=bound), "maxLength": bound},
+    )
+
+
+def date_pattern(first: date, last: date) -> str:
+    """A pattern that admits exactly the ISO dates from ``first`` to ``last``: a decoder under it can only
+    date an event inside the window code checks (a catalyst after the data's as-of date, within the
+    horizon)."""
+    if last < first:
+        raise ValueError(f"an empty window: {first} to {last}")
+    months: list[str] = []
+    year, month = first.year, first.month
+    while (year, month) <= (last.year, last.month):
+        days = calendar.monthrange(year, month)[1]
+        low = first.day if (year, month) == (first.year, first.month) else 1
+        high = last.day if (year, month) == (last.year, last.month) else days
+        months.append(f"{year:04d}-{month:02d}-(?:{_two_digits(low, high)})")
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return "^(?:" + "|".join(months) + ")$"
+
+
+def _two_digits(low: int, high: int) -> str:
+    """Zero-padded numbers from ``low`` to ``high`` (1-31) as alternatives of a tens digit and a range."""
+    parts = []
+    for tens in range(low // 10, high // 10 + 1):
+        first, last = max(low, tens * 10), min(high, tens * 10 + 9)
+        units = f"{first % 10}" if first == last else f"[{first % 10}-{last % 10}]"
+        parts.append(f"{tens}{units}")
+    return "|".join(parts)
