@@ -66,6 +66,7 @@ class EvidenceItem(BaseModel):
     metric: str = ""
     period: str = ""
     value: str = ""
+    unit: str = ""  # the fact store's unit (USD, percent, pure ...); "" in evidence frozen before it existed
     published: date | None = None
     # The day the item speaks for: a filing's filed date, a price session, a document's publication. The
     # newest one over a run's evidence is the data's as-of date (catalysts must come after it).

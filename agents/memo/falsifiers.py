@@ -34,6 +34,26 @@ CONDITION_WORDS: dict[str, str] = {
     "turns_positive": "turns positive",
 }
 
+# A metric as a falsifier code writes names it (no digits: the sentence is code's, and holds no figure).
+METRIC_WORDS: dict[str, str] = {
+    "revenue_growth_yoy": "revenue growth over the year",
+    "eps_diluted": "diluted earnings per share",
+    "rnd_expense": "research and development spending",
+    "fcf": "free cash flow",
+    "capex": "capital expenditure",
+    "stockholders_equity": "stockholders' equity",
+    "return_3m": "the three-month return",
+    "return_ytd": "the year-to-date return",
+    "alpha_1w": "the one-week alpha against the market",
+    "sma200_distance_pct": "the distance to the long-term moving average",
+}
+
+
+def sentence(binding: FalsifierBinding) -> str:
+    """The falsifier as code writes it from its binding, when the model's words could not be shown."""
+    metric = METRIC_WORDS.get(binding.metric, binding.metric.replace("_", " "))
+    return f"If {metric} {CONDITION_WORDS[binding.condition]}, the thesis is wrong."
+
 
 @dataclass(frozen=True)
 class Reading:

@@ -1,17 +1,32 @@
-"""Output schemas narrowed to a run's evidence: citation fields become enums of the ids the role was shown.
+"""Output schemas narrowed to a run's evidence: citation fields become enums of the ids the role was shown,
+and prose fields carry the pattern that admits digits only in references to the facts it was shown, dates
+and the brief's own numbers (agents.text.patterns).
 
-A constrained decoder (llama.cpp's JSON-schema grammar, OpenAI structured outputs) then cannot invent an id;
-code still checks every citation, because not every endpoint enforces the schema.
+A constrained decoder (llama.cpp's JSON-schema grammar, OpenAI structured outputs) then cannot invent an id
+or type a figure; code still checks every citation and every sentence, because not every endpoint enforces
+the schema.
 """
 
 from __future__ import annotations
 
+import datetime
 from functools import lru_cache
 from typing import Any, cast
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, JsonValue, create_model
 
-from agents.memo.schemas import Claim, MemoDraft, SpecialistBrief, SynthesisIteration
+from agents.memo.schemas import (
+    MAX_GAPS,
+    Analysis,
+    Catalyst,
+    Claim,
+    GapAnswer,
+    MemoDraft,
+    SpecialistBrief,
+    SynthesisIteration,
+)
+from agents.text.patterns import date_pattern, patterned
+from agents.text.sentences import within_bounds
 
 
 def _ids_field(ids: tuple[str, ...], *, min_length: int, max_length: int, description: str = "") -> Any:
@@ -24,23 +39,55 @@ def _ids_field(ids: tuple[str, ...], *, min_length: int, max_length: int, descri
 
 
 @lru_cache(maxsize=256)
-def brief_schema(name: str, ids: tuple[str, ...], max_claims: int = 8) -> type[SpecialistBrief]:
+def brief_schema(
+    name: str,
+    ids: tuple[str, ...],
+    max_claims: int = 8,
+    *,
+    facts: tuple[str, ...] = (),
+    keep: tuple[str, ...] = (),
+) -> type[SpecialistBrief]:
+    """A specialist's answer: citations among ``ids``; prose that may reference ``facts`` (and type the
+    brief's numbers ``keep``) but no figure of its own."""
     claim = create_model(
         f"{name.title()}Claim",
-        __base__=Claim,
+        __base__=patterned(Claim, facts, keep, ["statement"]),
         citations=(list[str], _ids_field(ids, min_length=1, max_length=4)),
     )
     brief = create_model(
-        f"{name.title()}Brief", __base__=SpecialistBrief, claims=(list[claim], Field(max_length=max_claims))
+        f"{name.title()}Brief",
+        __base__=patterned(SpecialistBrief, facts, keep, ["coverage_gaps", "undercurrents"]),
+        claims=(list[claim], Field(max_length=max_claims)),
     )
     return cast(type[SpecialistBrief], brief)
 
 
 @lru_cache(maxsize=64)
-def iteration_schema(ids: tuple[str, ...]) -> type[SynthesisIteration]:
+def iteration_schema(
+    ids: tuple[str, ...],
+    *,
+    facts: tuple[str, ...] = (),
+    keep: tuple[str, ...] = (),
+    window: tuple[datetime.date, datetime.date] | None = None,
+) -> type[SynthesisIteration]:
+    """A synthesis iteration: load-bearing ids among ``ids``; every prose field a reader sees under the
+    prose pattern of ``facts`` and ``keep``; each catalyst dated inside ``window`` (the first and last day a
+    catalyst may carry). Falsifier bindings stay optional in the schema (answers scripted before them have
+    none); the prompt asks for one per falsifier, and code writes a withheld falsifier from its binding."""
+    catalyst: type[Catalyst] = patterned(Catalyst, facts, keep, ["event"])
+    if window is not None:
+        dated: dict[str, JsonValue] = {"format": "date", "pattern": date_pattern(*window)}
+        catalyst = create_model(
+            "DatedCatalyst",
+            __base__=catalyst,
+            date=(str, Field(json_schema_extra=dated, description="ISO date the catalyst is expected by")),
+        )
     memo = create_model(
         "CitedMemoDraft",
-        __base__=MemoDraft,
+        __base__=patterned(
+            MemoDraft, facts, keep, ["headline_thesis", "risk_budget", "falsifiers", "sizing_rationale"]
+        ),
+        catalysts=(list[catalyst], Field(min_length=1, max_length=3)),
         load_bearing=(
             list[str],
             _ids_field(
@@ -48,10 +95,18 @@ def iteration_schema(ids: tuple[str, ...]) -> type[SynthesisIteration]:
             ),
         ),
     )
-    iteration = create_model("CitedSynthesisIteration", __base__=SynthesisIteration, memo=(memo, ...))
+    gap = patterned(GapAnswer, facts, keep, ["note"])
+    iteration = create_model(
+        "CitedSynthesisIteration",
+        __base__=patterned(SynthesisIteration, facts, keep, ["what_i_missed"]),
+        answered_gaps=(list[gap], Field(default_factory=list, max_length=MAX_GAPS)),  # type: ignore[valid-type]
+        analysis=(patterned(Analysis, facts, keep, ["macro", "meso", "micro"]), ...),
+        memo=(memo, ...),
+    )
     return cast(type[SynthesisIteration], iteration)
 
 
 def as_base(value: BaseModel, base: type[BaseModel]) -> Any:
-    """A narrowed answer as its base schema type (what is stored and what code reasons over)."""
-    return base.model_validate(value.model_dump())
+    """A narrowed answer as its base schema type (what is stored and what code reasons over): a prose field
+    its references took past the base bound cut back to its whole sentences."""
+    return base.model_validate(within_bounds(base, value.model_dump()))

@@ -33,6 +33,7 @@ from agents.memo.schemas import (
     SynthesisIteration,
 )
 from agents.memo.verdict import Verdict
+from agents.text.repair import SectionRepair
 
 
 class _Output(BaseModel):
@@ -181,6 +182,8 @@ class MemoOutput(_Output):
     stopped_early: str = ""  # the escape valve's reason when the synthesis stopped before its last
     falsifier_bindings: list[FalsifierBinding] = []
     dropped_bindings: list[DroppedBinding] = []
+    # What code repaired of each section before a reader sees it (agents.text.repair; empty: an older desk).
+    repairs: list[SectionRepair] = []
 
     @property
     def evaluated(self) -> bool:

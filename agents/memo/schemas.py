@@ -154,6 +154,7 @@ class Analysis(_Strict):
 WatchedMetric = Literal[FundamentalMetric, "return_3m", "return_ytd", "alpha_1w", "sma200_distance_pct"]
 Condition = Literal["falls_below_current", "rises_above_current", "turns_negative", "turns_positive"]
 MAX_FALSIFIERS = 3
+MIN_FALSIFIERS = 2
 
 
 class FalsifierBinding(_Strict):
@@ -175,7 +176,7 @@ class MemoDraft(_Strict):
     headline_thesis: Passage
     risk_budget: Passage
     catalysts: list[Catalyst] = Field(min_length=1, max_length=3)
-    falsifiers: list[Line] = Field(min_length=2, max_length=MAX_FALSIFIERS)
+    falsifiers: list[Line] = Field(min_length=MIN_FALSIFIERS, max_length=MAX_FALSIFIERS)
     recommendation: Recommendation
     sizing: Sizing
     sizing_rationale: ShortText

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
 from typing import get_args
 
 from django.db.models import Max
 
 from agents.data.formatting import format_value
 from agents.evidence import EvidenceItem, FundamentalMetric, document_tier, fact_tier
+from agents.text.resolution import Printed, printed_facts
 from agents.text.sentences import fit
 from memos.models import Company, FactRecord, SourceDocument
 
@@ -38,8 +40,38 @@ def fact_item(fact: FactRecord) -> EvidenceItem:
         metric=fact.metric,
         period=period,
         value=str(fact.value),
+        unit=fact.unit,
         as_of=fact.filed or fact.period_end,
     )
+
+
+def printed(items: Iterable[EvidenceItem]) -> tuple[Printed, ...]:
+    """The facts among ``items`` as a typed number is compared with them (agents.text.resolution). Evidence
+    frozen before items carried their unit gives it from the value's printed form (its cue)."""
+    found = []
+    for item in items:
+        if item.kind != "fact" or not item.value:
+            continue
+        try:
+            value = Decimal(item.value)
+        except InvalidOperation:
+            continue
+        unit = item.unit or _unit_printed(item.cue or item.summary)
+        found.append(Printed(item.evidence_id, value, unit, item.period, item.metric))
+    return printed_facts(found)
+
+
+def _unit_printed(cue: str) -> str:
+    """The unit agents.data.formatting.format_value printed a value with."""
+    shown = cue.split(" (", maxsplit=1)[0]
+    if shown.endswith("%"):
+        return "percent"
+    if shown.endswith(" M shares"):
+        return "shares"
+    words = shown.split()
+    if words and words[0] in {"USD", "TWD", "EUR"}:
+        return words[0]
+    return words[-1] if len(words) > 1 else "pure"
 
 
 def _short_source(fact: FactRecord) -> str:

@@ -24,6 +24,7 @@ from agents.memo.outputs import (
 )
 from agents.memo.roster import SPECIALISTS
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS, IterationGrade
+from agents.text.repair import repaired_line
 from memos.models import AgentStep, Run
 from memos.pipeline.memo.plan import AUDIT, EVALUATION, EVIDENCE, ITERATION, MEMO, SPECIALIST
 from memos.views.refs import Refs
@@ -218,6 +219,7 @@ def memo_context(output: MemoOutput, step: AgentStep, refs: Refs) -> dict[str, A
         "dropped_catalysts": output.dropped_catalysts,
         "window": output.window,
         "withheld": output.withheld,
+        "repaired": repaired_line(output.repairs),
         "iterations_run": output.iterations,
         "stopped_early": output.stopped_early,
         "falsifier_bindings": output.falsifier_bindings,

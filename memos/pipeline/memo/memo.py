@@ -9,20 +9,25 @@ False and ``not_evaluated`` says why): a later evaluation of the same run replac
 
 from __future__ import annotations
 
+from agents.evidence import EvidenceCatalog
 from agents.memo import catalysts
 from agents.memo import falsifiers as bindings
 from agents.memo.audit import firewall
 from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput, Withheld
-from agents.memo.schemas import Analysis, MemoDraft
+from agents.memo.schemas import Analysis, FalsifierBinding, MemoDraft
 from agents.text.figures import removed_count, withheld_sentences
+from agents.text.reader import paragraph
+from agents.text.repair import SectionRepair, Writer
 from agents.text.scripts import Language
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.evidence import fact_line, printed
 from memos.pipeline.inputs import kept_numbers, language
 from memos.pipeline.memo.plan import EVALUATION, ITERATION, MEMO, SYNTHESIS
 from memos.pipeline.memo.reads import audit_output, catalog_of, catalyst_window, evidence
 from memos.pipeline.memo.watches import latest_readings
+from memos.pipeline.reader_text import Asking, Section, repair_sections
 
 
 def run_memo(ctx: StageContext) -> None:
@@ -30,8 +35,10 @@ def run_memo(ctx: StageContext) -> None:
 
 
 def delivered_memo(ctx: StageContext) -> MemoOutput:
-    """The last iteration's memo as a reader gets it: the firewall applied, every figure rendered by code,
-    the falsifiers bound to their readings, the evaluator's verdict attached (or why there is none)."""
+    """The last iteration's memo as a reader gets it: its prose made whole where code can (typed numbers a
+    fact backs resolved, the writer asked once per section about the rest, a withheld falsifier written
+    from its binding), the firewall applied, the falsifiers bound to their readings, the evaluator's verdict
+    attached (or why there is none)."""
     catalog = catalog_of(evidence(ctx))
     done = list(ctx.outputs(SYNTHESIS, IterationOutput, kind=ITERATION).values())
     if not done:
@@ -42,13 +49,14 @@ def delivered_memo(ctx: StageContext) -> MemoOutput:
     fact_ids = frozenset(i for i, item in catalog.items.items() if item.kind == "fact")
     keep = kept_numbers(ctx)
     window = catalyst_window(ctx)
-    memo, analysis = final.memo, final.analysis
+    writer = Writer(fact_ids, printed(catalog.items.values()), keep, language(ctx))
+    written_memo, written_analysis = final.memo, final.analysis
+    bound = latest_readings(ctx.company, (binding.metric for binding in written_memo.falsifier_bindings))
+    kept_bindings, dropped_bindings = bindings.check(written_memo, bound)
+    memo, analysis, repairs = _repaired(ctx, catalog, (written_memo, written_analysis), writer, kept_bindings)
     shown = catalysts.kept(memo, window)
-    sections = _sections(memo, analysis, [c.event for c in shown])
+    sections = reader_sections(memo, analysis, [c.event for c in shown])
     escape = done[-1].escape
-    company = ctx.company
-    bound = latest_readings(company, (binding.metric for binding in memo.falsifier_bindings))
-    kept_bindings, dropped_bindings = bindings.check(memo, bound)
     return MemoOutput(
         memo=memo,
         analysis=analysis,
@@ -65,7 +73,93 @@ def delivered_memo(ctx: StageContext) -> MemoOutput:
         stopped_early=escape.reason if escape is not None and escape.stop else "",
         falsifier_bindings=kept_bindings,
         dropped_bindings=dropped_bindings,
+        repairs=repairs,
     )
+
+
+def _repaired(
+    ctx: StageContext,
+    catalog: EvidenceCatalog,
+    written_texts: tuple[MemoDraft, Analysis],
+    writer: Writer,
+    kept: list[FalsifierBinding],
+) -> tuple[MemoDraft, Analysis, list[SectionRepair]]:
+    """The memo and analysis with their prose repaired (memos.pipeline.reader_text), and what each section
+    had repaired."""
+    memo, analysis = written_texts
+    company = ctx.company
+    # Every fact a reference may name: the writer may reach for one the specialists did not cite.
+    cited = sorted(
+        (item for item in catalog.items.values() if item.kind == "fact"), key=lambda item: item.evidence_id
+    )
+    asking = Asking(
+        role="synthesizer",
+        stage=MEMO,
+        what=f"an investment memo on {company.name} ({company.ticker})",
+        facts="\n".join(fact_line(item) for item in cited),
+        fact_ids=tuple(item.evidence_id for item in cited),
+    )
+    written = [
+        Section("headline_thesis", "Headline thesis", [memo.headline_thesis]),
+        Section("risk_budget", "Risk budget", [memo.risk_budget]),
+        Section("sizing_rationale", "Sizing", [memo.sizing_rationale]),
+        Section("catalysts", "Catalysts", [catalyst.event for catalyst in memo.catalysts]),
+        Section("falsifiers", "Falsifiers", list(memo.falsifiers)),
+        Section("macro", "Macro", [analysis.macro]),
+        Section("meso", "Meso", [analysis.meso]),
+        Section("micro", "Micro", [analysis.micro]),
+    ]
+    repaired = repair_sections(ctx, written, writer, asking)
+    texts = repaired.texts
+    falsifier_texts, from_bindings = _bound_falsifiers(texts["falsifiers"], kept, writer)
+    repairs = [
+        repair
+        if repair.section != "Falsifiers"
+        else repair.recounted(falsifier_texts, writer, bound=from_bindings)
+        for repair in repaired.repairs
+    ]
+    memo = memo.model_copy(
+        update={
+            "headline_thesis": _one(texts["headline_thesis"], memo.headline_thesis),
+            "risk_budget": _one(texts["risk_budget"], memo.risk_budget),
+            "sizing_rationale": _one(texts["sizing_rationale"], memo.sizing_rationale),
+            "catalysts": [
+                catalyst.model_copy(update={"event": event or catalyst.event})
+                for catalyst, event in zip(memo.catalysts, texts["catalysts"], strict=True)
+            ],
+            "falsifiers": [
+                text or original for text, original in zip(falsifier_texts, memo.falsifiers, strict=True)
+            ],
+        }
+    )
+    analysis = analysis.model_copy(
+        update={key: _one(texts[key], getattr(analysis, key)) for key in ("macro", "meso", "micro")}
+    )
+    return memo, analysis, repairs
+
+
+def _one(texts: list[str], original: str) -> str:
+    return texts[0] if texts and texts[0].strip() else original
+
+
+def _bound_falsifiers(
+    texts: list[str], kept: list[FalsifierBinding], writer: Writer
+) -> tuple[list[str], int]:
+    """Each falsifier nothing of which can be shown, written by code from its binding where it has one
+    ("If revenue growth yoy turns negative, the thesis is wrong."): the model chose what is watched, code
+    writes it, with no figure of the model's. How many were written so."""
+    by_number = {binding.falsifier: binding for binding in kept}
+    out: list[str] = []
+    written = 0
+    for number, text in enumerate(texts, start=1):
+        binding = by_number.get(number)
+        shown = paragraph(text, writer.known, writer.keep, writer.language)
+        if binding is not None and shown.empty:
+            out.append(bindings.sentence(binding))
+            written += 1
+        else:
+            out.append(text)
+    return out, written
 
 
 def _why_not_evaluated(ctx: StageContext) -> str:
@@ -81,7 +175,7 @@ def _why_not_evaluated(ctx: StageContext) -> str:
     return failed or "the evaluation failed"
 
 
-def _sections(memo: MemoDraft, analysis: Analysis, events: list[str]) -> list[tuple[str, list[str]]]:
+def reader_sections(memo: MemoDraft, analysis: Analysis, events: list[str]) -> list[tuple[str, list[str]]]:
     """The memo's prose by the section a reader finds it in."""
     return [
         ("Headline thesis", [memo.headline_thesis]),

@@ -1,0 +1,134 @@
+"""A writer's sections made whole before a reader sees them, the same way in every workflow: code resolves
+the typed numbers a fact backs, then the writer is asked once per section about the sentences still
+withheld, those calls in parallel under the run's bound (agents.text.repair).
+
+A re-ask goes through the run's gateway like every call: recorded in the ledger and answered from it on a
+rerun with unchanged inputs, so a resumed stage pays for nothing twice. A re-ask that fails (an endpoint
+down, an answer that does not fit its schema, a spent budget) changes nothing: its sentences stay withheld,
+and the section's repair says no rewrite was made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from agents.llm.errors import LLMError
+from agents.llm.gateway import LLMGateway
+from agents.llm.types import CallContext
+from agents.text.repair import (
+    Fault,
+    Rewrites,
+    SectionRepair,
+    Writer,
+    apply_rewrites,
+    faults,
+    quoted,
+    resolve,
+    rewrites_schema,
+    tally,
+)
+from agents.text.sentences import within_bounds
+from memos.pipeline import fanout
+from memos.pipeline.context import StageContext
+from memos.pipeline.gateway import gateway
+from memos.pipeline.prompts import template
+
+REASK_PROMPT = "reask"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of a writer's prose: its texts (a paragraph, or the items of a list) in reading order."""
+
+    key: str
+    title: str
+    texts: list[str]
+
+
+@dataclass(frozen=True)
+class Asking:
+    """Who wrote the sections and what the re-ask shows them."""
+
+    role: str  # the writer's role: its endpoint answers the re-ask
+    stage: str
+    what: str  # "an investment memo on Apple Inc. (AAPL)"
+    facts: str  # the fact ids it may reference, one per line with the value code renders
+    fact_ids: tuple[str, ...]  # the same ids, for the answer's pattern
+
+
+@dataclass(frozen=True)
+class Repaired:
+    texts: dict[str, list[str]]  # by section key
+    repairs: list[SectionRepair]
+
+    @property
+    def calls(self) -> int:
+        return sum(1 for repair in self.repairs if repair.asked)
+
+
+def repair_sections(
+    ctx: StageContext, sections: Sequence[Section], writer: Writer, asking: Asking
+) -> Repaired:
+    """``sections`` as a reader gets them: typed numbers resolved, then one re-ask per section still
+    holding a withheld sentence (when ``asking`` is given and the run may still call)."""
+    resolved: dict[str, list[str]] = {}
+    repaired: dict[str, int] = {}
+    for section in sections:
+        resolved[section.key], repaired[section.key] = resolve(section.texts, writer)
+    found = {section.key: faults(resolved[section.key], writer) for section in sections}
+    asked = {key: items for key, items in found.items() if items}
+    answers: dict[str, Rewrites | None] = {}
+    if asked:
+        gw = gateway()
+        titles = {section.key: section.title for section in sections}
+        work = {
+            key: partial(_reask, gw, ctx, writer, asking, title=titles[key], items=items)
+            for key, items in asked.items()
+        }
+        ctx.check()
+        for key, future in fanout.in_parallel(work.items(), limit=gw.settings.max_concurrency):
+            try:
+                answers[key] = future.result()
+            except LLMError:
+                answers[key] = None  # the sentences stay withheld; the repair records no rewrite
+    texts: dict[str, list[str]] = {}
+    repairs: list[SectionRepair] = []
+    for section in sections:
+        final, rewritten = resolved[section.key], 0
+        answer = answers.get(section.key)
+        if answer is not None:
+            final, rewritten = apply_rewrites(final, asked[section.key], answer, writer)
+        texts[section.key] = final
+        repairs.append(
+            tally(
+                section.title,
+                section.texts,
+                final,
+                writer,
+                resolved=repaired[section.key],
+                reasked=rewritten,
+                asked=section.key in asked,
+            )
+        )
+    return Repaired(texts, repairs)
+
+
+def _reask(
+    gw: LLMGateway, ctx: StageContext, writer: Writer, asking: Asking, *, title: str, items: list[Fault]
+) -> Rewrites:
+    prompt = template(REASK_PROMPT, ctx.run).render(
+        {
+            "what": asking.what,
+            "section": title,
+            "example": asking.fact_ids[0] if asking.fact_ids else "TICKER:revenue:FY2024",
+            "facts": asking.facts or "(none: write the figures' meaning in words)",
+        },
+        {"sentences": quoted(items)},
+        nonce=ctx.run.nonce,
+    )
+    schema = rewrites_schema(len(items), asking.fact_ids, tuple(sorted(writer.keep)))
+    context = CallContext(run_id=ctx.run_id, stage=asking.stage, role=asking.role)
+    answer = gw.complete(prompt, schema, context=context)
+    return Rewrites.model_validate(within_bounds(Rewrites, answer.model_dump()))
