@@ -86,7 +86,7 @@ def build(
         dropped=notes.dropped,
         language=language,
     )
-    return measured.model_copy(update={"trimmed": trimmed}) if trimmed else measured
+    return measured.model_copy(update={"trimmed": trimmed, "resolved": notes.resolved})
 
 
 def measure(

@@ -17,11 +17,13 @@ from pydantic import Field, JsonValue, create_model
 from agents.deck.schemas import (
     BulletDraft,
     ChartDraft,
+    Framing,
     RevisedSlide,
     Revision,
     SlideDraft,
     TableDraft,
 )
+from agents.text.patterns import patterned
 
 
 def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
@@ -33,19 +35,30 @@ def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
 
 
 @lru_cache(maxsize=64)
-def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideDraft]:
+def slide_schema(
+    ids: tuple[str, ...], sections: tuple[str, ...], keep: tuple[str, ...] = ()
+) -> type[SlideDraft]:
+    """A slide whose figures are among ``ids`` and whose words carry no digit but a year, a date, a quarter
+    or the brief's own numbers ``keep`` (agents.text.patterns: a deck's words reference no fact inline, its
+    figures are printed by code)."""
     bullet = create_model(
-        "CitedBullet", __base__=BulletDraft, figures=(list[str], _ids(ids, min_length=0, max_length=2))
+        "CitedBullet",
+        __base__=patterned(BulletDraft, (), keep, ["text"]),
+        figures=(list[str], _ids(ids, min_length=0, max_length=2)),
     )
     table = create_model(
-        "CitedTable", __base__=TableDraft, rows=(list[str], _ids(ids, min_length=2, max_length=5))
+        "CitedTable",
+        __base__=patterned(TableDraft, (), keep, ["title"]),
+        rows=(list[str], _ids(ids, min_length=2, max_length=5)),
     )
     chart = create_model(
-        "CitedChart", __base__=ChartDraft, points=(list[str], _ids(ids, min_length=2, max_length=5))
+        "CitedChart",
+        __base__=patterned(ChartDraft, (), keep, ["title"]),
+        points=(list[str], _ids(ids, min_length=2, max_length=5)),
     )
     slide = create_model(
         "CitedSlide",
-        __base__=SlideDraft,
+        __base__=patterned(SlideDraft, (), keep, ["title", "takeaway"]),
         section=(str, Field(min_length=1, max_length=40, json_schema_extra={"enum": list(sections)})),
         bullets=(list[bullet], Field(max_length=3)),
         table=(table | None, None),
@@ -55,14 +68,20 @@ def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideD
 
 
 @lru_cache(maxsize=256)
-def section_slide_schema(ids: tuple[str, ...], section: str) -> type[SlideDraft]:
+def section_slide_schema(ids: tuple[str, ...], section: str, keep: tuple[str, ...] = ()) -> type[SlideDraft]:
     """One section's slide: its section is fixed, its figures the run's."""
-    return slide_schema(ids, (section,))
+    return slide_schema(ids, (section,), keep)
+
+
+@lru_cache(maxsize=64)
+def framing_schema(keep: tuple[str, ...] = ()) -> type[Framing]:
+    """The deck's title and thesis, without a figure of the model's."""
+    return patterned(Framing, (), keep, ["title", "thesis"])
 
 
 @lru_cache(maxsize=64)
 def revision_schema(
-    ids: tuple[str, ...], sections: tuple[str, ...], slides: tuple[int, ...]
+    ids: tuple[str, ...], sections: tuple[str, ...], slides: tuple[int, ...], keep: tuple[str, ...] = ()
 ) -> type[Revision]:
     """Replacements only for the work order's slides: the decoder cannot even name another one."""
     numbered: dict[str, JsonValue] = {"type": "integer", "enum": list(slides)}
@@ -70,7 +89,7 @@ def revision_schema(
         "OrderedSlide",
         __base__=RevisedSlide,
         number=(int, Field(ge=1, le=20, json_schema_extra=numbered)),
-        slide=(slide_schema(ids, sections), ...),
+        slide=(slide_schema(ids, sections, keep), ...),
     )
     revision = create_model(
         "OrderedRevision",

@@ -46,6 +46,8 @@ class Candidate(_Frozen):
     measured: Measured
     unresolved: list[str] = Field(default_factory=list)
     withheld: list[str] = Field(default_factory=list)
+    # Sentences in which code wrote a typed number as the figure that backs it: "slide 3: bullet 1".
+    resolved: list[str] = Field(default_factory=list)
     dropped: list[str] = Field(default_factory=list)
     trimmed: list[str] = Field(default_factory=list)  # texts cut at their bound, cut back to a whole sentence
     mismatches: list[str] = Field(default_factory=list)  # "pdf slide 3: USD 1 M, expected USD 2 M"

@@ -3,9 +3,12 @@
 The drafter and the reviser write words and fact ids. Here, code:
 - turns every fact id into the ``Figure`` the data stage built from the fact store, and drops (and lists)
   an id the run was not given, so the source-of-truth gate can name it;
-- withholds every sentence in which the model typed a figure of its own (agents.text.figures decides what
-  a figure is: a year, a date, a duration or a number the analyst's brief contains is not one), and lists it,
-  so a board never reads a number nobody can trace;
+- writes a number the model typed in a bullet as the figure that backs it, where exactly one of the run's
+  figures does (agents.text.resolution: the value at the typed rounding, the unit, the period and the
+  metric's name in the sentence), printed as code displays it and cited like the bullet's other figures;
+- withholds every other sentence in which the model typed a figure of its own (agents.text.figures decides
+  what a figure is: a year, a date, a duration or a number the analyst's brief contains is not one), and lists
+  it, so a board never reads a number nobody can trace;
 - keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
 """
 
@@ -16,7 +19,8 @@ from dataclasses import dataclass, field
 
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table
-from agents.text.figures import segments
+from agents.text.figures import REF, segments
+from agents.text.resolution import Printed, resolve_typed
 from agents.text.sentences import sentences
 
 MIN_CHART_POINTS = 2
@@ -28,6 +32,7 @@ class Resolution:
 
     unresolved: list[str] = field(default_factory=list)  # fact ids the run was not given
     withheld: list[str] = field(default_factory=list)  # "slide 3: takeaway" for each withheld sentence
+    resolved: list[str] = field(default_factory=list)  # "slide 3: bullet 1" for each sentence code resolved
     dropped: list[str] = field(default_factory=list)  # charts or tables that lost their figures
 
 
@@ -67,6 +72,10 @@ class _Resolver:
         self.keep = keep
         self.notes = notes
         self.ids = frozenset(figures)
+        self.printed = tuple(
+            Printed(figure.fact_id, figure.decimal, figure.unit, figure.period, _metric(figure.fact_id))
+            for figure in figures.values()
+        )
 
     def slide(self, number: int, slide: SlideDraft) -> Slide:
         where = f"slide {number}"
@@ -87,13 +96,38 @@ class _Resolver:
 
     def words(self, text: str, where: str) -> str:
         """The text without the sentences that state a figure no fact backs."""
+        return self.placed_words(text, where, inline=None)
+
+    def placed_words(self, text: str, where: str, inline: list[Figure] | None) -> str:
+        """The text without the sentences that state a figure no fact backs; where ``inline`` collects the
+        figures code writes into the words (a bullet's), a typed number a figure backs is written as it."""
         kept = []
         for sentence in sentences(text):
-            if any(part.kind == "removed" for part in segments(sentence, self.ids, self.keep)):
+            if not self._typed(sentence):
+                kept.append(sentence)
+                continue
+            placed = self._placed(sentence, inline) if inline is not None else None
+            if placed is None:
                 self.notes.withheld.append(where)
             else:
-                kept.append(sentence)
+                self.notes.resolved.append(where)
+                kept.append(placed)
         return "".join(kept).strip()
+
+    def _typed(self, sentence: str) -> bool:
+        return any(part.kind == "removed" for part in segments(sentence, frozenset(), self.keep))
+
+    def _placed(self, sentence: str, inline: list[Figure]) -> str | None:
+        """``sentence`` with every typed number written as the figure that backs it, or None when one is
+        backed by no figure."""
+        resolved = resolve_typed(sentence, self.printed, keep=self.keep)
+        if self._typed(REF.sub("", resolved.text)) or not resolved.replaced:
+            return None
+        for fact_id in resolved.replaced:
+            figure = self.figures[fact_id]
+            if figure not in inline:
+                inline.append(figure)
+        return REF.sub(lambda match: self.figures[match.group(1)].display, resolved.text)
 
     def resolved(self, fact_ids: list[str], where: str) -> list[Figure]:
         found: list[Figure] = []
@@ -106,11 +140,13 @@ class _Resolver:
         return found
 
     def bullet(self, draft: BulletDraft, where: str) -> Bullet | None:
-        figures = tuple(self.resolved(draft.figures, where))
-        text = self.words(draft.text, where)
+        listed = self.resolved(draft.figures, where)
+        inline: list[Figure] = []
+        text = self.placed_words(draft.text, where, inline)
+        figures = tuple(figure for figure in listed if figure not in inline)  # printed once, in the words
         if not text and not figures:
             return None
-        return Bullet(text=text, figures=figures)
+        return Bullet(text=text, figures=figures, inline=tuple(inline))
 
     def table(self, draft: TableDraft, where: str) -> Table | None:
         rows = tuple(self.resolved(draft.rows, f"{where}: table"))
@@ -136,3 +172,7 @@ class _Resolver:
             unit=unit,
             points=tuple(same_unit),
         )
+
+
+def _metric(fact_id: str) -> str:
+    return fact_id.split(":")[1] if fact_id.count(":") >= 2 else ""

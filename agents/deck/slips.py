@@ -63,8 +63,10 @@ def withhold_slips(deck: Deck, language: Language) -> tuple[Deck, list[str]]:
         bullets = []
         for index, bullet in enumerate(current.bullets, start=1):
             text = words(bullet.text, f"{where}: bullet {index}")
-            if text or bullet.figures:
-                bullets.append(Bullet(text=text, figures=bullet.figures))
+            # A figure code wrote into a withheld sentence goes with it: it is printed nowhere else.
+            inline = tuple(figure for figure in bullet.inline if figure.display in text)
+            if text or bullet.figures or inline:
+                bullets.append(Bullet(text=text, figures=bullet.figures, inline=inline))
         update: dict[str, object] = {
             "title": words(current.title, f"{where}: title"),
             "takeaway": words(current.takeaway, f"{where}: takeaway"),

@@ -44,8 +44,11 @@ class Figure(_Frozen):
 
 
 class Bullet(_Frozen):
-    text: str  # model-written words (figures withheld by code), no numbers of its own
+    text: str  # model-written words (figures withheld by code), no numbers of its own but ``inline``'s
     figures: tuple[Figure, ...] = ()  # printed after the text, each as "label period: display"
+    # Figures code wrote into the words, each as its display where the model had typed a number this fact
+    # backs (agents.deck.resolve): cited and checked like the others, printed once, where they stand.
+    inline: tuple[Figure, ...] = ()
 
 
 class Table(_Frozen):
@@ -71,7 +74,7 @@ class Slide(_Frozen):
 
     def figures(self) -> list[Figure]:
         """Every figure the slide shows, in the order the renderers draw them: bullets, table, chart."""
-        found = [figure for bullet in self.bullets for figure in bullet.figures]
+        found = [figure for bullet in self.bullets for figure in (*bullet.inline, *bullet.figures)]
         if self.table is not None:
             found.extend(self.table.rows)
         if self.chart is not None:

@@ -13,13 +13,14 @@ from pydantic import BaseModel
 from agents.deck.candidate import build
 from agents.deck.gates import r1_result
 from agents.deck.humanizer import OTHER_SCRIPT
-from agents.deck.narrowing import section_slide_schema
+from agents.deck.narrowing import framing_schema, section_slide_schema
 from agents.deck.outputs import DraftOutput
 from agents.deck.revise import MIN_SLIDES
 from agents.deck.schemas import DeckDraft, Framing, SectionPlan, SlideDraft
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
+from agents.text.sentences import within_bounds
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.inputs import figure_lines, inputs
 from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r1
@@ -97,6 +98,7 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     # quotes the judge: all of it reaches the prompt fenced, as data.
     untrusted = {"scope": scope_text(scope), "brief": inputs(ctx).brief}
     names = "\n".join(f"- {section.name}" for section in scope.required_sections)
+    keep = tuple(sorted(inputs(ctx).keep))
 
     def slide(section: SectionPlan) -> SlideDraft:
         ctx.check()
@@ -107,15 +109,18 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
             "rebuild": rebuild,
         }
         prompt = template("deck_drafter", ctx.run).render(values, fenced, nonce=ctx.run.nonce)
-        schema = section_slide_schema(tuple(found), section.name)
+        schema = section_slide_schema(tuple(found), section.name, keep)
         answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         # The section is the one asked for, whatever the answer says: code routes, the model writes.
-        return SlideDraft.model_validate(answer.model_dump() | {"section": section.name})
+        return SlideDraft.model_validate(
+            within_bounds(SlideDraft, answer.model_dump() | {"section": section.name})
+        )
 
     def framing() -> Framing:
         ctx.check()
         prompt = template("deck_framing", ctx.run).render(shared, untrusted, nonce=ctx.run.nonce)
-        return gw.complete(prompt, Framing, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
+        answer = gw.complete(prompt, framing_schema(keep), context=inputs(ctx).call(DRAFT, Role.DRAFTER))
+        return Framing.model_validate(within_bounds(Framing, answer.model_dump()))
 
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]
     tasks += [(section.name, partial(slide, section)) for section in scope.required_sections]

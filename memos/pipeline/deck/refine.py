@@ -24,6 +24,7 @@ from agents.deck.spec import Deck, Figure
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
+from agents.text.sentences import within_bounds
 from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.calibration import is_calibrated
@@ -272,7 +273,7 @@ def revise(
     numbers = tuple(n for n in dict.fromkeys(order.slides) if 1 <= n <= len(deck.slides)) or (1,)
     scope = inputs(ctx).scope.scope
     sections = tuple(section.name for section in scope.required_sections)
-    schema = revision_schema(tuple(found), sections, numbers)
+    schema = revision_schema(tuple(found), sections, numbers, tuple(sorted(inputs(ctx).keep)))
     named = "\n".join(slide_outline(deck.slides[n - 1]) for n in numbers)
     ctx.check()
     prompt = template("deck_reviser", ctx.run).render(
@@ -288,7 +289,7 @@ def revise(
         nonce=ctx.run.nonce,
     )
     answer = gw.complete(prompt, schema, context=inputs(ctx).call(REFINE, Role.REVISER))
-    return Revision.model_validate(answer.model_dump())
+    return Revision.model_validate(within_bounds(Revision, answer.model_dump()))
 
 
 def _repull(ctx: StageContext, state: LoopState) -> tuple[dict[str, Figure], str]:

@@ -1,0 +1,55 @@
+"""A number the drafter typed in a bullet, backed by one of the run's figures, is printed as code displays
+that figure and cited with the slide's figures: the rendered deck passes T5 with it. A number no figure
+backs still takes its sentence with it."""
+
+from __future__ import annotations
+
+from agents.deck.candidate import build
+from agents.deck.resolve import DeckFrame, resolve
+from agents.deck.schemas import BulletDraft, DeckDraft, Scope, SectionPlan, SlideDraft
+from tests.agents.deck.samples import figure
+
+REVENUE = figure("revenue", 2024)
+MARGIN = figure("gross_margin", 2024)
+FIGURES = {f.fact_id: f for f in (REVENUE, MARGIN, figure("net_income", 2024))}
+FRAME = DeckFrame(company="Apple Inc.", ticker="AAPL", subtitle="Board · data as of 2024-11-01")
+SECTIONS = ("Performance", "Profitability", "Outlook")
+
+
+def _draft(bullets: list[BulletDraft]) -> DeckDraft:
+    slides = [
+        SlideDraft(section=SECTIONS[0], title="Sales held up", takeaway="Revenue held.", bullets=bullets),
+        *(
+            SlideDraft(section=name, title=name, takeaway=f"{name} in words.", bullets=[])
+            for name in SECTIONS[1:]
+        ),
+    ]
+    return DeckDraft(title="Keep the position", thesis="Hold.", slides=slides)
+
+
+def test_a_typed_number_a_figure_backs_is_printed_as_that_figure_and_cited_once() -> None:
+    bullets = [
+        BulletDraft(text="Revenue reached $391.0 billion in FY2024.", figures=[REVENUE.fact_id]),
+        BulletDraft(text="The gross margin held near 46.2%. Services grew 14% a year.", figures=[]),
+    ]
+    deck, notes = resolve(_draft(bullets), FIGURES, FRAME)
+    first, second = deck.slides[0].bullets
+    assert first.text == f"Revenue reached {REVENUE.display} in FY2024."
+    assert first.inline == (REVENUE,) and first.figures == ()  # printed once, where it stands
+    assert second.text == f"The gross margin held near {MARGIN.display}." and second.inline == (MARGIN,)
+    assert notes.resolved == ["slide 1: bullet 1", "slide 1: bullet 2"]
+    assert notes.withheld == ["slide 1: bullet 2"]  # "14% a year": no figure backs it
+    assert deck.slides[0].figures() == [REVENUE, MARGIN]
+
+
+def test_the_rendered_deck_with_code_written_figures_passes_the_fact_check() -> None:
+    scope = Scope(
+        decision="Keep the position?",
+        audience="Board",
+        required_sections=[SectionPlan(name=name, purpose=f"{name} of the year") for name in SECTIONS],
+        key_questions=["Does revenue hold?", "Is the margin safe?"],
+    )
+    bullets = [BulletDraft(text="Revenue reached $391.0 billion in FY2024.", figures=[REVENUE.fact_id])]
+    candidate = build(_draft(bullets), FIGURES, FRAME, scope)
+    assert candidate.mismatches == [] and candidate.measured.mismatches == 0
+    assert candidate.resolved == ["slide 1: bullet 1"] and candidate.withheld == []
