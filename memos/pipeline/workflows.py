@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from pydantic import BaseModel
 
 from agents.rubrics import Contract
+from agents.text.repair import SectionRepair
 
 if TYPE_CHECKING:
-    from memos.models import AgentStep, ArtefactVersion
+    from memos.models import AgentStep, ArtefactVersion, Run
     from memos.pipeline.context import StageContext
 
 OutputT = TypeVar("OutputT", bound=BaseModel)
@@ -130,6 +131,9 @@ class Workflow:
     fakes: str | None = None
     # A template the run page shows under its header (it gets the run and the user), or "".
     run_banner: str = ""
+    # What a reader got of a finished run's prose, section by section: sentences written, withheld, and
+    # repaired by each lever (agents.text.repair), for ``manage.py reader_report``.
+    reader_text: Callable[[Run], list[SectionRepair]] | None = None
 
     @property
     def stage_names(self) -> tuple[str, ...]:

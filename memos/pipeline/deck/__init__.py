@@ -17,6 +17,7 @@ from memos.pipeline.deck.data import run_data
 from memos.pipeline.deck.draft import run_draft
 from memos.pipeline.deck.final import deck_artefact, ending, run_deck
 from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT_KIND, FIGURES, LAP, RUBRIC, SCOPE
+from memos.pipeline.deck.reader import deck_reader_text
 from memos.pipeline.deck.refine import run_refine
 from memos.pipeline.deck.scope import run_scope
 from memos.pipeline.model_warnings import same_model_notices
@@ -132,4 +133,5 @@ WORKFLOW = Workflow(
     artefact=deck_artefact,
     rubrics={DECK_R1: R1_CONTRACT, DECK_R2: R2_CONTRACT},
     fakes="agents.deck.fakes",
+    reader_text=deck_reader_text,
 )

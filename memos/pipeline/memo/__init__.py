@@ -23,6 +23,7 @@ from memos.pipeline.memo.data import run_data
 from memos.pipeline.memo.evaluation import run_evaluation
 from memos.pipeline.memo.memo import run_memo
 from memos.pipeline.memo.plan import AUDIT, EVALUATION, EVIDENCE, ITERATION, MEMO, SPECIALIST
+from memos.pipeline.memo.reader import memo_reader_text
 from memos.pipeline.memo.specialists import run_specialists
 from memos.pipeline.memo.synthesis import run_synthesis
 from memos.pipeline.memo.watches import open_watches
@@ -150,4 +151,5 @@ WORKFLOW = Workflow(
     on_frozen=open_watches,
     rubrics={MEMO_RUBRIC: MEMO_CONTRACT},
     run_banner=f"{TEMPLATES}/rerun_evaluation.html",
+    reader_text=memo_reader_text,
 )
