@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.deck.gates import Decision, Measured, R1Result, Scored, StopReason
 from agents.deck.schemas import R1Judgement, R2Judgement, RubricProposal, Scope, WorkOrder
 from agents.deck.spec import Deck, Figure
+from agents.text.repair import SectionRepair
 
 
 class _Frozen(BaseModel):
@@ -66,6 +67,9 @@ class DraftOutput(_Frozen):
     """A first draft (or a rebuild) and the R1 gate's verdict on it."""
 
     attempt: int
+    # What code repaired of each slide's words before building the candidate: the drafter asked once about
+    # the sentences resolution would withhold (agents.text.repair; empty: an older desk, or nothing to ask).
+    repairs: list[SectionRepair] = Field(default_factory=list)
     candidate: Candidate
     judgement: R1Judgement | None = None  # None: a hard gate failed, so the judge was not asked
     quotes: list[QuoteCheck] = Field(default_factory=list)

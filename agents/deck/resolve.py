@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table
 from agents.text.figures import REF, segments
+from agents.text.repair import Writer
 from agents.text.resolution import Printed, resolve_typed
+from agents.text.scripts import slips
 from agents.text.sentences import sentences
 
 MIN_CHART_POINTS = 2
@@ -176,3 +178,21 @@ class _Resolver:
 
 def _metric(fact_id: str) -> str:
     return fact_id.split(":")[1] if fact_id.count(":") >= 2 else ""
+
+
+@dataclass(frozen=True)
+class DeckWriter(Writer):
+    """A deck's words as its resolution will judge them, for the drafter's re-ask (agents.text.repair): a
+    typed number one of the run's figures backs is no fault (code prints that figure in its place when the
+    deck is built), so only what resolution would withhold is asked about; nothing is resolved beforehand."""
+
+    figures: Mapping[str, Figure] = field(default_factory=dict)
+
+    def withholds(self, sentence: str) -> bool:
+        if self.language is not None and slips(sentence, self.language):
+            return True
+        resolver = _Resolver(self.figures, self.keep, Resolution())
+        return resolver._typed(sentence) and resolver._placed(sentence, []) is None
+
+    def resolve(self, text: str) -> str:
+        return text

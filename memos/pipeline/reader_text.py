@@ -54,8 +54,9 @@ class Asking:
     role: str  # the writer's role: its endpoint answers the re-ask
     stage: str
     what: str  # "an investment memo on Apple Inc. (AAPL)"
-    facts: str  # the fact ids it may reference, one per line with the value code renders
-    fact_ids: tuple[str, ...]  # the same ids, for the answer's pattern
+    how: str  # how the writer may mention a figure instead ("as its fact id in double brackets ...")
+    facts: str  # the figures it was given, under a heading, one per line with the value code renders
+    references: tuple[str, ...] = ()  # the ids a rewrite may reference as [[id]] (its pattern's)
 
 
 @dataclass(frozen=True)
@@ -119,16 +120,11 @@ def _reask(
     gw: LLMGateway, ctx: StageContext, writer: Writer, asking: Asking, *, title: str, items: list[Fault]
 ) -> Rewrites:
     prompt = template(REASK_PROMPT, ctx.run).render(
-        {
-            "what": asking.what,
-            "section": title,
-            "example": asking.fact_ids[0] if asking.fact_ids else "TICKER:revenue:FY2024",
-            "facts": asking.facts or "(none: write the figures' meaning in words)",
-        },
+        {"what": asking.what, "section": title, "how": asking.how, "facts": asking.facts},
         {"sentences": quoted(items)},
         nonce=ctx.run.nonce,
     )
-    schema = rewrites_schema(len(items), asking.fact_ids, tuple(sorted(writer.keep)))
+    schema = rewrites_schema(len(items), asking.references, tuple(sorted(writer.keep)))
     context = CallContext(run_id=ctx.run_id, stage=asking.stage, role=asking.role)
     answer = gw.complete(prompt, schema, context=context)
     return Rewrites.model_validate(within_bounds(Rewrites, answer.model_dump()))

@@ -25,6 +25,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.deck.inputs import figure_lines, inputs
 from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r1
 from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, draft_key, lap_key
+from memos.pipeline.deck.reask import reasked
 from memos.pipeline.deck.scope import scope_text
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.fanout import in_parallel
@@ -65,7 +66,7 @@ def run_draft(ctx: StageContext) -> None:
 
 
 def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftOutput | None) -> DraftOutput:
-    draft = draft_deck(ctx, gw, rebuild_note(previous))
+    draft, repairs = reasked(ctx, draft_deck(ctx, gw, rebuild_note(previous)))
     scope = inputs(ctx).scope.scope
     found = inputs(ctx)
     candidate = build(draft, found.figures, found.frame, scope, keep=found.keep, language=found.language)
@@ -73,11 +74,12 @@ def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftO
     # The judge is asked only when every hard gate passed: a deck failing one is rebuilt whatever its grade.
     hard = r1_result(rubric, candidate.measured, None)
     if not all(gate.passed for gate in hard.gates):
-        return DraftOutput(attempt=attempt, candidate=candidate, r1=hard)
+        return DraftOutput(attempt=attempt, repairs=repairs, candidate=candidate, r1=hard)
     judgement = judge_r1(ctx, gw, candidate.deck, candidate.measured, DRAFT)
     quotes = checked_quotes(judgement, candidate.deck)
     return DraftOutput(
         attempt=attempt,
+        repairs=repairs,
         candidate=candidate,
         judgement=judgement,
         quotes=quotes,

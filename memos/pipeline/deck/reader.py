@@ -27,11 +27,16 @@ def deck_reader_text(run: Run) -> list[SectionRepair]:
     delivered = next((DeckOutput.model_validate(out) for kind, out in steps if kind == DECK), None)
     if delivered is None:
         return []
-    candidates = [_candidate(kind, out) for kind, out in steps if kind != DECK]
-    source = next((c for c in reversed(candidates) if c is not None and c.deck == delivered.deck), None)
+    made = [(kind, out) for kind, out in steps if kind != DECK]
+    candidates = [(_candidate(kind, out), _repairs(kind, out)) for kind, out in made]
+    source, repairs = next(
+        ((c, r) for c, r in reversed(candidates) if c is not None and c.deck == delivered.deck), (None, [])
+    )
+    reasked = {repair.section: repair.reasked for repair in repairs}
     withheld = [*(source.withheld if source else []), *delivered.withheld]
     resolved = source.resolved if source else []
-    out = [_section("title and thesis", [delivered.deck.title, delivered.deck.thesis], [], [])]
+    framing = "title and thesis"
+    out = [_section(framing, [delivered.deck.title, delivered.deck.thesis], [], [], reasked.get(framing, 0))]
     for slide in delivered.deck.slides:
         out.append(
             _section(
@@ -39,6 +44,7 @@ def deck_reader_text(run: Run) -> list[SectionRepair]:
                 slide.words(),
                 _on(slide.number, withheld),
                 _on(slide.number, resolved),
+                reasked.get(f"slide {slide.number}", 0),
             )
         )
     return out
@@ -54,14 +60,20 @@ def _on(number: int, places: list[str]) -> list[str]:
     return [place for place in places if (match := WHERE.match(place)) and int(match.group(1)) == number]
 
 
-def _section(title: str, texts: list[str], withheld: list[str], resolved: list[str]) -> SectionRepair:
+def _repairs(kind: str, output: object) -> list[SectionRepair]:
+    return DraftOutput.model_validate(output).repairs if kind == DRAFT_KIND else []
+
+
+def _section(
+    title: str, texts: list[str], withheld: list[str], resolved: list[str], reasked: int
+) -> SectionRepair:
     shown = sum(len(split(text)) for text in texts)
     return SectionRepair(
         section=title,
         sentences=shown + len(withheld),
-        typed=len(withheld) + len(resolved),
+        typed=len(withheld) + len(resolved) + reasked,
         resolved=len(resolved),
-        reasked=0,
+        reasked=reasked,
         withheld=len(withheld),
         empty=shown == 0,
     )

@@ -130,7 +130,11 @@ WORKFLOW = Workflow(
         ),
         Stage(memo_plan.EVALUATION, "Evaluation", "A separate model grades every iteration", run_evaluation),
         Stage(
-            memo_plan.MEMO, "Memo", "Code applies the LOW-tier firewall and renders every figure", run_memo
+            memo_plan.MEMO,
+            "Memo",
+            "Code renders every figure, asks the writer again about what it would withhold, applies the "
+            "firewall",
+            run_memo,
         ),
     ),
     kinds={

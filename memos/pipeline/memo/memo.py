@@ -1,7 +1,10 @@
-"""Stage 5, memo: code applies the LOW-tier firewall to the final iteration, keeps the catalysts dated inside
-the window, keeps the falsifier bindings the register can watch (agents.memo.falsifiers.check: the metric
-has a fact for the company, the index names a falsifier), and lists the sentences it withholds for stating
-figures no fact backs or for slipping into another script than the brief's.
+"""Stage 5, memo: code repairs the final iteration's prose before a reader sees it (a typed number a fact
+backs becomes that fact; the synthesizer is asked once per section about the sentences still at fault; a
+falsifier nothing of which can be shown is written from its binding: memos.pipeline.reader_text), applies
+the LOW-tier firewall, keeps the catalysts dated inside the window, keeps the falsifier bindings the register
+can watch (agents.memo.falsifiers.check: the metric has a fact for the company, the index names a
+falsifier), and lists the sentences it still withholds for stating figures no fact backs or for slipping
+into another script than the brief's.
 
 When the evaluation failed, the memo is still delivered, marked not evaluated (``MemoOutput.evaluated`` is
 False and ``not_evaluated`` says why): a later evaluation of the same run replaces it.
@@ -92,12 +95,16 @@ def _repaired(
     cited = sorted(
         (item for item in catalog.items.values() if item.kind == "fact"), key=lambda item: item.evidence_id
     )
+    example = cited[0].evidence_id if cited else "TICKER:revenue:FY2024"
     asking = Asking(
         role="synthesizer",
         stage=MEMO,
         what=f"an investment memo on {company.name} ({company.ticker})",
-        facts="\n".join(fact_line(item) for item in cited),
-        fact_ids=tuple(item.evidence_id for item in cited),
+        how="Mention a figure only as its fact id in double brackets, chosen from the list below, for "
+        f"example [[{example}]]; the desk renders its value.",
+        facts="Fact ids you may reference (values rendered by code):\n"
+        + ("\n".join(fact_line(item) for item in cited) or "(none)"),
+        references=tuple(item.evidence_id for item in cited),
     )
     written = [
         Section("headline_thesis", "Headline thesis", [memo.headline_thesis]),
@@ -146,8 +153,8 @@ def _bound_falsifiers(
     texts: list[str], kept: list[FalsifierBinding], writer: Writer
 ) -> tuple[list[str], int]:
     """Each falsifier nothing of which can be shown, written by code from its binding where it has one
-    ("If revenue growth yoy turns negative, the thesis is wrong."): the model chose what is watched, code
-    writes it, with no figure of the model's. How many were written so."""
+    ("If revenue growth over the year turns negative, the thesis is wrong."): the model chose what is
+    watched, code writes it, with no figure of the model's. How many were written so."""
     by_number = {binding.falsifier: binding for binding in kept}
     out: list[str] = []
     written = 0
