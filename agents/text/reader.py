@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agents.text.figures import Ids, Segment, joined, segments
@@ -52,10 +53,17 @@ class Paragraph:
 
 
 def paragraph(
-    text: str, known_ids: Ids, keep: frozenset[str] = frozenset(), language: Language | None = None
+    text: str,
+    known_ids: Ids,
+    keep: frozenset[str] = frozenset(),
+    language: Language | None = None,
+    *,
+    withholds: Callable[[str], bool] | None = None,
 ) -> Paragraph:
     """``text`` as a reader is shown it: the sentences with nothing to withhold, repeats collapsed, and the
-    kinds of figure (and scripts) of those withheld, for the paragraph's one note."""
+    kinds of figure (and scripts) of those withheld, for the paragraph's one note. ``withholds``: a
+    workflow's own rule for what it withholds, where code repairs more before a reader sees the text (a
+    deck prints a typed number a figure backs as that figure)."""
     parts: list[Segment] = []
     seen: set[str] = set()
     kinds: list[str] = []
@@ -73,7 +81,7 @@ def paragraph(
         pieces = segments(sentence, known_ids, keep)
         removed = [piece.what for piece in pieces if piece.kind == "removed"]
         found = slips(sentence, language) if language is not None else []
-        if removed or found:
+        if withholds(sentence) if withholds is not None else (removed or found):
             withheld += 1
             kinds.extend(removed)
             slipped.extend(found)

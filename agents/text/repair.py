@@ -201,8 +201,14 @@ def tally(
     asked: bool = False,
 ) -> SectionRepair:
     """One section's counts: as the model wrote it (``written``) and as the reader gets it (``final``)."""
-    before = [paragraph(text, writer.known, writer.keep, writer.language) for text in written]
-    after = [paragraph(text, writer.known, writer.keep, writer.language) for text in final]
+    before = [
+        paragraph(text, writer.known, writer.keep, writer.language, withholds=writer.withholds)
+        for text in written
+    ]
+    after = [
+        paragraph(text, writer.known, writer.keep, writer.language, withholds=writer.withholds)
+        for text in final
+    ]
     return SectionRepair(
         section=section,
         sentences=sum(item.sentences for item in before),

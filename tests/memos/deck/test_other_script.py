@@ -45,7 +45,9 @@ def output(run: Run, key: str) -> Any:
 
 def test_a_deck_whose_drafter_slips_into_chinese_is_drawn_checked_ordered_fixed_and_delivered_clean() -> None:
     run = deck_run("quick")
-    with fake_deck_llm({"deck_drafter": [drafter_slips]}) as server:
+    # Asked again about the sentence before the draft is built, the drafter leaves it as it is: the slip
+    # reaches the draft, and the loop's own path is what is tested here.
+    with fake_deck_llm({"deck_drafter": [drafter_slips], "reask": [{"rewrites": []}]}) as server:
         driver.run_inline(str(run.pk))
         asked = [(entry["role"], entry["body"]["messages"]) for entry in server.requests]
     run.refresh_from_db()
@@ -54,6 +56,8 @@ def test_a_deck_whose_drafter_slips_into_chinese_is_drawn_checked_ordered_fixed_
     # The draft: rendered, read back and fact-checked clean, the slip found on its slide, and stored.
     draft = DraftOutput.model_validate(output(run, "draft-1"))
     [slipped] = [s for s in draft.candidate.deck.slides if any(SLIP in b.text for b in s.bullets)]
+    [reasked] = [r for r in draft.repairs if r.asked]
+    assert (reasked.section, reasked.reasked, reasked.withheld) == (f"slide {slipped.number}", 0, 1)
     assert draft.r1.passed and draft.candidate.mismatches == []
     [finding] = [f for f in draft.candidate.humanizer if f.rule == "other_script"]
     assert (finding.slide, finding.shape) == (slipped.number, "bullet 1")
