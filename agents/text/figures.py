@@ -84,7 +84,7 @@ _UNITS_WORD = (
     r"|hundred|a\s+thousand|thousand|a\s+half|half\s+a|one\s+and\s+a\s+half|a\s+quarter"
 )
 SPELLED = re.compile(
-    rf"\b(?:{_UNITS_WORD})(?:[\s-]+(?:{_UNITS_WORD}))*"
+    rf"\b(?:{_UNITS_WORD})(?:[\s-]+(?:point[\s-]+)?(?:{_UNITS_WORD}))*"
     r"[\s-]+(?:hundred[\s-]+)?(?:percent(?:age\s+points?)?|per\s+cent|basis\s+points?|bps|trillion|billion"
     r"|million|dollars?|cents?|times|fold)\b",
     re.IGNORECASE,

@@ -106,13 +106,14 @@ def _numbers() -> list[Payload]:
         ("ref-with-homoglyph", "Homoglyph [[AAPL:revenue:FY２０２５]] reference.", "２０２５"),
         ("ref-with-zero-width", "Hidden [[AAPL:revenue:\u200bFY2025]] reference.", "\u200bFY2025"),
         ("ref-with-blank", "Padded [[AAPL:revenue:FY2025 ]] reference.", "FY2025 ]]"),
+        ("spelled-out", "Revenue rose twelve-point-five percent, call it a dozen.", "point-five percent"),
     ]
     return [Payload("typed number", name, text, token) for name, text, token in rows]
 
 
-# Words are not figures: these stay, and nothing typed as digits rides along with them.
+# Words are not figures: these stay, and nothing typed as digits rides along with them. (A number spelled
+# with a unit, "twelve-point-five percent", is a figure the model owns: it is in NUMBERS.)
 WORDS = [
-    Payload("typed number", "spelled-out", "Revenue rose twelve-point-five percent, call it a dozen."),
     Payload("typed number", "roman-letters", "Guidance runs XII quarters, per the Roman count."),
 ]
 

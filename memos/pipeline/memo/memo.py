@@ -22,6 +22,7 @@ from agents.text.figures import removed_count, withheld_sentences
 from agents.text.reader import paragraph
 from agents.text.repair import SectionRepair, Writer
 from agents.text.scripts import Language
+from agents.text.sentences import within_bounds
 from memos.models import AgentStep
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
@@ -125,22 +126,30 @@ def _repaired(
         else repair.recounted(falsifier_texts, writer, bound=from_bindings)
         for repair in repaired.repairs
     ]
-    memo = memo.model_copy(
-        update={
-            "headline_thesis": _one(texts["headline_thesis"], memo.headline_thesis),
-            "risk_budget": _one(texts["risk_budget"], memo.risk_budget),
-            "sizing_rationale": _one(texts["sizing_rationale"], memo.sizing_rationale),
-            "catalysts": [
-                catalyst.model_copy(update={"event": event or catalyst.event})
-                for catalyst, event in zip(memo.catalysts, texts["catalysts"], strict=True)
-            ],
-            "falsifiers": [
-                text or original for text, original in zip(falsifier_texts, memo.falsifiers, strict=True)
-            ],
-        }
+    # A reference is longer than the figure it replaced: a text past its bound is cut back to its whole
+    # sentences (model_copy would not check the bound; the stored memo must pass it).
+    memo = MemoDraft.model_validate(
+        within_bounds(
+            MemoDraft,
+            memo.model_dump()
+            | {
+                "headline_thesis": _one(texts["headline_thesis"], memo.headline_thesis),
+                "risk_budget": _one(texts["risk_budget"], memo.risk_budget),
+                "sizing_rationale": _one(texts["sizing_rationale"], memo.sizing_rationale),
+                "catalysts": [
+                    catalyst.model_dump() | {"event": event or catalyst.event}
+                    for catalyst, event in zip(memo.catalysts, texts["catalysts"], strict=True)
+                ],
+                "falsifiers": [
+                    text or original for text, original in zip(falsifier_texts, memo.falsifiers, strict=True)
+                ],
+            },
+        )
     )
-    analysis = analysis.model_copy(
-        update={key: _one(texts[key], getattr(analysis, key)) for key in ("macro", "meso", "micro")}
+    analysis = Analysis.model_validate(
+        within_bounds(
+            Analysis, {key: _one(texts[key], getattr(analysis, key)) for key in ("macro", "meso", "micro")}
+        )
     )
     return memo, analysis, repairs
 

@@ -265,8 +265,9 @@ def test_model_prose_shows_fact_values_from_the_store_removed_numbers_and_escape
         f'<a class="fact-ref" href="/facts/{fact.fact_id}/" title="{fact.fact_id} · {fact.label}">'
         f"{format_value(fact.value, fact.unit)}</a>"
     ) in html
-    # The sentence with a typed figure is withheld whole, code's note in its place; none of it is shown.
-    assert "(A sentence is withheld here: it stated a percentage the model typed" in html
+    # The sentence with a typed figure is withheld whole, one line of code's at the paragraph's end says so;
+    # none of it is shown.
+    assert "(Code withheld a sentence of this paragraph: it stated a percentage the model typed" in html
     assert "12%" not in html and "grew" not in html
     assert "<script>alert" not in html and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
 
