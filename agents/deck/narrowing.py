@@ -23,7 +23,7 @@ from agents.deck.schemas import (
     SlideDraft,
     TableDraft,
 )
-from agents.text.patterns import patterned
+from agents.text.patterns import Prose, patterned, years_in
 
 
 def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
@@ -41,24 +41,25 @@ def slide_schema(
     """A slide whose figures are among ``ids`` and whose words carry no digit but a year, a date, a quarter
     or the brief's own numbers ``keep`` (agents.text.patterns: a deck's words reference no fact inline, its
     figures are printed by code)."""
+    prose = Prose(keep=keep, years=years_in(ids))
     bullet = create_model(
         "CitedBullet",
-        __base__=patterned(BulletDraft, (), keep, ["text"]),
+        __base__=patterned(BulletDraft, prose, ["text"]),
         figures=(list[str], _ids(ids, min_length=0, max_length=2)),
     )
     table = create_model(
         "CitedTable",
-        __base__=patterned(TableDraft, (), keep, ["title"]),
+        __base__=patterned(TableDraft, prose, ["title"]),
         rows=(list[str], _ids(ids, min_length=2, max_length=5)),
     )
     chart = create_model(
         "CitedChart",
-        __base__=patterned(ChartDraft, (), keep, ["title"]),
+        __base__=patterned(ChartDraft, prose, ["title"]),
         points=(list[str], _ids(ids, min_length=2, max_length=5)),
     )
     slide = create_model(
         "CitedSlide",
-        __base__=patterned(SlideDraft, (), keep, ["title", "takeaway"]),
+        __base__=patterned(SlideDraft, prose, ["title", "takeaway"]),
         section=(str, Field(min_length=1, max_length=40, json_schema_extra={"enum": list(sections)})),
         bullets=(list[bullet], Field(max_length=3)),
         table=(table | None, None),
@@ -74,9 +75,9 @@ def section_slide_schema(ids: tuple[str, ...], section: str, keep: tuple[str, ..
 
 
 @lru_cache(maxsize=64)
-def framing_schema(keep: tuple[str, ...] = ()) -> type[Framing]:
-    """The deck's title and thesis, without a figure of the model's."""
-    return patterned(Framing, (), keep, ["title", "thesis"])
+def framing_schema(ids: tuple[str, ...] = (), keep: tuple[str, ...] = ()) -> type[Framing]:
+    """The deck's title and thesis, without a figure of the model's (years of the figures ``ids``)."""
+    return patterned(Framing, Prose(keep=keep, years=years_in(ids)), ["title", "thesis"])
 
 
 @lru_cache(maxsize=64)

@@ -25,7 +25,7 @@ from agents.memo.schemas import (
     SpecialistBrief,
     SynthesisIteration,
 )
-from agents.text.patterns import date_pattern, patterned
+from agents.text.patterns import Prose, date_pattern, patterned, years_in
 from agents.text.sentences import within_bounds
 
 
@@ -49,14 +49,15 @@ def brief_schema(
 ) -> type[SpecialistBrief]:
     """A specialist's answer: citations among ``ids``; prose that may reference ``facts`` (and type the
     brief's numbers ``keep``) but no figure of its own."""
+    prose = Prose(facts, keep, years_in(facts))
     claim = create_model(
         f"{name.title()}Claim",
-        __base__=patterned(Claim, facts, keep, ["statement"]),
+        __base__=patterned(Claim, prose, ["statement"]),
         citations=(list[str], _ids_field(ids, min_length=1, max_length=4)),
     )
     brief = create_model(
         f"{name.title()}Brief",
-        __base__=patterned(SpecialistBrief, facts, keep, ["coverage_gaps", "undercurrents"]),
+        __base__=patterned(SpecialistBrief, prose, ["coverage_gaps", "undercurrents"]),
         claims=(list[claim], Field(max_length=max_claims)),
     )
     return cast(type[SpecialistBrief], brief)
@@ -74,7 +75,9 @@ def iteration_schema(
     prose pattern of ``facts`` and ``keep``; each catalyst dated inside ``window`` (the first and last day a
     catalyst may carry). Falsifier bindings stay optional in the schema (answers scripted before them have
     none); the prompt asks for one per falsifier, and code writes a withheld falsifier from its binding."""
-    catalyst: type[Catalyst] = patterned(Catalyst, facts, keep, ["event"])
+    dates = (window[0].isoformat(), window[1].isoformat()) if window is not None else ()
+    prose = Prose(facts, keep, years_in(facts, dates))
+    catalyst: type[Catalyst] = patterned(Catalyst, prose, ["event"])
     if window is not None:
         dated: dict[str, JsonValue] = {"format": "date", "pattern": date_pattern(*window)}
         catalyst = create_model(
@@ -85,7 +88,7 @@ def iteration_schema(
     memo = create_model(
         "CitedMemoDraft",
         __base__=patterned(
-            MemoDraft, facts, keep, ["headline_thesis", "risk_budget", "falsifiers", "sizing_rationale"]
+            MemoDraft, prose, ["headline_thesis", "risk_budget", "falsifiers", "sizing_rationale"]
         ),
         catalysts=(list[catalyst], Field(min_length=1, max_length=3)),
         load_bearing=(
@@ -95,12 +98,12 @@ def iteration_schema(
             ),
         ),
     )
-    gap = patterned(GapAnswer, facts, keep, ["note"])
+    gap = patterned(GapAnswer, prose, ["note"])
     iteration = create_model(
         "CitedSynthesisIteration",
-        __base__=patterned(SynthesisIteration, facts, keep, ["what_i_missed"]),
+        __base__=patterned(SynthesisIteration, prose, ["what_i_missed"]),
         answered_gaps=(list[gap], Field(default_factory=list, max_length=MAX_GAPS)),  # type: ignore[valid-type]
-        analysis=(patterned(Analysis, facts, keep, ["macro", "meso", "micro"]), ...),
+        analysis=(patterned(Analysis, prose, ["macro", "meso", "micro"]), ...),
         memo=(memo, ...),
     )
     return cast(type[SynthesisIteration], iteration)

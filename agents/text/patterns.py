@@ -7,12 +7,14 @@ An endpoint that enforces the schema compiles the pattern into its decoder (llam
 given, which code renders from the fact store. Digits are admitted only in:
 
 - a reference to one of the ids the writer was shown (the list is the run's own, so an id cannot be made up);
-- a year or an ISO date ("in 2025", "FY2025", "(2026-03-31"), and a quarter ("Q3");
+- a year the run's figures or its window speak of ("in 2025", "FY2025"), and a quarter ("Q3");
 - the numbers the analyst's brief contains ("over the next 12 months"): the analyst's, not the model's.
 
-A year or a number of the brief starts after a blank, a bracket or "FY", never right after a digit: a small
-model under the pattern otherwise glues them into a figure ("12,121950" from "12" and "1950"). Forms such
-as "10-K" are left out for the same reason (the 0.5B model wrote "USD 10-Quarterly").
+Every digit a pattern admits is a way a model can still say a number, and a small model finds it: the 0.5B
+wrote "USD 10-Quarterly" through the form name "10-Q" and "12,121950" by gluing the brief's "12" to the year
+1950; the 1.5B, barred from typing the alpha it wanted, wrote "a high alpha of 1917-09-01" through an ISO
+date. So a year or a number of the brief starts only after a blank, a bracket or "FY", a year is one of the
+run's own, and neither dates nor form names are admitted (a catalyst's date has its own field).
 
 What the pattern cannot stop (a number in words, "eight percent") code still withholds
 (agents.text.figures.SPELLED), and an endpoint that ignores patterns is answered by the same code as before:
@@ -28,7 +30,9 @@ bound (agents.text.sentences.fit_whole).
 from __future__ import annotations
 
 import calendar
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Any, TypeVar
 
@@ -42,8 +46,8 @@ M = TypeVar("M", bound=BaseModel)
 # Not a digit, not a bracket (brackets open references), not a quote, a backslash or a control character:
 # llama.cpp writes a pattern's characters into the JSON string as they are, so these would break the JSON.
 PLAIN = r'[^0-9\[\]"\\\x00-\x1f\x7f]'
-DATES = r"(?:[ (]|FY)(?:19|20)[0-9]{2}(?:-[01][0-9]-[0-3][0-9])?"
 LABELS = r"Q[1-4]"
+YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])")
 REFERENCE_EXTRA = 4  # "[[" and "]]"
 MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance
 
@@ -53,14 +57,23 @@ def _literal(text: str) -> str:
     return "".join(f"\\{char}" if char in ".^$|?*+()[]{}\\/-" else char for char in text)
 
 
-def prose_pattern(ids: Iterable[str], keep: Iterable[str] = (), *, bound: int) -> str:
+def years_in(*texts: Iterable[str]) -> tuple[str, ...]:
+    """The calendar years named in ``texts`` (fact ids, periods, a window's dates), in order."""
+    return tuple(sorted({year for items in texts for text in items for year in YEAR.findall(text)}))
+
+
+def prose_pattern(
+    ids: Iterable[str], keep: Iterable[str] = (), *, bound: int, years: Iterable[str] = ()
+) -> str:
     """The pattern for a prose field of at most ``bound`` units: plain characters, references to ``ids``,
-    dates, labels and the brief's numbers ``keep``."""
+    the ``years`` the run speaks of, quarters and the brief's numbers ``keep``."""
     units = [PLAIN]
     references = sorted(set(ids))
     if references:
         units.append(r"\[\[(?:" + "|".join(_literal(ref) for ref in references) + r")\]\]")
-    units.append(DATES)
+    named = sorted(set(years))
+    if named:
+        units.append(r"(?:[ (]|FY)(?:" + "|".join(named) + ")")
     units.append(LABELS)
     units.extend(f"[ (]{_literal(number)}" for number in sorted(set(keep)) if number)
     return "^(?:" + "|".join(units) + "){1," + str(bound) + "}$"
@@ -72,19 +85,33 @@ def allowance(ids: Iterable[str]) -> int:
     return MOST_REFERENCES * (longest + REFERENCE_EXTRA)
 
 
-def patterned(model: type[M], ids: tuple[str, ...], keep: tuple[str, ...], fields: Iterable[str]) -> type[M]:
-    """``model`` with each of its string (or list-of-string) ``fields`` carrying the prose pattern in the
+@dataclass(frozen=True)
+class Prose:
+    """What one writer's prose may hold besides plain characters: references to ``refs`` (the facts it was
+    shown; none for a deck, whose figures are printed by code), the ``years`` its run speaks of, and the
+    brief's own numbers ``keep``."""
+
+    refs: tuple[str, ...] = ()
+    keep: tuple[str, ...] = ()
+    years: tuple[str, ...] = ()
+
+    def pattern(self, bound: int) -> str:
+        return prose_pattern(self.refs, self.keep, bound=bound, years=self.years)
+
+
+def patterned(model: type[M], prose: Prose, fields: Iterable[str]) -> type[M]:
+    """``model`` with each of its string (or list-of-string) ``fields`` carrying ``prose``'s pattern in the
     schema a decoder is given, and room for what references add to its length (code cuts it back to the
     base bound: ``agents.text.sentences.within_bounds``)."""
-    extra = allowance(ids)
+    extra = allowance(prose.refs)
     overrides: dict[str, Any] = {}
     for name in fields:
         info = model.model_fields[name]
         bound, item_bound = field_bounds(model, name)
         if bound is not None and info.annotation is str:
-            overrides[name] = (str, _prose_field(ids, keep, bound, extra, info.description))
+            overrides[name] = (str, _prose_field(prose, bound, extra, info.description))
         elif item_bound is not None:
-            item = Annotated[str, _prose_field(ids, keep, item_bound, extra, None)]
+            item = Annotated[str, _prose_field(prose, item_bound, extra, None)]
             overrides[name] = (list[item], _list_field(info))
         else:
             raise TypeError(f"{model.__name__}.{name} is not bounded prose")
@@ -101,14 +128,12 @@ def _list_field(info: FieldInfo) -> Any:
     return Field(default_factory=list, min_length=low, max_length=high, description=info.description)
 
 
-def _prose_field(
-    ids: tuple[str, ...], keep: tuple[str, ...], bound: int, extra: int, about: str | None
-) -> Any:
+def _prose_field(prose: Prose, bound: int, extra: int, about: str | None) -> Any:
     return Field(
         min_length=1,
         max_length=bound + extra,
         description=about,
-        json_schema_extra={"pattern": prose_pattern(ids, keep, bound=bound), "maxLength": bound},
+        json_schema_extra={"pattern": prose.pattern(bound), "maxLength": bound},
     )
 
 

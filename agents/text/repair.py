@@ -5,10 +5,10 @@ deck's slide, a debate's turn):
 
 1. ``resolve``: a number the model typed that a fact it was given backs becomes that fact's reference
    (agents.text.resolution); the sentence is whole again, and no model owns the number.
-2. ``faults`` and ``rewrite_request``: the sentences still withheld, numbered, for one re-ask of the
-   writer per section, quoting them and listing the fact ids it may reference (the schema ``Rewrites`` is
-   narrowed by ``rewrites_schema`` so a constrained decoder can only name those sentences and write no
-   figure).
+2. ``faults`` and ``quoted``: the sentences still withheld, numbered, for one re-ask of the writer per
+   section, quoting them beside the figures it may use (the schema ``Rewrites`` is narrowed by
+   ``rewrites_schema``, so a constrained decoder can only name those sentences and write no figure; the call
+   itself is the pipeline's, memos.pipeline.reader_text).
 3. ``apply_rewrites``: a rewrite replaces its sentence only when code finds nothing in it to withhold;
    otherwise the sentence stays withheld. Code decides, never the writer.
 
@@ -25,7 +25,7 @@ from typing import Annotated, cast
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
 from agents.text.figures import Ids, segments
-from agents.text.patterns import patterned
+from agents.text.patterns import Prose, patterned
 from agents.text.reader import paragraph
 from agents.text.resolution import Printed, resolve_typed
 from agents.text.scripts import Language, slips
@@ -52,12 +52,12 @@ class Rewrites(BaseModel):
 
 
 @lru_cache(maxsize=128)
-def rewrites_schema(count: int, facts: tuple[str, ...], keep: tuple[str, ...]) -> type[Rewrites]:
-    """``Rewrites`` for ``count`` quoted sentences, its text under the prose pattern of ``facts``."""
+def rewrites_schema(count: int, prose: Prose) -> type[Rewrites]:
+    """``Rewrites`` for ``count`` quoted sentences, its text under ``prose``'s pattern."""
     numbered: dict[str, JsonValue] = {"type": "integer", "enum": list(range(1, count + 1))}
     rewrite = create_model(
         "NumberedRewrite",
-        __base__=patterned(Rewrite, facts, keep, ["text"]),
+        __base__=patterned(Rewrite, prose, ["text"]),
         number=(int, Field(ge=1, le=count, json_schema_extra=numbered)),
     )
     schema = create_model(

@@ -193,8 +193,10 @@ def _typed_value(match: re.Match[str]) -> Decimal | None:
 
 def _kind(match: re.Match[str]) -> str:
     scale = (match.group("scale") or "").lower().replace(" ", "")
-    if scale in {"%", "percent", "bps", "basispoints"} or scale.startswith("per"):
-        return "bps" if scale in {"bps", "basispoints"} else "percent"
+    if scale in {"bps", "basispoints"}:
+        return "bps"
+    if scale in {"%", "percent"}:  # "per cent" with its blank removed
+        return "percent"
     if scale == "x":
         return "multiple"
     if match.group("currency"):

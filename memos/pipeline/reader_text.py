@@ -11,12 +11,13 @@ and the section's repair says no rewrite was made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from agents.llm.errors import LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
+from agents.text.patterns import Prose
 from agents.text.repair import (
     Fault,
     Rewrites,
@@ -56,7 +57,7 @@ class Asking:
     what: str  # "an investment memo on Apple Inc. (AAPL)"
     how: str  # how the writer may mention a figure instead ("as its fact id in double brackets ...")
     facts: str  # the figures it was given, under a heading, one per line with the value code renders
-    references: tuple[str, ...] = ()  # the ids a rewrite may reference as [[id]] (its pattern's)
+    prose: Prose  # what a rewrite may hold besides plain words (its pattern; the brief's numbers are added)
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,8 @@ def _reask(
         {"sentences": quoted(items)},
         nonce=ctx.run.nonce,
     )
-    schema = rewrites_schema(len(items), asking.references, tuple(sorted(writer.keep)))
+    prose = replace(asking.prose, keep=tuple(sorted(writer.keep)))
+    schema = rewrites_schema(len(items), prose)
     context = CallContext(run_id=ctx.run_id, stage=asking.stage, role=asking.role)
     answer = gw.complete(prompt, schema, context=context)
     return Rewrites.model_validate(within_bounds(Rewrites, answer.model_dump()))

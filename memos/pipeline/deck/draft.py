@@ -121,7 +121,9 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     def framing() -> Framing:
         ctx.check()
         prompt = template("deck_framing", ctx.run).render(shared, untrusted, nonce=ctx.run.nonce)
-        answer = gw.complete(prompt, framing_schema(keep), context=inputs(ctx).call(DRAFT, Role.DRAFTER))
+        answer = gw.complete(
+            prompt, framing_schema(tuple(found), keep), context=inputs(ctx).call(DRAFT, Role.DRAFTER)
+        )
         return Framing.model_validate(within_bounds(Framing, answer.model_dump()))
 
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]

@@ -18,14 +18,14 @@ from agents.memo.schemas import SynthesisIteration
 from agents.text.patterns import date_pattern, prose_pattern
 
 FACT = "AAPL:revenue:FY2025"
-PATTERN = prose_pattern([FACT, "AAPL:cash:FY2025"], ["12"], bound=200)
+PATTERN = prose_pattern([FACT, "AAPL:cash:FY2025"], ["12"], bound=200, years=("2025", "2026"))
 
 
 @pytest.mark.parametrize(
     "text",
     [
         f"Revenue reached [[{FACT}]] in FY2025, and the services mix keeps rising.",
-        "The report due (2026-04-30) and the Q3 call are the catalysts.",
+        "The report due in 2026 and the Q3 call are the catalysts.",
         "Hold it over the next 12 months.",
         "Margins are thin; growth is slowing.",
     ],
@@ -40,7 +40,10 @@ def test_prose_with_references_dates_quarters_and_the_briefs_numbers_matches(tex
         "Revenue grew 12% to $416 billion.",  # a figure typed: "12" is the brief's, the rest is not
         "Services grew 14% a year.",
         "Revenue reached [[AAPL:revenue:FY2031]].",  # an id the writer was not shown
-        "USD 12,121950 in cash.",  # the brief's number glued to a year: no digit may follow a digit unit
+        "USD 12,122025 in cash.",  # the brief's number glued to a year: no digit may follow a digit unit
+        "A high alpha of 2026-09-01.",  # a date is a way to type digits: prose has none (catalysts do)
+        "A high alpha of 1917.",  # nor a year the run does not speak of
+        "A 10-Q says so.",  # nor a form name: the 0.5B model wrote "USD 10-Quarterly"
         'A "quoted" word.',  # a raw quote would end the JSON string the pattern sits in
         "Up 3x.",
     ],
@@ -50,7 +53,7 @@ def test_a_typed_figure_or_an_unknown_reference_does_not_match(text: str) -> Non
 
 
 def test_the_pattern_counts_a_reference_as_one_unit_of_its_bound() -> None:
-    tight = prose_pattern([FACT], [], bound=10)
+    tight = prose_pattern([FACT], [], bound=10, years=("2025",))
     assert re.fullmatch(tight, "Up to [[" + FACT + "]].")  # ten units, more than ten characters
     assert not re.fullmatch(tight, "Up to the top.")  # fourteen units
 
@@ -106,5 +109,6 @@ def test_a_decks_words_may_hold_no_digit_but_years_and_the_briefs_numbers() -> N
     schema = strict_json_schema(slide_schema((FACT,), ("Outlook",), ("12",)))
     takeaway = schema["properties"]["takeaway"]
     assert re.fullmatch(takeaway["pattern"], "Hold for 12 months: FY2025 set the bar.")
+    assert not re.fullmatch(takeaway["pattern"], "Hold: FY2019 set the bar.")  # no figure of the run's
     assert not re.fullmatch(takeaway["pattern"], f"Revenue reached [[{FACT}]].")  # a deck cites in figures
     assert takeaway["maxLength"] == 160  # the bound OpenAI enforces beside the pattern
