@@ -23,7 +23,7 @@ from agents.deck.schemas import (
     SlideDraft,
     TableDraft,
 )
-from agents.text.patterns import Prose, patterned, years_in
+from agents.text.patterns import Prose, patterned
 
 
 def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
@@ -35,13 +35,10 @@ def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
 
 
 @lru_cache(maxsize=64)
-def slide_schema(
-    ids: tuple[str, ...], sections: tuple[str, ...], keep: tuple[str, ...] = ()
-) -> type[SlideDraft]:
-    """A slide whose figures are among ``ids`` and whose words carry no digit but a year, a date, a quarter
-    or the brief's own numbers ``keep`` (agents.text.patterns: a deck's words reference no fact inline, its
-    figures are printed by code)."""
-    prose = Prose(keep=keep, years=years_in(ids))
+def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideDraft]:
+    """A slide whose figures are among ``ids`` and whose words hold no digit (agents.text.patterns: a deck's
+    words reference no fact inline; its figures are printed by code)."""
+    prose = Prose()
     bullet = create_model(
         "CitedBullet",
         __base__=patterned(BulletDraft, prose, ["text"]),
@@ -69,20 +66,20 @@ def slide_schema(
 
 
 @lru_cache(maxsize=256)
-def section_slide_schema(ids: tuple[str, ...], section: str, keep: tuple[str, ...] = ()) -> type[SlideDraft]:
+def section_slide_schema(ids: tuple[str, ...], section: str) -> type[SlideDraft]:
     """One section's slide: its section is fixed, its figures the run's."""
-    return slide_schema(ids, (section,), keep)
+    return slide_schema(ids, (section,))
 
 
 @lru_cache(maxsize=64)
-def framing_schema(ids: tuple[str, ...] = (), keep: tuple[str, ...] = ()) -> type[Framing]:
-    """The deck's title and thesis, without a figure of the model's (years of the figures ``ids``)."""
-    return patterned(Framing, Prose(keep=keep, years=years_in(ids)), ["title", "thesis"])
+def framing_schema() -> type[Framing]:
+    """The deck's title and thesis, without a figure of the model's."""
+    return patterned(Framing, Prose(), ["title", "thesis"])
 
 
 @lru_cache(maxsize=64)
 def revision_schema(
-    ids: tuple[str, ...], sections: tuple[str, ...], slides: tuple[int, ...], keep: tuple[str, ...] = ()
+    ids: tuple[str, ...], sections: tuple[str, ...], slides: tuple[int, ...]
 ) -> type[Revision]:
     """Replacements only for the work order's slides: the decoder cannot even name another one."""
     numbered: dict[str, JsonValue] = {"type": "integer", "enum": list(slides)}
@@ -90,7 +87,7 @@ def revision_schema(
         "OrderedSlide",
         __base__=RevisedSlide,
         number=(int, Field(ge=1, le=20, json_schema_extra=numbered)),
-        slide=(slide_schema(ids, sections, keep), ...),
+        slide=(slide_schema(ids, sections), ...),
     )
     revision = create_model(
         "OrderedRevision",

@@ -25,7 +25,7 @@ from agents.memo.schemas import (
     SpecialistBrief,
     SynthesisIteration,
 )
-from agents.text.patterns import Prose, date_pattern, patterned, years_in
+from agents.text.patterns import Prose, date_pattern, patterned
 from agents.text.sentences import within_bounds
 
 
@@ -45,11 +45,10 @@ def brief_schema(
     max_claims: int = 8,
     *,
     facts: tuple[str, ...] = (),
-    keep: tuple[str, ...] = (),
 ) -> type[SpecialistBrief]:
-    """A specialist's answer: citations among ``ids``; prose that may reference ``facts`` (and type the
-    brief's numbers ``keep``) but no figure of its own."""
-    prose = Prose(facts, keep, years_in(facts))
+    """A specialist's answer: citations among ``ids``; prose that may reference ``facts`` but holds no other
+    digit."""
+    prose = Prose(facts)
     claim = create_model(
         f"{name.title()}Claim",
         __base__=patterned(Claim, prose, ["statement"]),
@@ -68,15 +67,13 @@ def iteration_schema(
     ids: tuple[str, ...],
     *,
     facts: tuple[str, ...] = (),
-    keep: tuple[str, ...] = (),
     window: tuple[datetime.date, datetime.date] | None = None,
 ) -> type[SynthesisIteration]:
     """A synthesis iteration: load-bearing ids among ``ids``; every prose field a reader sees under the
-    prose pattern of ``facts`` and ``keep``; each catalyst dated inside ``window`` (the first and last day a
+    prose pattern of ``facts``; each catalyst dated inside ``window`` (the first and last day a
     catalyst may carry). Falsifier bindings stay optional in the schema (answers scripted before them have
     none); the prompt asks for one per falsifier, and code writes a withheld falsifier from its binding."""
-    dates = (window[0].isoformat(), window[1].isoformat()) if window is not None else ()
-    prose = Prose(facts, keep, years_in(facts, dates))
+    prose = Prose(facts)
     catalyst: type[Catalyst] = patterned(Catalyst, prose, ["event"])
     if window is not None:
         dated: dict[str, JsonValue] = {"format": "date", "pattern": date_pattern(*window)}

@@ -86,7 +86,9 @@ _UNITS_WORD = (
 SPELLED = re.compile(
     rf"\b(?:{_UNITS_WORD})(?:[\s-]+(?:point[\s-]+)?(?:{_UNITS_WORD}))*"
     r"[\s-]+(?:hundred[\s-]+)?(?:percent(?:age\s+points?)?|per\s+cent|basis\s+points?|bps|trillion|billion"
-    r"|million|dollars?|cents?|times|fold)\b",
+    r"|million|dollars?|cents?|times|fold)\b"
+    # A decimal in words is a figure with or without a unit ("an alpha of one point nine").
+    rf"|\b(?:{_UNITS_WORD})[\s-]+point[\s-]+(?:{_UNITS_WORD})(?:[\s-]+(?:{_UNITS_WORD}))*\b",
     re.IGNORECASE,
 )
 

@@ -1,36 +1,31 @@
-"""A figure a decoder cannot type: a JSON-schema ``pattern`` for model prose that admits digits only where
-they are not the model's figures.
+"""A figure a decoder cannot type: a JSON-schema ``pattern`` for model prose that admits digits only inside a
+``[[fact id]]`` reference to a fact the writer was shown.
 
 An endpoint that enforces the schema compiles the pattern into its decoder (llama-server turns a string's
 ``pattern`` into grammar rules; hosted structured outputs accept a pattern too), so the model cannot write
-"grew 12%": where it reaches for a figure, the only way on is a ``[[fact id]]`` reference to a fact it was
-given, which code renders from the fact store. Digits are admitted only in:
+"grew 12%": where it reaches for a figure, the only way on is a reference (the list of ids is the run's own,
+so an id cannot be made up), which code renders from the fact store, or words.
 
-- a reference to one of the ids the writer was shown (the list is the run's own, so an id cannot be made up);
-- a year the run's figures or its window speak of ("in 2025", "FY2025"), and a quarter ("Q3");
-- the numbers the analyst's brief contains ("over the next 12 months"): the analyst's, not the model's.
-
-Every digit a pattern admits is a way a model can still say a number, and a small model finds it: the 0.5B
-wrote "USD 10-Quarterly" through the form name "10-Q" and "12,121950" by gluing the brief's "12" to the year
-1950; the 1.5B, barred from typing the alpha it wanted, wrote "a high alpha of 1917-09-01" through an ISO
-date. So a year or a number of the brief starts only after a blank, a bracket or "FY", a year is one of the
-run's own, and neither dates nor form names are admitted (a catalyst's date has its own field).
-
+Every digit a pattern admits outside a reference is a way a model can still say a number, and a small model
+finds it. Measured on the embedded models: the 0.5B wrote "USD 10-Quarterly" through the form name "10-Q"
+and "12,121950" by gluing the brief's "12" to the year 1950; the 1.5B, barred from typing the alpha it
+wanted, wrote "a high alpha of 1917-09-01" through an ISO date, and with only the run's own years admitted,
+"a gross margin of 2025 at 2025%". So prose admits no year, date, quarter or number of the brief: the writer
+says "the latest fiscal year", "twelve months" (a catalyst's date has its own field, with its own pattern).
 What the pattern cannot stop (a number in words, "eight percent") code still withholds
 (agents.text.figures.SPELLED), and an endpoint that ignores patterns is answered by the same code as before:
 the pattern is sent in the schema, never checked against an answer, so a backend without it costs nothing.
 
 llama.cpp drops a string's ``maxLength`` when it has a ``pattern`` (the pattern wins), so the pattern carries
-the bound itself as a count of units: a character, or one whole reference, year or date. A reference is
-longer than one character, so a string may pass its character bound by what its references add; the narrowed
-schema allows for that (``allowance``) and code cuts such a string back to its whole sentences within the
-bound (agents.text.sentences.fit_whole).
+the bound itself as a count of units: a character, or one whole reference. A reference is longer than one
+character, so a string may pass its character bound by what its references add; the narrowed schema allows
+for that (``allowance``) and code cuts such a string back to its whole sentences within the bound
+(agents.text.sentences.within_bounds).
 """
 
 from __future__ import annotations
 
 import calendar
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -46,8 +41,6 @@ M = TypeVar("M", bound=BaseModel)
 # Not a digit, not a bracket (brackets open references), not a quote, a backslash or a control character:
 # llama.cpp writes a pattern's characters into the JSON string as they are, so these would break the JSON.
 PLAIN = r'[^0-9\[\]"\\\x00-\x1f\x7f]'
-LABELS = r"Q[1-4]"
-YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])")
 REFERENCE_EXTRA = 4  # "[[" and "]]"
 MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance
 
@@ -57,25 +50,12 @@ def _literal(text: str) -> str:
     return "".join(f"\\{char}" if char in ".^$|?*+()[]{}\\/-" else char for char in text)
 
 
-def years_in(*texts: Iterable[str]) -> tuple[str, ...]:
-    """The calendar years named in ``texts`` (fact ids, periods, a window's dates), in order."""
-    return tuple(sorted({year for items in texts for text in items for year in YEAR.findall(text)}))
-
-
-def prose_pattern(
-    ids: Iterable[str], keep: Iterable[str] = (), *, bound: int, years: Iterable[str] = ()
-) -> str:
-    """The pattern for a prose field of at most ``bound`` units: plain characters, references to ``ids``,
-    the ``years`` the run speaks of, quarters and the brief's numbers ``keep``."""
+def prose_pattern(ids: Iterable[str], *, bound: int) -> str:
+    """The pattern for a prose field of at most ``bound`` units: plain characters, references to ``ids``."""
     units = [PLAIN]
     references = sorted(set(ids))
     if references:
         units.append(r"\[\[(?:" + "|".join(_literal(ref) for ref in references) + r")\]\]")
-    named = sorted(set(years))
-    if named:
-        units.append(r"(?:[ (]|FY)(?:" + "|".join(named) + ")")
-    units.append(LABELS)
-    units.extend(f"[ (]{_literal(number)}" for number in sorted(set(keep)) if number)
     return "^(?:" + "|".join(units) + "){1," + str(bound) + "}$"
 
 
@@ -88,15 +68,12 @@ def allowance(ids: Iterable[str]) -> int:
 @dataclass(frozen=True)
 class Prose:
     """What one writer's prose may hold besides plain characters: references to ``refs`` (the facts it was
-    shown; none for a deck, whose figures are printed by code), the ``years`` its run speaks of, and the
-    brief's own numbers ``keep``."""
+    shown; none for a deck, whose figures are printed by code)."""
 
     refs: tuple[str, ...] = ()
-    keep: tuple[str, ...] = ()
-    years: tuple[str, ...] = ()
 
     def pattern(self, bound: int) -> str:
-        return prose_pattern(self.refs, self.keep, bound=bound, years=self.years)
+        return prose_pattern(self.refs, bound=bound)
 
 
 def patterned(model: type[M], prose: Prose, fields: Iterable[str]) -> type[M]:

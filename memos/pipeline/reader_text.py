@@ -11,7 +11,7 @@ and the section's repair says no rewrite was made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 
 from agents.llm.errors import LLMError
@@ -57,7 +57,7 @@ class Asking:
     what: str  # "an investment memo on Apple Inc. (AAPL)"
     how: str  # how the writer may mention a figure instead ("as its fact id in double brackets ...")
     facts: str  # the figures it was given, under a heading, one per line with the value code renders
-    prose: Prose  # what a rewrite may hold besides plain words (its pattern; the brief's numbers are added)
+    prose: Prose  # what a rewrite may hold besides plain words (its pattern)
 
 
 @dataclass(frozen=True)
@@ -125,8 +125,7 @@ def _reask(
         {"sentences": quoted(items)},
         nonce=ctx.run.nonce,
     )
-    prose = replace(asking.prose, keep=tuple(sorted(writer.keep)))
-    schema = rewrites_schema(len(items), prose)
+    schema = rewrites_schema(len(items), asking.prose)
     context = CallContext(run_id=ctx.run_id, stage=asking.stage, role=asking.role)
     answer = gw.complete(prompt, schema, context=context)
     return Rewrites.model_validate(within_bounds(Rewrites, answer.model_dump()))

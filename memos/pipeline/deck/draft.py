@@ -100,7 +100,6 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     # quotes the judge: all of it reaches the prompt fenced, as data.
     untrusted = {"scope": scope_text(scope), "brief": inputs(ctx).brief}
     names = "\n".join(f"- {section.name}" for section in scope.required_sections)
-    keep = tuple(sorted(inputs(ctx).keep))
 
     def slide(section: SectionPlan) -> SlideDraft:
         ctx.check()
@@ -111,7 +110,7 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
             "rebuild": rebuild,
         }
         prompt = template("deck_drafter", ctx.run).render(values, fenced, nonce=ctx.run.nonce)
-        schema = section_slide_schema(tuple(found), section.name, keep)
+        schema = section_slide_schema(tuple(found), section.name)
         answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         # The section is the one asked for, whatever the answer says: code routes, the model writes.
         return SlideDraft.model_validate(
@@ -121,9 +120,7 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     def framing() -> Framing:
         ctx.check()
         prompt = template("deck_framing", ctx.run).render(shared, untrusted, nonce=ctx.run.nonce)
-        answer = gw.complete(
-            prompt, framing_schema(tuple(found), keep), context=inputs(ctx).call(DRAFT, Role.DRAFTER)
-        )
+        answer = gw.complete(prompt, framing_schema(), context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         return Framing.model_validate(within_bounds(Framing, answer.model_dump()))
 
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]

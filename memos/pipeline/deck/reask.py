@@ -9,7 +9,7 @@ from __future__ import annotations
 from agents.deck.resolve import DeckWriter
 from agents.deck.schemas import BulletDraft, DeckDraft, SlideDraft
 from agents.llm.roles import Role
-from agents.text.patterns import Prose, years_in
+from agents.text.patterns import Prose
 from agents.text.repair import SectionRepair
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.inputs import figure_lines, inputs
@@ -34,7 +34,7 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
         what=f"a board deck on {company.name} ({company.ticker})",
         how=HOW,
         facts="The figures the deck may print (values rendered by code):\n" + figure_lines(found.figures),
-        prose=Prose(years=years_in(found.figures)),
+        prose=Prose(),
     )
     sections = [Section(FRAMING, FRAMING, [draft.title, draft.thesis])]
     sections += [

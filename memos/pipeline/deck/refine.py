@@ -273,7 +273,7 @@ def revise(
     numbers = tuple(n for n in dict.fromkeys(order.slides) if 1 <= n <= len(deck.slides)) or (1,)
     scope = inputs(ctx).scope.scope
     sections = tuple(section.name for section in scope.required_sections)
-    schema = revision_schema(tuple(found), sections, numbers, tuple(sorted(inputs(ctx).keep)))
+    schema = revision_schema(tuple(found), sections, numbers)
     named = "\n".join(slide_outline(deck.slides[n - 1]) for n in numbers)
     ctx.check()
     prompt = template("deck_reviser", ctx.run).render(

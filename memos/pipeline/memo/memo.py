@@ -19,7 +19,7 @@ from agents.memo.audit import firewall
 from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput, Withheld
 from agents.memo.schemas import Analysis, FalsifierBinding, MemoDraft
 from agents.text.figures import removed_count, withheld_sentences
-from agents.text.patterns import Prose, years_in
+from agents.text.patterns import Prose
 from agents.text.reader import paragraph
 from agents.text.repair import SectionRepair, Writer
 from agents.text.scripts import Language
@@ -107,7 +107,7 @@ def _repaired(
         f"example [[{example}]]; the desk renders its value.",
         facts="Fact ids you may reference (values rendered by code):\n"
         + ("\n".join(fact_line(item) for item in cited) or "(none)"),
-        prose=Prose(refs=ids, years=years_in(ids)),
+        prose=Prose(refs=ids),
     )
     written = [
         Section("headline_thesis", "Headline thesis", [memo.headline_thesis]),

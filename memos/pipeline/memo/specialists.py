@@ -23,7 +23,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import document_block, fact_lines
 from memos.pipeline.gateway import gateway
-from memos.pipeline.inputs import brief_block, kept_numbers
+from memos.pipeline.inputs import brief_block
 from memos.pipeline.memo.plan import SPECIALISTS_STAGE
 from memos.pipeline.memo.reads import catalog_of, config, evidence
 from memos.pipeline.prompts import template
@@ -66,7 +66,6 @@ def ask_specialist(
         tuple(item.evidence_id for item in items),
         config(ctx).max_claims,
         facts=tuple(item.evidence_id for item in items if item.kind == "fact"),
-        keep=tuple(sorted(kept_numbers(ctx))),
     )
     context = CallContext(run_id=ctx.run_id, stage=SPECIALISTS_STAGE, role=name)
 

@@ -33,7 +33,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import fact_line
 from memos.pipeline.gateway import gateway
-from memos.pipeline.inputs import brief_block, kept_numbers
+from memos.pipeline.inputs import brief_block
 from memos.pipeline.memo.plan import AUDIT, SYNTHESIS, iteration_key
 from memos.pipeline.memo.reads import (
     briefs_text,
@@ -227,7 +227,6 @@ def _synthesise(
     schema = iteration_schema(
         tuple(inputs.cited),
         facts=tuple(item.evidence_id for item in cited if item.kind == "fact"),
-        keep=tuple(sorted(kept_numbers(ctx))),
         window=(window.as_of + timedelta(days=1), window.until) if window is not None else None,
     )
     answer: SynthesisIteration = as_base(gw.complete(prompt, schema, context=context), SynthesisIteration)

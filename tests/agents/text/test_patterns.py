@@ -1,6 +1,6 @@
 """The prose pattern a constrained decoder is given: digits only inside a reference to a fact the writer was
-shown, a year or a date, a quarter, or the brief's own numbers; catalyst dates only inside the window. The
-fake server answers such schemas validly, as llama-server does."""
+shown; catalyst dates only inside the window. The fake server answers such schemas validly, as llama-server
+does."""
 
 from __future__ import annotations
 
@@ -18,32 +18,32 @@ from agents.memo.schemas import SynthesisIteration
 from agents.text.patterns import date_pattern, prose_pattern
 
 FACT = "AAPL:revenue:FY2025"
-PATTERN = prose_pattern([FACT, "AAPL:cash:FY2025"], ["12"], bound=200, years=("2025", "2026"))
+PATTERN = prose_pattern([FACT, "AAPL:cash:FY2025"], bound=200)
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        f"Revenue reached [[{FACT}]] in FY2025, and the services mix keeps rising.",
-        "The report due in 2026 and the Q3 call are the catalysts.",
-        "Hold it over the next 12 months.",
+        f"Revenue reached [[{FACT}]] in the latest fiscal year, and the services mix keeps rising.",
+        "The next report and the third-quarter call are the catalysts.",
+        "Hold it over the next twelve months.",
         "Margins are thin; growth is slowing.",
     ],
 )
-def test_prose_with_references_dates_quarters_and_the_briefs_numbers_matches(text: str) -> None:
+def test_prose_with_references_and_words_matches(text: str) -> None:
     assert re.fullmatch(PATTERN, text)
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "Revenue grew 12% to $416 billion.",  # a figure typed: "12" is the brief's, the rest is not
+        "Revenue grew 12% to $416 billion.",
         "Services grew 14% a year.",
         "Revenue reached [[AAPL:revenue:FY2031]].",  # an id the writer was not shown
-        "USD 12,122025 in cash.",  # the brief's number glued to a year: no digit may follow a digit unit
-        "A high alpha of 2026-09-01.",  # a date is a way to type digits: prose has none (catalysts do)
-        "A high alpha of 1917.",  # nor a year the run does not speak of
-        "A 10-Q says so.",  # nor a form name: the 0.5B model wrote "USD 10-Quarterly"
+        "USD 12,121950 in cash.",  # the 0.5B glued the brief's "12" to the year 1950 when both were admitted
+        "A high alpha of 1917-09-01.",  # the 1.5B, when dates were admitted
+        "A gross margin of 2025 at 2025%.",  # the 1.5B, when the run's own years were admitted
+        "A 10-Q says so.",  # the 0.5B wrote "USD 10-Quarterly" when form names were admitted
         'A "quoted" word.',  # a raw quote would end the JSON string the pattern sits in
         "Up 3x.",
     ],
@@ -53,7 +53,7 @@ def test_a_typed_figure_or_an_unknown_reference_does_not_match(text: str) -> Non
 
 
 def test_the_pattern_counts_a_reference_as_one_unit_of_its_bound() -> None:
-    tight = prose_pattern([FACT], [], bound=10, years=("2025",))
+    tight = prose_pattern([FACT], bound=10)
     assert re.fullmatch(tight, "Up to [[" + FACT + "]].")  # ten units, more than ten characters
     assert not re.fullmatch(tight, "Up to the top.")  # fourteen units
 
@@ -93,7 +93,7 @@ def _strings_under_patterns(
 
 def test_the_fake_server_answers_a_patterned_schema_validly() -> None:
     window = (date(2026, 2, 1), date(2027, 1, 30))
-    model = iteration_schema((FACT, "news:0123456789abcdef"), facts=(FACT,), keep=("12",), window=window)
+    model = iteration_schema((FACT, "news:0123456789abcdef"), facts=(FACT,), window=window)
     schema = strict_json_schema(model)
     for seed in range(5):
         answer = example_for_schema(schema, seed=seed)
@@ -105,10 +105,10 @@ def test_the_fake_server_answers_a_patterned_schema_validly() -> None:
         assert all(window[0].isoformat() <= c.date <= window[1].isoformat() for c in stored.memo.catalysts)
 
 
-def test_a_decks_words_may_hold_no_digit_but_years_and_the_briefs_numbers() -> None:
-    schema = strict_json_schema(slide_schema((FACT,), ("Outlook",), ("12",)))
+def test_a_decks_words_may_hold_no_digit_at_all() -> None:
+    schema = strict_json_schema(slide_schema((FACT,), ("Outlook",)))
     takeaway = schema["properties"]["takeaway"]
-    assert re.fullmatch(takeaway["pattern"], "Hold for 12 months: FY2025 set the bar.")
-    assert not re.fullmatch(takeaway["pattern"], "Hold: FY2019 set the bar.")  # no figure of the run's
+    assert re.fullmatch(takeaway["pattern"], "Hold for twelve months: the latest year set the bar.")
+    assert not re.fullmatch(takeaway["pattern"], "Hold: FY2025 set the bar.")
     assert not re.fullmatch(takeaway["pattern"], f"Revenue reached [[{FACT}]].")  # a deck cites in figures
     assert takeaway["maxLength"] == 160  # the bound OpenAI enforces beside the pattern
