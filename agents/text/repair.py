@@ -29,7 +29,7 @@ from agents.text.patterns import Prose, patterned
 from agents.text.reader import paragraph
 from agents.text.resolution import Printed, resolve_typed
 from agents.text.scripts import Language, slips
-from agents.text.sentences import sentences
+from agents.text.sentences import is_finished, sentences
 
 MAX_FAULTS = 8  # sentences one re-ask quotes; a section with more is asked about its first ones
 Sentence = Annotated[str, Field(min_length=1, max_length=280)]
@@ -181,6 +181,8 @@ def apply_rewrites(
         candidate = writer.resolve(rewrite.text.strip())
         if not candidate or writer.withholds(candidate) or len(split(candidate)) > 2:
             continue
+        if not is_finished(candidate):
+            candidate += "."  # it stands where a sentence stood: the next one must not run into it
         # Wherever the model wrote that sentence: a repeat now repeats the rewrite, and collapses.
         for parts in pieces:
             for position, original in enumerate(parts):
