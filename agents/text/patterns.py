@@ -38,9 +38,10 @@ from agents.text.sentences import field_bounds
 
 M = TypeVar("M", bound=BaseModel)
 
-# Not a digit, not a bracket (brackets open references), not a quote, a backslash or a control character:
-# llama.cpp writes a pattern's characters into the JSON string as they are, so these would break the JSON.
-PLAIN = r'[^0-9\[\]"\\\x00-\x1f\x7f]'
+# Not a digit; not a bracket (brackets open references) or a brace (the 1.5B faked an id's digits as
+# "AAPL:cash:FY{FY}"); not a quote, a backslash or a control character: llama.cpp writes a pattern's
+# characters into the JSON string as they are, so these would break the JSON.
+PLAIN = r'[^0-9\[\]{}"\\\x00-\x1f\x7f]'
 REFERENCE_EXTRA = 4  # "[[" and "]]"
 MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance
 

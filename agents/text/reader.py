@@ -22,6 +22,16 @@ from agents.text.scripts import Language, Slip, note, slips
 from agents.text.sentences import sentences
 
 _BLANKS = re.compile(r"\s+")
+# "(cites AAPL:cash:FY2025 and AAPL:capex:FY2025)": the synthesizer reads the specialists' claims listed
+# that way by code and copies the form into its prose; its evidence is the memo's citations, not its words.
+CITATION_NOTE = re.compile(r"\s*\((?:cites|citing|see|source[s]?:)\s[^()]*:[^()]*\)", re.IGNORECASE)
+
+
+def without_citation_notes(text: str) -> str:
+    """``text`` without the citation lists a model copied into its prose from how code lists evidence."""
+    return CITATION_NOTE.sub("", text)
+
+
 UNKNOWN = "a reference to a figure the run was not given"
 
 

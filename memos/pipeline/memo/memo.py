@@ -12,6 +12,8 @@ False and ``not_evaluated`` says why): a later evaluation of the same run replac
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agents.evidence import EvidenceCatalog
 from agents.memo import catalysts
 from agents.memo import falsifiers as bindings
@@ -20,7 +22,7 @@ from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput, W
 from agents.memo.schemas import Analysis, FalsifierBinding, MemoDraft
 from agents.text.figures import removed_count, withheld_sentences
 from agents.text.patterns import Prose
-from agents.text.reader import paragraph
+from agents.text.reader import paragraph, without_citation_notes
 from agents.text.repair import SectionRepair, Writer
 from agents.text.scripts import Language
 from agents.text.sentences import within_bounds
@@ -118,6 +120,9 @@ def _repaired(
         Section("macro", "Macro", [analysis.macro]),
         Section("meso", "Meso", [analysis.meso]),
         Section("micro", "Micro", [analysis.micro]),
+    ]
+    written = [
+        replace(section, texts=[without_citation_notes(t) for t in section.texts]) for section in written
     ]
     repaired = repair_sections(ctx, written, writer, asking)
     texts = repaired.texts

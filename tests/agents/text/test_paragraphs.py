@@ -4,7 +4,7 @@ with nothing."""
 
 from __future__ import annotations
 
-from agents.text.reader import paragraph
+from agents.text.reader import paragraph, without_citation_notes
 from agents.text.scripts import Language
 from agents.text.sentences import sentences
 
@@ -60,3 +60,8 @@ def test_a_company_suffix_or_an_initialism_does_not_end_a_sentence() -> None:
         "Apple Inc. leads the U.S. market. ",
         "It grew.",
     ]
+
+
+def test_a_citation_list_copied_into_prose_is_dropped() -> None:
+    text = "Cash is ample (cites AAPL:cash:FY2025 and AAPL:capex:FY{FY}). Margins hold (see the filings)."
+    assert without_citation_notes(text) == "Cash is ample. Margins hold (see the filings)."

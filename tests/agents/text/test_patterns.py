@@ -44,6 +44,7 @@ def test_prose_with_references_and_words_matches(text: str) -> None:
         "A high alpha of 1917-09-01.",  # the 1.5B, when dates were admitted
         "A gross margin of 2025 at 2025%.",  # the 1.5B, when the run's own years were admitted
         "A 10-Q says so.",  # the 0.5B wrote "USD 10-Quarterly" when form names were admitted
+        "(cites AAPL:cash:FY{FY})",  # the 1.5B faked an id's digits with braces
         'A "quoted" word.',  # a raw quote would end the JSON string the pattern sits in
         "Up 3x.",
     ],
