@@ -38,10 +38,16 @@ from agents.text.sentences import field_bounds
 
 M = TypeVar("M", bound=BaseModel)
 
-# Not a digit; not a bracket (brackets open references) or a brace (the 1.5B faked an id's digits as
+# Not a digit of any script a decoder might reach for (ASCII; superscripts and subscripts; fractions such
+# as "⅔", which the 1.5B wrote as "USD ⅔ more" once ASCII digits were barred; Roman numerals; circled,
+# full-width, Arabic-Indic and Devanagari digits: code withholds any numeral, so the decoder may not write
+# one); not a bracket (brackets open references) or a brace (the 1.5B faked an id's digits as
 # "AAPL:cash:FY{FY}"); not a quote, a backslash or a control character: llama.cpp writes a pattern's
 # characters into the JSON string as they are, so these would break the JSON.
-PLAIN = r'[^0-9\[\]{}"\\\x00-\x1f\x7f]'
+NUMERALS = "²³¹¼-¾٠-٩۰-۹०-९⁰-⁹₀-₉⅐-↉①-⓿❶-➓０-９"
+# Nor an invisible character: barred from digits, the 0.5B filled its bound with variation selectors.
+INVISIBLE = "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+PLAIN = "[^0-9" + NUMERALS + INVISIBLE + r'\[\]{}"\\\x00-\x1f\x7f]'
 REFERENCE_EXTRA = 4  # "[[" and "]]"
 MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance
 

@@ -45,6 +45,9 @@ def test_prose_with_references_and_words_matches(text: str) -> None:
         "A gross margin of 2025 at 2025%.",  # the 1.5B, when the run's own years were admitted
         "A 10-Q says so.",  # the 0.5B wrote "USD 10-Quarterly" when form names were admitted
         "(cites AAPL:cash:FY{FY})",  # the 1.5B faked an id's digits with braces
+        "A trend of USD ⅔ more.",  # and wrote a fraction once ASCII digits were barred
+        "Revenue of ３ or ٣ or Ⅻ.",  # any numeral code would withhold
+        "Revenue in\ufe0f\ufe0f\ufe0f.",  # the 0.5B padded its bound with variation selectors
         'A "quoted" word.',  # a raw quote would end the JSON string the pattern sits in
         "Up 3x.",
     ],
