@@ -35,7 +35,11 @@ def memo_artefact(ctx: StageContext) -> Artefact:
     catalog = catalog_of(evidence(ctx))
     fact_ids = frozenset(i for i, item in catalog.items.items() if item.kind == "fact")
     keep, said_in = kept_numbers(ctx), language(ctx)
-    sections = memo_sections(output, lambda text: reader_text(text, fact_ids, keep, said_in))
+    sections = memo_sections(
+        output,
+        lambda text: reader_text(text, fact_ids, keep, said_in),
+        lambda texts: reader_items(texts, fact_ids, keep, said_in),
+    )
     verdict = output.verdict
     scores: dict[str, object] = {"evaluated": output.evaluated}
     if verdict is not None:
@@ -71,9 +75,21 @@ def reader_text(text: str, fact_ids: frozenset[str], keep: frozenset[str], said_
     return "".join(parts)
 
 
-def memo_sections(output: MemoOutput, said: Callable[[str], str]) -> dict[str, str]:
-    """The memo in reading order; ``said`` turns what the model wrote into what a reader is shown (code's own
-    words, ids and dates go in as they are)."""
+def reader_items(texts: list[str], fact_ids: frozenset[str], keep: frozenset[str], said_in: Language) -> str:
+    """A list section (the falsifiers) as the memo page shows it, an item a line; a section none of whose
+    items can be shown says so once, not once an item."""
+    shown = [paragraph(text, fact_ids, keep, said_in) for text in texts]
+    if shown and all(item.empty and item.withheld for item in shown):
+        reasons = list(dict.fromkeys(reason for item in shown for reason in item.reasons))
+        return f"[(Nothing of this section can be shown: {'; '.join(reasons)}.)]"
+    return "\n".join(reader_text(text, fact_ids, keep, said_in) for text in texts)
+
+
+def memo_sections(
+    output: MemoOutput, said: Callable[[str], str], said_items: Callable[[list[str]], str]
+) -> dict[str, str]:
+    """The memo in reading order; ``said`` turns what the model wrote into what a reader is shown, and
+    ``said_items`` a list of such texts (code's own words, ids and dates go in as they are)."""
     memo, firewall = output.memo, output.firewall
     moved = f"{firewall.stated} -> " if firewall.final != firewall.stated else ""
     return {
@@ -84,7 +100,7 @@ def memo_sections(output: MemoOutput, said: Callable[[str], str]) -> dict[str, s
         "Catalysts": "\n".join(
             f"{c.date} ({c.expected_sign}) {said(c.event)}" for c in output.shown_catalysts
         ),
-        "Falsifiers": "\n".join(said(line) for line in memo.falsifiers),
+        "Falsifiers": said_items(list(memo.falsifiers)),
         "Macro": said(str(output.analysis.macro)),
         "Meso": said(str(output.analysis.meso)),
         "Micro": said(str(output.analysis.micro)),

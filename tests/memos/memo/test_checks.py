@@ -275,3 +275,21 @@ def test_a_withheld_falsifier_is_written_by_code_from_the_metric_the_model_bound
     assert (repair.typed, repair.bound, repair.withheld) == (1, 1, 0)
     assert not any(w.section == "Falsifiers" for w in memo.withheld)
     assert "code wrote 1 falsifier from the metric the model bound it to" in _page(run, "memo")
+
+
+def test_a_section_none_of_whose_items_can_be_shown_says_so_once() -> None:
+    run = _run()
+    script = script_for(run)
+    answer = script["synthesizer"][0]
+    falsifiers = ["If growth drops below 5%, exit.", "If margins lose 200bps, exit."]
+    unbound = answer["memo"] | {"falsifiers": falsifiers, "falsifier_bindings": []}
+    script["synthesizer"] = [answer | {"memo": unbound}]
+    script["reask"] = [NO_REWRITE]
+    with fake_llm(script):
+        driver.run_inline(str(run.pk))
+    version = run.latest_version
+    assert version is not None
+    assert version.sections["Falsifiers"] == (
+        "[(Nothing of this section can be shown: it stated a percentage the model typed, which no cited fact "
+        "backs.)]"
+    )
