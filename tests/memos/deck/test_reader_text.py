@@ -38,7 +38,10 @@ def drafter_types(schema: Mapping[str, Any], messages: list[Any]) -> Any:
 
 def test_a_backed_figure_is_printed_as_itself_and_an_unbacked_one_is_rewritten_by_the_drafter() -> None:
     run = deck_run("quick")
-    script = {"deck_drafter": [drafter_types], "reask": [{"rewrites": [{"number": 1, "text": REWRITE}]}]}
+    script: dict[str, list[Any]] = {
+        "deck_drafter": [drafter_types],
+        "reask": [{"rewrites": [{"number": 1, "text": REWRITE}]}],
+    }
     with fake_deck_llm(script) as server:
         driver.run_inline(str(run.pk))
         reasks = [entry for entry in server.requests if entry["prompt_name"] == "reask"]
