@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agents.text.figures import Ids, Segment, joined, segments
+from agents.text.figures import UNKNOWN_REFERENCE, Ids, Segment, joined, segments
 from agents.text.scripts import Language, Slip, note, slips
 from agents.text.sentences import sentences
 
@@ -30,9 +30,6 @@ CITATION_NOTE = re.compile(r"\s*\((?:cites|citing|see|source[s]?:)\s[^()]*:[^()]
 def without_citation_notes(text: str) -> str:
     """``text`` without the citation lists a model copied into its prose from how code lists evidence."""
     return CITATION_NOTE.sub("", text)
-
-
-UNKNOWN = "a reference to a figure the run was not given"
 
 
 @dataclass(frozen=True)
@@ -118,11 +115,11 @@ def _merged(parts: list[Segment]) -> list[Segment]:
 
 def _reasons(kinds: list[str], slipped: list[Slip]) -> list[str]:
     distinct = list(dict.fromkeys(kinds))
-    typed = [kind for kind in distinct if kind != UNKNOWN]
+    typed = [kind for kind in distinct if kind != UNKNOWN_REFERENCE]
     reasons = []
     if typed:
         reasons.append(f"it stated {joined(typed)} the model typed, which no cited fact backs")
-    if UNKNOWN in distinct:
+    if UNKNOWN_REFERENCE in distinct:
         reasons.append("it referred to a figure the run was not given")
     if slipped:
         reasons.append(f"it slipped into another script than the brief's ({note(slipped)})")
