@@ -65,16 +65,12 @@ class Repaired:
     texts: dict[str, list[str]]  # by section key
     repairs: list[SectionRepair]
 
-    @property
-    def calls(self) -> int:
-        return sum(1 for repair in self.repairs if repair.asked)
-
 
 def repair_sections(
     ctx: StageContext, sections: Sequence[Section], writer: Writer, asking: Asking
 ) -> Repaired:
     """``sections`` as a reader gets them: typed numbers resolved, then one re-ask per section still
-    holding a withheld sentence (when ``asking`` is given and the run may still call)."""
+    holding a withheld sentence, and what each section had repaired."""
     resolved: dict[str, list[str]] = {}
     repaired: dict[str, int] = {}
     for section in sections:
@@ -86,7 +82,7 @@ def repair_sections(
         gw = gateway()
         titles = {section.key: section.title for section in sections}
         work = {
-            key: partial(_reask, gw, ctx, writer, asking, title=titles[key], items=items)
+            key: partial(_reask, gw, ctx, asking, title=titles[key], items=items)
             for key, items in asked.items()
         }
         ctx.check()
@@ -117,9 +113,7 @@ def repair_sections(
     return Repaired(texts, repairs)
 
 
-def _reask(
-    gw: LLMGateway, ctx: StageContext, writer: Writer, asking: Asking, *, title: str, items: list[Fault]
-) -> Rewrites:
+def _reask(gw: LLMGateway, ctx: StageContext, asking: Asking, *, title: str, items: list[Fault]) -> Rewrites:
     prompt = template(REASK_PROMPT, ctx.run).render(
         {"what": asking.what, "section": title, "how": asking.how, "facts": asking.facts},
         {"sentences": quoted(items)},
