@@ -121,6 +121,7 @@ def _repaired(
         Section("meso", "Meso", [analysis.meso]),
         Section("micro", "Micro", [analysis.micro]),
     ]
+    # The synthesizer copies code's "(cites ...)" lists into its prose: the memo's citations are its own.
     written = [
         replace(section, texts=[without_citation_notes(t) for t in section.texts]) for section in written
     ]
