@@ -71,6 +71,9 @@ _CURRENCY = re.compile(rf"(?<![A-Za-z])(?:{_CURRENCY_CODES})|[$€£¥₹]")
 _ENDS_IN_CURRENCY = re.compile(rf"(?:^|\s)(?:{_CURRENCY_CODES}|[$€£¥₹])$")
 _ENDS_IN_NUMBER = re.compile(r"(?:^|\s)[-+]?[0-9][0-9,.]*$")
 _STARTS_WITH_NUMBER = re.compile(r"[-+]?[0-9]")
+# "6.13 USD/" then "shares": where a PDF rendered before figures were kept whole broke a per-share unit.
+_ENDS_IN_PER = re.compile(r"[0-9] [A-Z]{3}/$")
+_STARTS_WITH_SHARES = re.compile(r"shares\b")
 _STARTS_WITH_UNIT = re.compile(
     rf"(?:%|(?:M|bn|k)(?: shares)?\b|shares\b|index\b|[A-Z]{{3}}/shares\b|(?:{_CURRENCY_CODES})\b)"
 )
@@ -310,7 +313,8 @@ def _two_byte(cmap: StreamObject) -> bool:
 def _wraps_rejoined(lines: tuple[str, ...]) -> tuple[str, ...]:
     """A figure the PDF wrapped ("... Revenue FY2024: USD" then "391,035 M") read whole again: a line that
     ends in a currency is joined to a next line that starts with a number, one that ends in a number to a
-    next line that starts with a scale or a unit."""
+    next line that starts with a scale or a unit, one that ends in "USD/" to a next line that starts with
+    "shares". (The renderer keeps a figure on one line; PDFs frozen before it did may wrap one.)"""
     joined: list[str] = []
     for line in lines:
         previous = joined[-1] if joined else ""
@@ -318,6 +322,8 @@ def _wraps_rejoined(lines: tuple[str, ...]) -> tuple[str, ...]:
             _ENDS_IN_NUMBER.search(previous) and _STARTS_WITH_UNIT.match(line)
         ):
             joined[-1] = f"{previous} {line}"
+        elif _ENDS_IN_PER.search(previous) and _STARTS_WITH_SHARES.match(line):
+            joined[-1] = f"{previous}{line}"
         else:
             joined.append(line)
     return tuple(joined)

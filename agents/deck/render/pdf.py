@@ -38,7 +38,7 @@ from agents.deck.render.layout import (
     slide_layout,
     table_row,
 )
-from agents.deck.spec import Chart, Deck, Slide, Table, bullet_text
+from agents.deck.spec import Bullet, Chart, Deck, Slide, Table, bullet_text
 from agents.render import charts
 from agents.render.fonts import CSS_FONT_FAMILY
 from agents.text.cleaning import clean_render_text
@@ -67,6 +67,7 @@ th {{ background: {charts.POSITIVE}; color: #FFFFFF; }}
 tr.band td {{ background: {TABLE_BAND}; }}
 /* A period or a figure is never broken across lines: the fact-check reads it back whole from the PDF. */
 td:nth-child(2), td:nth-child(3) {{ white-space: nowrap; overflow-wrap: normal; }}
+.figure {{ white-space: nowrap; }}
 .chart-area {{ position: absolute; }}
 """
 
@@ -114,7 +115,7 @@ def _slide_html(deck: Deck, slide: Slide) -> str:
     parts.append(_box(layout.title, "title", layout.title_pt) + f"{_text(slide.title)}</div>")
     parts.append(_box(layout.takeaway, "takeaway", layout.takeaway_pt) + f"{_text(slide.takeaway)}</div>")
     if layout.bullets is not None:
-        items = "".join(f"<li>{_text(bullet_text(bullet))}</li>" for bullet in slide.bullets)
+        items = "".join(f"<li>{_bullet_html(bullet)}</li>" for bullet in slide.bullets)
         parts.append(_box(layout.bullets, "bullets", layout.bullets_pt) + f"<ul>{items}</ul></div>")
     if slide.table is not None:
         parts.append(_table_html(slide.table, layout))
@@ -163,3 +164,13 @@ def _place(box: Box) -> str:
 
 def _text(text: str) -> str:
     return escape(clean_render_text(text), quote=True)
+
+
+def _bullet_html(bullet: Bullet) -> str:
+    """A bullet's text, each figure's display kept on one line: WeasyPrint broke "6.13 USD/shares" after the
+    slash, and the fact-check read "6.13" back as a number nobody placed."""
+    html = _text(bullet_text(bullet))
+    for display in dict.fromkeys(figure.display for figure in (*bullet.inline, *bullet.figures)):
+        shown = _text(display)
+        html = html.replace(shown, f'<span class="figure">{shown}</span>')
+    return html

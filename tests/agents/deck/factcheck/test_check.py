@@ -17,7 +17,7 @@ from pptx import Presentation
 from pypdf import PdfReader
 
 from agents.deck.factcheck.check import FactCheckReport, KnownFact, check, check_texts
-from agents.deck.factcheck.extract import SlideText, figures_in, slide_texts
+from agents.deck.factcheck.extract import SlideText, _wraps_rejoined, figures_in, slide_texts
 from agents.deck.render.pdf import render_pdf
 from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Deck, Figure, display, figure_text
@@ -444,7 +444,7 @@ def test_a_rendered_pptx_saved_again_without_edits_still_checks_clean(true_deck:
     assert check(buffer.getvalue(), lookup_from(true_deck)).ok
 
 
-def test_a_figure_the_pdf_wraps_across_two_lines_still_reads_whole(true_deck: Deck) -> None:
+def test_a_figure_is_printed_whole_and_one_a_pdf_wrapped_still_reads_whole(true_deck: Deck) -> None:
     padded = tuple(
         Bullet(text="Services carried the year" + " and more" * words, figures=(figure("revenue", 2024),))
         for words in range(6)
@@ -452,8 +452,15 @@ def test_a_figure_the_pdf_wraps_across_two_lines_still_reads_whole(true_deck: De
     deck = with_slide(true_deck, 1, bullets=padded)
     pdf = render_pdf(deck).pdf
     raw = PdfReader(io.BytesIO(pdf)).pages[0].extract_text().splitlines()
-    assert any(line.endswith("USD") for line in raw)  # the wrap this test is about did happen
+    assert not any(line.endswith("USD") for line in raw)  # the renderer no longer wraps a figure
     assert check(pdf, lookup_from(deck)).ok
+    # A PDF frozen before the renderer kept figures whole wrapped them: read back whole all the same.
+    assert _wraps_rejoined(("Revenue FY2024: USD", "391,035 M; Net income")) == (
+        "Revenue FY2024: USD 391,035 M; Net income",
+    )
+    assert _wraps_rejoined(("Diluted EPS FY2023: 6.13 USD/", "shares; Diluted")) == (
+        "Diluted EPS FY2023: 6.13 USD/shares; Diluted",
+    )
     wrong = edited(deck, lambda d: bullet(d, 1, 0).update(display="USD 391,036 M"))
     assert problems(check(render_pdf(wrong, spec=deck).pdf, lookup_from(deck))) == [
         (1, "USD 391,036 M", "USD 391,035 M", "mismatch")
@@ -484,3 +491,43 @@ def test_nul_control_and_replacement_characters_are_never_read_as_figures() -> N
     assert figures_in("\x00\x05\x00 \ufffd\ufffd \x00") == []
     interleaved = "\x00U\x00S\x00D\x00 \x003\x009\x001\x00 \x00M"
     assert [found.text for found in figures_in(interleaved)] == ["USD 391 M"]
+
+
+def test_a_per_share_figure_is_never_broken_across_lines_of_the_pdf() -> None:
+    """WeasyPrint broke "6.13 USD/shares" after its slash; the fact-check then read "6.13" as a number nobody
+    placed and the placement as missing, and the embedded model's decks escalated on it. Whatever the words
+    before it (at 2, 8 and 18 of these words it fell on the slash), the figure stays whole and the deck's PDF
+    checks clean."""
+    eps = figure("eps_diluted", 2024)
+    base = sample_deck(4)
+    words = [
+        "company",
+        "strategy",
+        "and",
+        "growth",
+        "potential",
+        "to",
+        "evaluate",
+        "the",
+        "company's",
+        "long-term",
+        "growth",
+        "prospects",
+        "and",
+        "strategic",
+        "direction",
+        "the",
+        "company's",
+        "market",
+        "trends",
+        "and",
+        "competition",
+        "to",
+        "understand",
+    ]
+    for length in range(len(words) + 1):
+        bullet = Bullet(text=" ".join(words[:length]) or "Earnings", figures=(eps, eps))
+        deck = with_slide(base, 4, bullets=(bullet,))
+        pdf = render_pdf(deck).pdf
+        assert not any(line.endswith("USD/") for text in slide_texts(pdf) for line in text.lines), length
+        assert check(pdf, lookup_from(deck)).ok, length
