@@ -123,10 +123,10 @@ def segments(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> l
             out.append(Segment("removed", REMOVED, what=UNKNOWN_REFERENCE))
         position = match.end()
     out.extend(_plain(text[position:], keep))
-    return _merged(out)
+    return merged(out)
 
 
-def _merged(parts: list[Segment]) -> list[Segment]:
+def merged(parts: list[Segment]) -> list[Segment]:
     """Adjacent plain text as one segment."""
     out: list[Segment] = []
     for part in parts:

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agents.text.figures import UNKNOWN_REFERENCE, Ids, Segment, joined, segments
+from agents.text.figures import UNKNOWN_REFERENCE, Ids, Segment, joined, merged, segments
 from agents.text.scripts import Language, Slip, note, slips
 from agents.text.sentences import sentences
 
@@ -102,12 +102,8 @@ def _key(sentence: str) -> str:
 
 
 def _merged(parts: list[Segment]) -> list[Segment]:
-    out: list[Segment] = []
-    for part in parts:
-        if out and part.kind == "text" and out[-1].kind == "text":
-            out[-1] = Segment("text", out[-1].text + part.text)
-        else:
-            out.append(part)
+    """Adjacent plain text as one segment (agents.text.figures.merged), without the trailing blank."""
+    out = merged(parts)
     if out and out[-1].kind == "text":
         out[-1] = Segment("text", out[-1].text.rstrip())
     return out
