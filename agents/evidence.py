@@ -45,7 +45,12 @@ _FACT_TIER: dict[str, Tier] = {
     "derived": "HIGH",
     "prices": "HIGH",
 }
-_DOCUMENT_TIER: dict[str, Tier] = {"filing": "MEDIUM", "prediction-market": "MEDIUM", "news": "LOW"}
+_DOCUMENT_TIER: dict[str, Tier] = {
+    "filing": "MEDIUM",
+    "prediction-market": "MEDIUM",
+    "news": "LOW",
+    "social": "LOW",  # a post is one person's view
+}
 
 
 class EvidenceItem(BaseModel):

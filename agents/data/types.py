@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 FiscalPeriod = Literal["FY", "Q1", "Q2", "Q3", "Q4", "INSTANT", "DAY"]
 FactSource = Literal["sec-companyfacts", "sec-inline-xbrl", "prices", "derived"]
-DocumentKind = Literal["news", "filing", "prediction-market", "other"]
+DocumentKind = Literal["news", "filing", "prediction-market", "social", "other"]
 
 
 class Citation(BaseModel):

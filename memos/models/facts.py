@@ -69,12 +69,14 @@ class FactRecord(models.Model):
 
 
 class SourceDocument(models.Model):
-    """Untrusted text (news, filing excerpts, prediction markets), normalised before it was stored."""
+    """Untrusted text (news, filing excerpts, prediction markets, social posts), normalised before it was
+    stored."""
 
     class Kind(models.TextChoices):
         NEWS = "news"
         FILING = "filing"
         PREDICTION_MARKET = "prediction-market"
+        SOCIAL = "social"
         OTHER = "other"
 
     doc_id = models.CharField(max_length=80, unique=True)

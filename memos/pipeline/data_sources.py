@@ -1,4 +1,5 @@
-"""The configured data sources: the bundled snapshot (``DATA_MODE=snapshot``, the default) or live SEC."""
+"""The configured data sources: the bundled snapshot (``DATA_MODE=snapshot``, the default) or live SEC; the
+bundled social posts and the constituents list behind a company's competitors."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.db import connection
 from agents.data.edgar import EdgarSource, LiveEdgarSource, SnapshotEdgarSource
 from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
 from agents.data.http import Fetcher, FetchError, http_fetcher
+from agents.data.social import StocknetSocialSource
 
 
 def edgar_source(data_dir: Path | None = None) -> EdgarSource:
@@ -33,6 +35,16 @@ def snapshot_source(root: Path) -> SnapshotEdgarSource:
     """One source per snapshot folder and process: the bundled files do not change while it runs, and the
     ticker list (10,000 companies) is parsed once, not on every brief form that names an unknown ticker."""
     return SnapshotEdgarSource(root)
+
+
+def social_source() -> StocknetSocialSource:
+    """Social posts: the bundled stocknet tweets in either data mode (no live social feed is configured)."""
+    return StocknetSocialSource(Path(settings.SNAPSHOT_DIR) / "stocknet")
+
+
+def constituents_file() -> Path:
+    """The S&P 500 constituents list, whose GICS sub-industries name a company's competitors."""
+    return Path(settings.SNAPSHOT_DIR) / "reference" / "sp500_constituents.csv"
 
 
 def outside_transactions(fetch: Fetcher) -> Fetcher:
