@@ -10,18 +10,12 @@ supports does not count: the self-score stands for that iteration and dimension 
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
 from agents.memo.schemas import Dimension, Evaluation, SynthesisIteration
-
-MIN_WORDS = 3
-_BLANKS = re.compile(r"\s+")
-_FOLD = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "—": "-", "–": "-", "−": "-"})
-_EDGES = " \"'.…"
+from agents.text.quotes import MIN_WORDS, fold, folded_quote
 
 
 class QuoteCheck(BaseModel):
@@ -33,11 +27,6 @@ class QuoteCheck(BaseModel):
     dimension: Dimension
     found: bool
     reason: str = ""  # why it does not count, in code's words
-
-
-def fold(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text).translate(_FOLD).casefold()
-    return _BLANKS.sub(" ", folded).strip()
 
 
 def iteration_texts(iteration: SynthesisIteration) -> list[str]:
@@ -62,7 +51,7 @@ def check(evaluation: Evaluation, judged: Iterable[str]) -> list[QuoteCheck]:
     corpus = [fold(text) for text in judged]
     rows = []
     for divergence in evaluation.divergences:
-        quote = fold(divergence.quote).strip(_EDGES)
+        quote = folded_quote(divergence.quote)
         reason = ""
         if len(quote.split()) < MIN_WORDS:
             reason = f"the quote is shorter than {MIN_WORDS} words: not a passage"
