@@ -79,15 +79,30 @@ class LLMSettings(BaseModel):
     run_budget_tokens: int | None = None
     loopback_only: bool = False
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    # Model families (seed 003: a verdict comes from another family than the work it judges): ``LLM_FAMILY``
+    # for the default endpoint, ``LLM_FAMILY_<ROLE>`` per role.
+    default_family: str = ""
+    families: dict[str, str] = Field(default_factory=dict)
 
     def endpoint_for(self, role: str) -> Endpoint:
         return self.roles.get(role, self.default)
+
+    def family_for(self, role: str) -> str:
+        """The role's declared family; undeclared, a role on its own model is taken for a family of its
+        own (the model's name), and a role on the default endpoint shares the default's."""
+        if role in self.families:
+            return self.families[role]
+        endpoint = self.endpoint_for(role)
+        if endpoint == self.default:
+            return self.default_family or self.default.model
+        return endpoint.model
 
     def price_for(self, model: str) -> ModelPrice:
         return self.prices.get(model, FREE)
 
 
 ROLE_SUFFIX_SEPARATOR = "_"
+FAMILY_PREFIX = "LLM_FAMILY_"
 LOCAL_TIMEOUT_S = 600.0
 
 
@@ -148,4 +163,10 @@ def load_llm_settings(environ: Mapping[str, str]) -> LLMSettings:
         run_budget_tokens=env.whole("LLM_RUN_BUDGET_TOKENS", DEFAULT_RUN_BUDGET_TOKENS, minimum=0) or None,
         loopback_only=env.flag("LLM_LOOPBACK_ONLY", False),
         prices=_prices(env, "LLM_PRICES"),
+        default_family=env.raw("LLM_FAMILY"),
+        families={
+            key.removeprefix(FAMILY_PREFIX).lower(): env.raw(key)
+            for key in env.names()
+            if key.startswith(FAMILY_PREFIX) and len(key) > len(FAMILY_PREFIX) and env.raw(key)
+        },
     )

@@ -138,6 +138,13 @@ class LLMGateway:
         self._providers_lock = threading.Lock()
 
     def complete(self, prompt: RenderedPrompt, output_type: type[T], *, context: CallContext) -> T:
+        return self.complete_traced(prompt, output_type, context=context)[0]
+
+    def complete_traced(
+        self, prompt: RenderedPrompt, output_type: type[T], *, context: CallContext
+    ) -> tuple[T, str]:
+        """The answer and the request hash its ledger rows carry: what a row written from the answer (a
+        debate's turn) keeps, to find the call that paid for it."""
         endpoint = self.settings.endpoint_for(context.role)
         if self.settings.loopback_only and not endpoint.is_loopback:
             raise ProviderRefused(
@@ -158,7 +165,7 @@ class LLMGateway:
         # The cache comes before the budget: an answer already paid for costs nothing to reuse.
         cached = self._from_cache(call, output_type)
         if cached is not None:
-            return cached
+            return cached, key
         request = ProviderRequest(
             model=endpoint.model,
             messages=messages,
@@ -169,7 +176,7 @@ class LLMGateway:
             prompt_name=prompt.name,
             role=context.role,
         )
-        return self._ask(call, request, output_type)
+        return self._ask(call, request, output_type), key
 
     def _from_cache(self, call: _Call, output_type: type[T]) -> T | None:
         hit = self.ledger.cached(call.request_hash)

@@ -21,6 +21,13 @@ class Role(StrEnum):
     SCORER = "scorer"
     PLANNER = "planner"
     REVISER = "reviser"
+    # The consulting agency (seed 004): generators, then the verdict, which seed 003 puts on another family.
+    INFERENCE = "inference"
+    ANALYST = "analyst"
+    CRITIC = "critic"
+    BOARD = "board"
+    SCORING = "scoring"
+    JURY = "jury"
 
 
 ALL_ROLES: tuple[Role, ...] = tuple(Role)

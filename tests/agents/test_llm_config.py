@@ -56,3 +56,21 @@ def test_a_run_has_a_token_budget_when_none_is_configured_and_zero_lifts_it() ->
     assert load_llm_settings(hosted).run_budget_tokens == DEFAULT_RUN_BUDGET_TOKENS
     assert load_llm_settings({"LLM_RUN_BUDGET_TOKENS": "40000"}).run_budget_tokens == 40_000
     assert load_llm_settings({"LLM_RUN_BUDGET_TOKENS": "0"}).run_budget_tokens is None
+
+
+def test_a_role_s_model_family_is_declared_or_taken_from_its_own_model() -> None:
+    hosted = {"LLM_BASE_URL": "https://api.example.com/v1", "LLM_API_KEY": "k", "LLM_MODEL": "writer-large"}
+    same = load_llm_settings(hosted)
+    assert same.family_for("scoring") == same.family_for("analyst") == "writer-large"
+    split = load_llm_settings({**hosted, "LLM_MODEL_SCORING": "judge-small", "LLM_FAMILY": "writers"})
+    assert (split.family_for("analyst"), split.family_for("scoring")) == ("writers", "judge-small")
+    # A smaller model of the same family, declared so: the judge shares the writers' family.
+    declared = load_llm_settings(
+        {
+            **hosted,
+            "LLM_FAMILY": "writers",
+            "LLM_MODEL_SCORING": "writer-mini",
+            "LLM_FAMILY_SCORING": "writers",
+        }
+    )
+    assert declared.family_for("scoring") == declared.family_for("critic") == "writers"
