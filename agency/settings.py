@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
+from agents.consulting.config import load_agency_settings
 from agents.env import ConfigError, Env
 from agents.llm.config import LLMSettings, load_llm_settings
 from agents.memo.roster import RosterError, load_profiles
@@ -425,3 +426,6 @@ DECK_CYCLE_BUDGET_TOKENS = env_int("DECK_CYCLE_BUDGET_TOKENS", 0) or None
 # human gold scores (manage.py calibrate_judge); otherwise the run page says the loop's gains may be judge
 # variance. Off by default: a new desk has no gold scores yet.
 DECK_REQUIRE_CALIBRATION = env_bool("DECK_REQUIRE_CALIBRATION", False)
+# The consulting agency (seed 004): its profiles, the seed's one-move-at-a-time order, and whether a run whose
+# board scores on the analysts' or the critic's model family is refused (agents.consulting.config).
+AGENCY = _read(lambda: load_agency_settings(os.environ))

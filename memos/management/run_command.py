@@ -31,6 +31,10 @@ FINISHED_OK = (Run.Status.DONE, Run.Status.NEEDS_REVIEW)
 class RunCommand(BaseCommand):
     workflow: ClassVar[str]  # Run.workflow of the runs it starts
     default_profile: ClassVar[str]
+    # The option that carries the brief's question; optional where the workflow has a question of its own
+    # to ask ({company} is the company's name).
+    question_option: ClassVar[str] = "brief"
+    default_question: ClassVar[str] = ""
 
     @property
     def name(self) -> str:
@@ -40,7 +44,12 @@ class RunCommand(BaseCommand):
         what = workflow_for(self.workflow).choice.split(":")[0].lower()
         profiles = ", ".join(workflow_for(self.workflow).profiles())
         parser.add_argument("ticker")
-        parser.add_argument("--brief", required=True, help=f"the question the {what} must answer")
+        parser.add_argument(
+            f"--{self.question_option}",
+            required=not self.default_question,
+            default=self.default_question,
+            help=f"the question the {what} must answer",
+        )
         parser.add_argument("--audience", default=DEFAULT_AUDIENCE)
         parser.add_argument("--notes", default="")
         parser.add_argument("--profile", default=self.default_profile, help=f"one of: {profiles}")
@@ -73,7 +82,7 @@ class RunCommand(BaseCommand):
             run = ask(
                 owner=user,
                 ticker=options["ticker"],
-                question=options["brief"],
+                question=options[self.question_option],
                 audience=options["audience"],
                 notes=options["notes"],
                 workflow=self.workflow,

@@ -3,6 +3,7 @@ rows live in ``memos.services`` and the run engine in ``memos.pipeline``."""
 
 from memos.models.accounts import DemoSeeding, PasswordResetRequest
 from memos.models.calibration import Calibration, GoldScore
+from memos.models.debates import DebateTurn, Move, MoveScore
 from memos.models.facts import Company, DataLoad, FactRecord, SourceDocument
 from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion
@@ -28,12 +29,15 @@ __all__ = [
     "Calibration",
     "Company",
     "DataLoad",
+    "DebateTurn",
     "DemoSeeding",
     "FactRecord",
     "FalsifierWatch",
     "GoldScore",
     "LLMCall",
     "Motion",
+    "Move",
+    "MoveScore",
     "Notice",
     "PasswordResetRequest",
     "PromptVersion",

@@ -172,6 +172,13 @@ class StageContext:
         fields = ["status", "started_at", "error"]
         self._pending.append(fanout.background(lambda: self._write(shown, fields)))
 
+    def progress(self, step: AgentStep, summary: str) -> None:
+        """Redraw a running step's card with where it has got to ("round 4 of 10"), in the background: a
+        long step (a move's debate) shows its progress without holding up its calls."""
+        step.summary = summary[:200]
+        shown = copy.copy(step)
+        self._pending.append(fanout.background(lambda: self._write(shown, ["summary"])))
+
     def finish(self, step: AgentStep, output: BaseModel) -> None:
         step.status = Status.DONE
         step.output = output.model_dump(mode="json")

@@ -78,6 +78,9 @@ class _Pool:
 
 
 _pool = _Pool("fan-out")
+# Work that itself fans out (an agency's move debates, each running rounds of parallel calls) runs here, apart
+# from the calls: a debate waiting on its calls must never hold a thread the calls need.
+_outer = _Pool("outer")
 _writer = _Pool("step-writer")  # one thread: a stage's background writes, in order, never behind a call
 
 
@@ -106,9 +109,12 @@ def background(write: Callable[[], None]) -> Future[None]:
     return _writer.submit(1, write)
 
 
-def in_parallel(tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int) -> Iterator[tuple[K, Future[T]]]:
+def in_parallel(
+    tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int, outer: bool = False
+) -> Iterator[tuple[K, Future[T]]]:
     """Start every task now, at most ``limit`` running at once; the iterator gives (key, finished future) as
-    each task ends."""
+    each task ends. ``outer``: tasks that themselves call ``in_parallel`` run on a pool of their own."""
+    pool = _outer if outer else _pool
     gate = threading.BoundedSemaphore(max(1, limit))
 
     def bounded(task: Callable[[], T]) -> Callable[[], T]:
@@ -118,11 +124,18 @@ def in_parallel(tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int) -> It
 
         return run
 
-    futures = {_pool.submit(max(1, limit), bounded(task)): key for key, task in tasks}
+    futures = {pool.submit(max(1, limit), bounded(task)): key for key, task in tasks}
     return ((futures[future], future) for future in as_completed(futures))
+
+
+def start_outer(task: Callable[[], T], *, size: int) -> Future[T]:
+    """Start ``task`` now on the outer pool (of at least ``size`` threads) and return its future: work that
+    fans out itself (a move's debate) whose caller goes on meanwhile."""
+    return _outer.submit(max(1, size), task)
 
 
 def shutdown() -> None:
     """Stop the threads and close their connections."""
     _pool.shutdown()
+    _outer.shutdown()
     _writer.shutdown()

@@ -4,12 +4,13 @@ gathered from all of them: the brief form's choices, the fake LLM server's answe
 from __future__ import annotations
 
 from agents.rubrics import Contract, RubricError, contract_problems
+from memos.pipeline.consulting import WORKFLOW as AGENCY
 from memos.pipeline.deck import WORKFLOW as DECK
 from memos.pipeline.memo import WORKFLOW as MEMO
 from memos.pipeline.prompts import rubric_files
 from memos.pipeline.workflows import Workflow
 
-WORKFLOWS: dict[str, Workflow] = {workflow.name: workflow for workflow in (MEMO, DECK)}
+WORKFLOWS: dict[str, Workflow] = {workflow.name: workflow for workflow in (MEMO, DECK, AGENCY)}
 
 
 class UnknownWorkflow(KeyError):

@@ -134,6 +134,11 @@ class Workflow:
     # What a reader got of a finished run's prose, section by section: sentences written, withheld, and
     # repaired by each lever (agents.text.repair), for ``manage.py reader_report``.
     reader_text: Callable[[Run], list[SectionRepair]] | None = None
+    # The run's token budget, from its config and the desk's default (``LLM_RUN_BUDGET_TOKENS``; None when
+    # budgets are off): a workflow whose runs make hundreds of calls sizes its own.
+    budget: Callable[[Mapping[str, Any], int | None], int | None] = field(
+        default=lambda config, default: default
+    )
 
     @property
     def stage_names(self) -> tuple[str, ...]:

@@ -170,7 +170,7 @@ def start_run(
                 profile=profile,
                 nonce=brief_nonce(brief),
                 config=config,
-                budget_tokens=settings.LLM_SETTINGS.run_budget_tokens,
+                budget_tokens=engine.budget(config, settings.LLM_SETTINGS.run_budget_tokens),
                 status_message="queued",
                 prompt_versions=pins.prompts,
                 rubric_versions=pins.rubrics,

@@ -1,5 +1,6 @@
 """``manage.py bench_run --latency-ms L [--profile P] [--runs N] [--sequential] [--json]``: whole memo runs
-against the fake OpenAI-compatible server answering every call after L ms.
+against the fake OpenAI-compatible server answering every call after L ms. ``--workflow agency`` measures an
+agency run instead (memos.management.agency_bench).
 
 The fake server runs in a process of its own, as any real endpoint does (``--fake-in-process`` serves it
 from a thread of this one instead, where its request handling competes with the pipeline for the GIL and
@@ -35,6 +36,7 @@ from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from agents.memo.outputs import IterationOutput, SpecialistOutput
+from memos.management.agency_bench import agency_bench
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
@@ -52,6 +54,7 @@ class Command(BaseCommand):
     help = "Time whole memo runs against the fake LLM server and compare them with their critical-path bound."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--workflow", choices=["memo", "agency"], default="memo")
         parser.add_argument("--latency-ms", type=float, default=200.0)
         parser.add_argument("--profile", default="full")
         parser.add_argument("--ticker", default="AAPL")
@@ -74,6 +77,9 @@ class Command(BaseCommand):
             self.stderr.write("bench_run: --runs must be at least 1")
             raise SystemExit(2)
         user, _ = User.objects.get_or_create(username="bench", defaults={"is_active": False})
+        if options["workflow"] == "agency":
+            self._agency(user, options)
+            return
         bench = _Bench(user, options)
         modes = {"parallel": options["concurrency"]}
         if options["sequential"]:
@@ -93,6 +99,27 @@ class Command(BaseCommand):
         wait_for_mail()  # the runs' notices, e-mailed in the background as a worker's are, leave first
         self._print(report, as_json=options["json"])
         if any(r["status"] != Run.Status.DONE for mode in modes for r in report[mode]["each"]):
+            raise SystemExit(1)
+
+    def _agency(self, user: User, options: dict[str, Any]) -> None:
+        report = agency_bench(user, options)
+        wait_for_mail()
+        if options["json"]:
+            self.stdout.write(json.dumps(report, indent=2))
+        else:
+            self.stdout.write(
+                f"agency, {report['profile']} profile, {report['moves_debated']} moves x {report['rounds']} "
+                f"rounds, fake LLM answering after {report['latency_ms']:.0f} ms, {report['concurrency']} "
+                f"calls at once\n"
+                f"  wall {report['wall_s']} s; critical path {report['critical_path_s']} s "
+                f"({report['wall_s'] / report['critical_path_s']:.2f}x); the seed's order "
+                f"{report['sequential_s']} s ({report['sequential_s'] / report['wall_s']:.1f}x slower)\n"
+                f"  {report['calls']} calls, {report['prompt_tokens']} prompt tokens, "
+                f"{report['cpu_ms_per_call']} ms of this process's CPU per call"
+                if report["critical_path_s"] and report["wall_s"]
+                else json.dumps(report)
+            )
+        if report["status"] != Run.Status.DONE:
             raise SystemExit(1)
 
     def _print(self, report: dict[str, Any], *, as_json: bool) -> None:

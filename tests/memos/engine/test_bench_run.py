@@ -26,3 +26,18 @@ def test_bench_run_reports_each_run_and_keeps_what_the_runs_froze() -> None:
         run["status"] in (Run.Status.DONE, Run.Status.NEEDS_REVIEW) and run["llm_calls"] for run in runs
     )
     assert ArtefactVersion.objects.count() == 2  # frozen like any completed run, and kept
+
+
+def test_bench_run_measures_an_agency_run_against_its_bounds() -> None:
+    load_desk_data("AAPL")
+    out = StringIO()
+    call_command(
+        "bench_run", "--workflow", "agency", "--latency-ms", "5", "--profile", "quick", "--json", stdout=out
+    )
+    report = json.loads(out.getvalue())
+    assert report["status"] == Run.Status.DONE
+    assert set(report) >= {"wall_s", "critical_path_s", "sequential_s", "calls", "prompt_tokens"}
+    # The quick profile, 2 rounds: per move 1 + 1 + 2 + 1 calls on the path, plus F1/F2 and the personas.
+    assert report["critical_path_s"] == round((2 + 5) * 0.005, 3)
+    assert report["sequential_s"] == round((2 + report["moves_debated"] * 5) * 0.005, 3)
+    assert report["calls"] == 4 + report["moves_debated"] * (1 + 3 + 6 + 6)

@@ -1,0 +1,85 @@
+"""Code's checks of what the agency's models wrote: no typed figure reaches a reader, a quote is a quote, a
+change of position names what moved it.
+
+- ``shown``: model prose as a reader gets it (agents.text.reader): a sentence that typed a figure is withheld
+  whole and one line of code's says so; ``[[fact id]]`` references stay for the renderer to print.
+- ``answer_check``: the critic's point a board member says it answers, found word for word in the critic's
+  latest turn (agents.text.quotes).
+- ``change``: a position that differs from the member's last turn is a change; it is supported when it cites
+  an id the member had not cited before in the thread, or quotes the critic's words. Code records which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from agents.text.figures import Ids, Segment
+from agents.text.quotes import fold, quote_problem
+from agents.text.reader import paragraph
+
+
+@dataclass(frozen=True)
+class Shown:
+    text: str  # what a reader sees, references kept as [[id]]
+    note: str  # code's line on what it withheld, or ""
+    withheld: int
+
+    @property
+    def empty(self) -> bool:
+        return not self.text.strip()
+
+
+def _text(parts: Sequence[Segment]) -> str:
+    return "".join(f"[[{part.text}]]" if part.kind == "fact" else part.text for part in parts).strip()
+
+
+def shown(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> Shown:
+    para = paragraph(text, known_ids, keep)
+    return Shown(_text(para.parts), para.note, para.withheld)
+
+
+def answer_check(answers: str, critic_turn: str) -> str:
+    """Why the quote is not the critic's words, or "" when it is."""
+    return quote_problem(answers, [critic_turn], where="the critic's latest turn")
+
+
+@dataclass(frozen=True)
+class Change:
+    changed: bool
+    basis: str  # code's record: what the change cited, or why it is unsupported
+    supported: bool | None  # None when nothing changed
+
+
+def change(
+    *,
+    previous: str | None,
+    position: str,
+    moved_by: str,
+    citations: Iterable[str],
+    cited_before: Iterable[str],
+    critic_turns: Sequence[str],
+    known_ids: Ids,
+) -> Change:
+    if previous is None or previous == position:
+        return Change(False, "", None)
+    before = set(cited_before)
+    new = [
+        ref for ref in [*citations, *_ids_in(moved_by, known_ids)] if ref in known_ids and ref not in before
+    ]
+    if new:
+        return Change(
+            True, f"{previous} → {position}: cites {', '.join(dict.fromkeys(new))}, new to the thread", True
+        )
+    if moved_by.strip() and not quote_problem(moved_by, critic_turns, where="the critic's turns"):
+        return Change(
+            True, f"{previous} → {position}: the critic's argument, \u201c{moved_by.strip()}\u201d", True
+        )
+    return Change(
+        True, f"{previous} → {position}: names no new fact and quotes no argument of the critic", False
+    )
+
+
+def _ids_in(text: str, known_ids: Ids) -> list[str]:
+    folded = fold(text)
+    return [ref for ref in known_ids if fold(ref) in folded]

@@ -1,0 +1,89 @@
+"""``bench_run --workflow agency``: one whole agency run against the fake server (in a process of its own),
+measured against its bounds.
+
+- ``wall_s``: the run's wall time, inline in this process (one worker debating every move at once).
+- ``critical_path_s``: the chain of dependent calls times the latency: F1 and F2 (one call, in parallel),
+  the personas (one call, in parallel), and per move 1 + 1 + 2 x (R - 1) + 1 (the opening critique, round 1's
+  answers, each later round's critique and answers, the final scores); the blind scores run beside the
+  opening, off the path, and the moves run side by side.
+- ``sequential_s``: the seed's own order at the same latency, moves one after another (each still running
+  its three threads in parallel): 1 + 1 + moves x (1 + 1 + 2 x (R - 1) + 1) calls; computed, not run.
+- ``calls``: LLM calls paid for; ``prompt_tokens``: their prompt tokens; ``cpu_ms_per_call``: this process's
+  CPU time (the pipeline's own work: rendering, validation, rows, the HTTP client) per call.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import Sum
+
+from agents.consulting.config import AgencyConfig
+from agents.llm.config import Endpoint, LLMSettings
+from agents.llm.fakes.child_process import FakeLLMServerProcess
+from agents.llm.fakes.server import FakeLLMServer
+from memos.models import LLMCall, Move, Run
+from memos.pipeline import driver
+from memos.pipeline.gateway import endpoints
+from memos.pipeline.registry import fake_answers
+from memos.pipeline.worker import warm_up
+from memos.services.errors import ServiceError
+from memos.services.runs import create_brief, start_run
+
+
+def agency_bench(user: User, options: dict[str, Any]) -> dict[str, Any]:
+    try:
+        brief = create_brief(
+            owner=user,
+            ticker=options["ticker"],
+            # A new question each time: never a cache hit.
+            question=f"Benchmark {uuid.uuid4().hex[:8]}: which moves should the company make?",
+        )
+        run = start_run(brief=brief, user=user, profile=options["profile"], enqueue=False, workflow="agency")
+    except ServiceError as exc:
+        raise SystemExit(f"bench_run: {exc}") from exc
+    latency_ms = float(options["latency_ms"])
+    concurrency = options["concurrency"] or 45
+    serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
+    with (
+        serve(latency_ms=latency_ms, answers=fake_answers()) as server,
+        endpoints(_settings(server.url, concurrency)),
+    ):
+        warm_up()
+        started, cpu = time.perf_counter(), time.process_time()
+        driver.run_inline(str(run.pk))
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    run = Run.objects.get(pk=run.pk)
+    agency = AgencyConfig.model_validate(run.config)
+    moves = Move.objects.filter(run=run, merged_into="").count()
+    per_move = 1 + 1 + 2 * (agency.rounds - 1) + 1
+    paid = LLMCall.objects.filter(run=run).exclude(outcome="cached")
+    seconds = latency_ms / 1000
+    return {
+        "workflow": "agency",
+        "status": run.status,
+        "profile": run.profile,
+        "latency_ms": latency_ms,
+        "concurrency": concurrency,
+        "moves_debated": moves,
+        "rounds": agency.rounds,
+        "wall_s": round(wall, 3),
+        "critical_path_s": round((1 + 1 + per_move) * seconds, 3),
+        "sequential_s": round((1 + 1 + moves * per_move) * seconds, 3),
+        "calls": paid.count(),
+        "prompt_tokens": paid.aggregate(total=Sum("tokens_in"))["total"] or 0,
+        "cpu_ms_per_call": round(cpu * 1000 / max(1, paid.count()), 2),
+    }
+
+
+def _settings(url: str, concurrency: int) -> LLMSettings:
+    return LLMSettings(
+        default=Endpoint(base_url=url, api_key="bench-key", model="fake-analyst"),
+        roles={"scoring": Endpoint(base_url=url, api_key="bench-key", model="fake-judge")},
+        max_concurrency=concurrency,
+        max_retries=0,
+        loopback_only=True,
+    )

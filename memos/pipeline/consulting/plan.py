@@ -1,0 +1,67 @@
+"""The agency's stages and steps: their names (the only place they are written), titles and kinds.
+
+Stages follow seed 004's layers: L0 sources (code), L1 inference (F1, F2), L2 proposals (the personas, then
+the merge by code), the sandbox (one debate per move), the final ranking (code).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agents.consulting.config import AgencyConfig
+from agents.consulting.roster import ANALYSTS, RISKS
+from memos.pipeline.workflows import PlannedStep
+
+SOURCES = "sources"
+INFERENCE = "inference"
+PROPOSALS = "proposals"
+SANDBOX = "sandbox"
+FINAL = "final"
+
+# Step kinds (and the keys of the steps there is one of).
+SOURCES_KIND = "sources"
+INFERENCE_KIND = "inference"
+PROPOSAL = "proposal"
+MOVES = "moves"
+DEBATE = "debate"
+RANKING = "ranking"
+
+F1, F2 = "F1", "F2"
+
+
+def move_id(number: int) -> str:
+    return f"m{number}"
+
+
+def debate_key(move: str) -> str:
+    return f"debate-{move}"
+
+
+def move_numbers(config: AgencyConfig) -> dict[tuple[str, str], int]:
+    """(persona, risk) -> the move's number: m1..m3 the first persona's low, medium and high-risk moves."""
+    return {
+        (persona, risk): index * len(RISKS) + offset + 1
+        for index, persona in enumerate(config.personas)
+        for offset, risk in enumerate(RISKS)
+    }
+
+
+def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
+    agency = AgencyConfig.model_validate(config)
+    planned = [PlannedStep(SOURCES, SOURCES_KIND, SOURCES_KIND, "Layer 0: data gathered by code")]
+    planned += [
+        PlannedStep(INFERENCE, F1, INFERENCE_KIND, "F1: financial inference", "inference", 0),
+        PlannedStep(INFERENCE, F2, INFERENCE_KIND, "F2: trend and sentiment inference", "inference", 1),
+    ]
+    planned += [
+        PlannedStep(PROPOSALS, name, PROPOSAL, ANALYSTS[name].title, "analyst", index)
+        for index, name in enumerate(agency.personas)
+    ]
+    planned += [PlannedStep(PROPOSALS, MOVES, MOVES, "Duplicates merged (code)", "", len(agency.personas))]
+    planned += [
+        PlannedStep(SANDBOX, debate_key(move_id(number)), DEBATE, f"Debate on {move_id(number)}", "", number)
+        for number in range(1, agency.generated + 1)
+    ]
+    planned += [PlannedStep(FINAL, RANKING, RANKING, "Ranking (code)")]
+    return planned

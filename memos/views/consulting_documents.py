@@ -1,0 +1,102 @@
+"""The agency's step documents (seed 004), arranged for their templates: layer 0's sources, F1 and F2, each
+persona's moves, the merge, a move's debate (its threads as alternating turns with their round, and the
+board's scores, blind and final) and the ranking.
+
+Model text stays a plain string, shown through the ``prose`` tag (figures rendered from the fact store,
+everything escaped); claim ids (F1.n, F2.n) are shown as themselves, with the claim's words on hover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from agents.consulting.outputs import (
+    DebateOutput,
+    MovesOutput,
+    ProposalOutput,
+    SourcesOutput,
+)
+from agents.consulting.roster import ANALYSTS, BOARD, MEMBERS, THREAD_OF
+from agents.consulting.schemas import METRICS
+from memos.models import AgentStep, DebateTurn, Move, Run
+from memos.pipeline.consulting.plan import (
+    DEBATE,
+    INFERENCE_KIND,
+    MOVES,
+    PROPOSAL,
+    RANKING,
+    SOURCES_KIND,
+)
+from memos.pipeline.consulting.threads import in_thread
+from memos.views.refs import Refs
+
+
+def _output(output: Any, step: AgentStep, refs: Refs) -> dict[str, Any]:
+    return {"output": output}
+
+
+def _proposal(output: ProposalOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
+    return {"output": output, "persona": ANALYSTS.get(output.persona)}
+
+
+def _moves(output: MovesOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
+    return {"output": output, "personas": ANALYSTS}
+
+
+def _debate(output: DebateOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
+    move = Move.objects.filter(run_id=step.run_id, move_id=output.move_id).first()
+    turns = list(DebateTurn.objects.filter(move=move)) if move else []
+    threads = [
+        {"member": BOARD[member], "thread": THREAD_OF[member], "turns": in_thread(turns, THREAD_OF[member])}
+        for member in MEMBERS
+    ]
+    blind = {s.member: s for s in output.blind}
+    rows = [
+        {
+            "member": BOARD[s.member],
+            "scores": [
+                (
+                    name.replace("_", " "),
+                    s.card.metric(name),
+                    blind[s.member].card.metric(name).score if s.member in blind else None,
+                )
+                for name in METRICS
+            ],
+            "total": s.total,
+            "blind_total": blind[s.member].total if s.member in blind else None,
+            "quotes_found": s.quotes_found,
+        }
+        for s in output.final
+    ]
+    return {"output": output, "threads": threads, "rows": rows, "rounds": output.rounds}
+
+
+BUILDERS: dict[str, Callable[[Any, AgentStep, Refs], dict[str, Any]]] = {
+    SOURCES_KIND: _output,
+    INFERENCE_KIND: _output,
+    PROPOSAL: _proposal,
+    MOVES: _moves,
+    DEBATE: _debate,
+    RANKING: _output,
+}
+
+
+def evidence_ids(run: Run) -> set[str]:
+    """What this run's documents may resolve: the figures and documents layer 0 gathered."""
+    raw = (
+        run.steps.filter(kind=SOURCES_KIND, status=AgentStep.Status.DONE)
+        .values_list("output", flat=True)
+        .first()
+    )
+    if raw is None:
+        return set()
+    try:
+        gathered = SourcesOutput.model_validate(raw)
+    except ValidationError:
+        return set()
+    return {item.evidence_id for item in gathered.facts} | {
+        document.doc_id for document in gathered.documents
+    }
