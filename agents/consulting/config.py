@@ -1,8 +1,9 @@
 """What an agency run is configured with (``Run.config``), its profiles, and the settings that shape them.
 
 Profiles (the form's choice): ``full`` is seed 004 as drawn (five personas, ten rounds); ``quick`` is sized
-for the embedded 2-core model (two personas, two rounds). ``AGENCY_PERSONAS`` / ``AGENCY_ROUNDS`` override the
-full profile, ``AGENCY_QUICK_PERSONAS`` / ``AGENCY_QUICK_ROUNDS`` the quick one.
+for the embedded 2-core model (one persona's three moves, two rounds). ``AGENCY_PERSONAS`` and
+``AGENCY_ROUNDS`` override the full profile, ``AGENCY_QUICK_PERSONAS`` and ``AGENCY_QUICK_ROUNDS`` the quick
+one.
 
 ``AGENCY_SEQUENTIAL_MOVES`` debates one move at a time, the seed's own order (seed 003's tier 3: the same
 shards one by one, the same verdict); otherwise each worker process debates up to
@@ -84,7 +85,8 @@ class Profile:
 
 
 DEFAULT_PROFILES = {
-    "quick": Profile("quick", ("capital", "competition"), 2),
+    # One persona's three moves, two rounds: about fifty calls, under fifteen minutes on the 2-core model.
+    "quick": Profile("quick", ("capital",), 2),
     "full": Profile("full", tuple(ANALYSTS), MAX_ROUNDS),
 }
 

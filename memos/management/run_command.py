@@ -44,8 +44,11 @@ class RunCommand(BaseCommand):
         what = workflow_for(self.workflow).choice.split(":")[0].lower()
         profiles = ", ".join(workflow_for(self.workflow).profiles())
         parser.add_argument("ticker")
+        aliases = ("--brief",) if self.question_option != "brief" else ()  # every run command takes --brief
         parser.add_argument(
             f"--{self.question_option}",
+            *aliases,
+            dest=self.question_option,
             required=not self.default_question,
             default=self.default_question,
             help=f"the question the {what} must answer",

@@ -131,6 +131,9 @@ class Workflow:
     fakes: str | None = None
     # A template the run page shows under its header (it gets the run and the user), or "".
     run_banner: str = ""
+    # Its run page draws the stages side by side as a pipeline of layers, each zooming into a view of its
+    # agents and their documents (seed 004's frontend); otherwise as a column of foldable bands.
+    layered: bool = False
     # What a reader got of a finished run's prose, section by section: sentences written, withheld, and
     # repaired by each lever (agents.text.repair), for ``manage.py reader_report``.
     reader_text: Callable[[Run], list[SectionRepair]] | None = None

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
 from pydantic import ValidationError
 
+from agents.consulting.config import AgencyConfig
 from agents.consulting.outputs import (
     DebateOutput,
     MovesOutput,
@@ -21,6 +23,7 @@ from agents.consulting.outputs import (
 )
 from agents.consulting.roster import ANALYSTS, BOARD, MEMBERS, THREAD_OF
 from agents.consulting.schemas import METRICS
+from agents.text.figures import fact_ids_in
 from memos.models import AgentStep, DebateTurn, Move, Run
 from memos.pipeline.consulting.plan import (
     DEBATE,
@@ -46,13 +49,16 @@ def _moves(output: MovesOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
     return {"output": output, "personas": ANALYSTS}
 
 
-def _debate(output: DebateOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
-    move = Move.objects.filter(run_id=step.run_id, move_id=output.move_id).first()
+def _threads(run_id: UUID, move_id: str) -> list[dict[str, Any]]:
+    move = Move.objects.filter(run_id=run_id, move_id=move_id).first()
     turns = list(DebateTurn.objects.filter(move=move)) if move else []
-    threads = [
+    return [
         {"member": BOARD[member], "thread": THREAD_OF[member], "turns": in_thread(turns, THREAD_OF[member])}
         for member in MEMBERS
     ]
+
+
+def _debate(output: DebateOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
     blind = {s.member: s for s in output.blind}
     rows = [
         {
@@ -71,9 +77,29 @@ def _debate(output: DebateOutput, step: AgentStep, refs: Refs) -> dict[str, Any]
         }
         for s in output.final
     ]
-    return {"output": output, "threads": threads, "rows": rows, "rounds": output.rounds}
+    return {
+        "output": output,
+        "threads": _threads(step.run_id, output.move_id),
+        "rows": rows,
+        "rounds": output.rounds,
+    }
 
 
+def _debate_so_far(step: AgentStep) -> tuple[set[str], Callable[[Refs], dict[str, Any]]]:
+    """A debate under way: its threads as the rows hold them now (the page reloads it as turns arrive)."""
+    threads = _threads(step.run_id, step.key.removeprefix("debate-"))
+    cited = {ref for thread in threads for turn in thread["turns"] for ref in fact_ids_in(turn.text)}
+    rounds = AgencyConfig.model_validate(step.run.config).rounds
+    return cited, lambda refs: {
+        "output": None,
+        "threads": threads,
+        "rows": [],
+        "rounds": rounds,
+        "live": True,
+    }
+
+
+GROWING = {DEBATE: _debate_so_far}
 BUILDERS: dict[str, Callable[[Any, AgentStep, Refs], dict[str, Any]]] = {
     SOURCES_KIND: _output,
     INFERENCE_KIND: _output,

@@ -9,37 +9,18 @@ So one file serves every reader, for good.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.template.loader import render_to_string
 
-from agents.text.figures import REF
 from memos.models import ArtefactVersion
+from memos.views.consulting_versions import agency_context
 from memos.views.decks import deck_context
+from memos.views.frozen_text import segments
 
 PAGE = "memos/versions/version.html"
-
-
-@dataclass(frozen=True)
-class Segment:
-    text: str
-    source: dict[str, Any] | None = None  # a ``[[fact id]]`` resolved from the version's frozen sources
-
-
-def segments(text: str, sources: dict[str, dict[str, Any]]) -> list[Segment]:
-    """Prose split into text and the frozen facts it references; the template escapes every part."""
-    out: list[Segment] = []
-    last = 0
-    for match in REF.finditer(text):
-        out.append(Segment(text[last : match.start()]))
-        fact_id = match.group(1)
-        out.append(Segment(fact_id, sources.get(fact_id, {"id": fact_id, "kind": "unresolved"})))
-        last = match.end()
-    out.append(Segment(text[last:]))
-    return [segment for segment in out if segment.text]
 
 
 def artefact_context(version: ArtefactVersion) -> dict[str, Any]:
@@ -51,6 +32,7 @@ def artefact_context(version: ArtefactVersion) -> dict[str, Any]:
         "sections": [(name, segments(str(text), by_id)) for name, text in version.ordered_sections],
         "sources": version.sources,
         **deck_context(version),
+        **agency_context(version),
     }
 
 

@@ -46,7 +46,8 @@ class StageBand:
 
     @property
     def done(self) -> int:
-        return sum(1 for step in self.steps if step.status == AgentStep.Status.DONE)
+        finished = (AgentStep.Status.DONE, AgentStep.Status.SKIPPED)  # a step not needed is finished too
+        return sum(1 for step in self.steps if step.status in finished)
 
 
 def _pipeline_html(run: Run) -> str:
@@ -57,7 +58,7 @@ def _pipeline_html(run: Run) -> str:
         StageBand(stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name])
         for stage in workflow.stages
     ]
-    context = {"run": run, "bands": bands, "notices": workflow.notices(steps)}
+    context = {"run": run, "bands": bands, "notices": workflow.notices(steps), "layered": workflow.layered}
     return render_to_string("memos/fragments/pipeline.html", context)
 
 
@@ -88,6 +89,11 @@ def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
     run = step.run
     base: dict[str, Any] = {"step": step, "run": run}
     documents = DOCUMENTS.get(run.workflow)
+    if step.status == AgentStep.Status.RUNNING and documents is not None and step.kind in documents.growing:
+        cited, build = documents.growing[step.kind](step)
+        evidence = documents.evidence_ids(run)
+        kind = workflow_for(run.workflow).kind(step.kind)
+        return kind.template, base | {"kind": kind.name} | build(resolve(cited & evidence, evidence))
     if step.status != AgentStep.Status.DONE or documents is None or step.kind not in documents.builders:
         return UNFINISHED, base
     kind = workflow_for(run.workflow).kind(step.kind)

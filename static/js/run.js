@@ -192,22 +192,99 @@
     const pk = card.querySelector("[data-doc]")?.dataset.doc;
     if (pk && pk === openStep) {
       const shown = drawerBody.querySelector("article[data-status]");
-      // Refresh the open document when its step moved on (typically: it just finished).
-      if (!shown || shown.dataset.status !== card.dataset.status) loadDocument(pk, false);
+      // Refresh the open document when its step moved on (typically: it just finished), or, for a step
+      // whose document grows while it runs (a debate's threads), whenever its card says it moved.
+      const growing = shown?.dataset.live === "true";
+      if (!shown || growing || shown.dataset.status !== card.dataset.status) loadDocument(pk, false);
     }
   }
 
   function countStage(stage) {
     const cards = stage.querySelectorAll(".step");
-    const done = stage.querySelectorAll(".step[data-status='done']").length;
+    // A skipped step is finished too (a duplicate move merged into another, a lap the loop did not need).
+    const done = stage.querySelectorAll(".step[data-status='done'], .step[data-status='skipped']").length;
     stage.querySelector("[data-done]").textContent = String(done);
     stage.querySelector("[data-total]").textContent = String(cards.length);
     stage.dataset.complete = cards.length > 0 && done === cards.length ? "true" : "false";
+    stage.style.setProperty("--progress", String(cards.length ? done / cards.length : 0));
   }
 
   // --- stages
 
+  // --- layers (seed 004's frontend): a layer zooms from its place in the pipeline to fill the view, and back.
+  // FLIP: the layer is laid out where it ends, then drawn from where it was with an inverted transform that
+  // eases to none. Only transform and opacity move, so the compositor draws every frame.
+
+  const layered = pipeline.classList.contains("layers");
+  const backdrop = document.getElementById("layer-backdrop");
+  const stillness = window.matchMedia("(prefers-reduced-motion: reduce)");
+  const LAYER_MS = 420;
+  const EASE = "cubic-bezier(.2,.7,.2,1)";
+  let slot = null; // keeps a zoomed layer's place in the pipeline
+
+  function between(from, to) {
+    const dx = from.left - to.left;
+    const dy = from.top - to.top;
+    return `translate(${dx}px, ${dy}px) scale(${from.width / to.width}, ${from.height / to.height})`;
+  }
+
+  function zoomIn(stage) {
+    const from = stage.getBoundingClientRect();
+    slot = document.createElement("div");
+    slot.className = "layer-slot";
+    stage.before(slot);
+    stage.classList.add("is-zoomed");
+    pipeline.classList.add("zoomed");
+    stage.querySelector(".stage-head").setAttribute("aria-expanded", "true");
+    backdrop.hidden = false;
+    const to = stage.getBoundingClientRect();
+    if (!stillness.matches) {
+      const timing = { duration: LAYER_MS, easing: EASE };
+      stage.animate([{ transform: between(from, to) }, { transform: "none" }], timing);
+      stage.querySelector(".cards").animate([{ opacity: 0 }, { opacity: 0, offset: 0.45 }, { opacity: 1 }], timing);
+      backdrop.animate([{ opacity: 0 }, { opacity: 1 }], timing);
+    }
+    stage.querySelector(".stage-close").focus({ preventScroll: true });
+  }
+
+  function zoomOut(stage) {
+    const done = () => {
+      stage.classList.remove("is-zoomed");
+      pipeline.classList.remove("zoomed");
+      stage.querySelector(".stage-head").setAttribute("aria-expanded", "false");
+      backdrop.hidden = true;
+      slot?.remove();
+      slot = null;
+      stage.querySelector(".stage-head").focus({ preventScroll: true });
+    };
+    if (stillness.matches || !slot) {
+      done();
+      return;
+    }
+    const from = stage.getBoundingClientRect();
+    const to = slot.getBoundingClientRect();
+    const timing = { duration: LAYER_MS * 0.8, easing: EASE, fill: "forwards" };
+    stage.querySelector(".cards").animate([{ opacity: 1 }, { opacity: 0, offset: 0.4 }, { opacity: 0 }], timing);
+    backdrop.animate([{ opacity: 1 }, { opacity: 0 }], timing);
+    const shrinking = stage.animate([{ transform: "none" }, { transform: between(to, from) }], timing);
+    shrinking.onfinish = () => {
+      done();
+      for (const animation of stage.getAnimations({ subtree: true })) animation.cancel();
+      for (const animation of backdrop.getAnimations()) animation.cancel();
+    };
+  }
+
+  function zoomLayer(stage) {
+    const open = pipeline.querySelector(".stage.is-zoomed");
+    if (open) zoomOut(open);
+    else zoomIn(stage);
+  }
+
   function zoom(stage) {
+    if (layered) {
+      zoomLayer(stage);
+      return;
+    }
     const zoomed = stage.classList.contains("is-zoomed");
     for (const other of pipeline.querySelectorAll(".stage")) {
       other.classList.remove("is-zoomed");
@@ -223,7 +300,13 @@
   pipeline.addEventListener("click", (event) => {
     const head = event.target.closest(".stage-head");
     if (head) {
-      zoom(head.closest(".stage"));
+      // A zoomed layer's head is its title bar: only its close control zooms out.
+      if (!(layered && head.closest(".stage").classList.contains("is-zoomed"))) zoom(head.closest(".stage"));
+      return;
+    }
+    const close = event.target.closest(".stage-close");
+    if (close) {
+      zoom(close.closest(".stage"));
       return;
     }
     const link = event.target.closest("a[data-doc]");
@@ -288,6 +371,10 @@
   }
 
   drawerClose.addEventListener("click", closeDrawer);
+  backdrop?.addEventListener("click", () => {
+    const open = pipeline.querySelector(".stage.is-zoomed");
+    if (open && !openStep) zoom(open);
+  });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
     if (openStep) closeDrawer();

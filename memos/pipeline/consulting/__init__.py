@@ -118,5 +118,6 @@ WORKFLOW = Workflow(
     notices=notices,
     artefact=agency_artefact,
     budget=profiles.budget,
+    layered=True,
     fakes="agents.consulting.fakes",
 )

@@ -27,7 +27,7 @@ from agents.consulting.ranking import RECOMMENDED, rank
 from agents.consulting.roster import ANALYSTS, BOARD
 from agents.consulting.schemas import METRICS, ScoreCard
 from agents.text.figures import fact_ids_in
-from memos.models import AgentStep, LLMCall, Run
+from memos.models import AgentStep, LLMCall, Move, Run
 from memos.pipeline.consulting.plan import (
     F1,
     F2,
@@ -40,6 +40,7 @@ from memos.pipeline.consulting.plan import (
     SANDBOX,
 )
 from memos.pipeline.consulting.reads import findings, merged, proposed
+from memos.pipeline.consulting.threads import thread_json, threads_of
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.workflows import Artefact, Ending
@@ -147,6 +148,11 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             "ranking": output.model_dump(mode="json"),
             "moves": {move_id: move.model_dump(mode="json") for move_id, move in moves.items()},
             "debates": {move_id: debate.model_dump(mode="json") for move_id, debate in outputs.items()},
+            # The threads themselves, frozen with the version: its page shows every move's debate.
+            "threads": {
+                move.move_id: {thread: thread_json(turns) for thread, turns in threads_of(move).items()}
+                for move in Move.objects.filter(run_id=ctx.run.pk, move_id__in=list(outputs))
+            },
         },
         sections=sections,
         evaluated=True,  # the board's scores, added up by code, are the verdict

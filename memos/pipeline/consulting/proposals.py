@@ -19,7 +19,7 @@ from agents.consulting.roster import ANALYST_ROLE, ANALYSTS, RISKS, Risk
 from agents.consulting.schemas import MoveDraft, PersonaMoves
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
-from memos.models import Move
+from memos.models import AgentStep, Move
 from memos.pipeline.claims import fenced_write
 from memos.pipeline.consulting.plan import MOVES, PROPOSALS, SANDBOX, debate_key, move_id, move_numbers
 from memos.pipeline.consulting.reads import Findings, config, findings, proposed
@@ -136,6 +136,15 @@ def merge(ctx: StageContext) -> MovesOutput:
         )
         for move in moves.values()
     ]
+
+    def titled() -> None:
+        # Each debate's card names its move from now on ("m3 · high · Acquire: a smaller competitor").
+        for move in moves.values():
+            AgentStep.objects.filter(run_id=ctx.run.pk, stage=SANDBOX, key=debate_key(move.move_id)).update(
+                title=f"{move.move_id} · {move.risk} · {move.title}"[:200]
+            )
+
+    fenced_write(ctx.hold, titled, what="naming the debates")
     fenced_write(
         ctx.hold,
         lambda: Move.objects.bulk_create(

@@ -145,6 +145,8 @@ class Holder:
             if hold is None:
                 continue
             self.beat.add(hold)
+            if self.steps[move.move_id].status == Status.PENDING:
+                self.ctx.start(self.steps[move.move_id])
             debate = Debate(gateway(), self.inputs, hold)
             self.running[fanout.start_outer(partial(outcome, hold, debate), size=self.limit)] = hold
 
@@ -158,6 +160,8 @@ class Holder:
         )
         total = self.inputs.agency.rounds
         for move_id, last in reached:
+            if self.steps[move_id].status == Status.PENDING:  # another worker took it up
+                self.ctx.start(self.steps[move_id])
             if self.rounds.get(move_id) != last:
                 self.rounds[move_id] = last
                 self.ctx.progress(self.steps[move_id], f"round {last} of {total}")

@@ -19,7 +19,8 @@ from memos.models import AgentStep, DebateTurn, LLMCall, Move, Run, StageClaim
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers
-from memos.services.runs import create_brief, start_run
+from memos.services.runs import create_brief
+from tests.memos.consulting.test_agency_run import start_agency
 from tests.memos.crash_harness import Desk, children, desk_env, ledger_hash, wait_for
 from tests.memos.pipeline_support import analyst, fake_settings, load_desk_data
 
@@ -31,9 +32,10 @@ LATENCY_MS = 150
 def _run(label: str, *, rounds: int, sequential: bool = False) -> Run:
     user = analyst(f"agency-{label}")
     brief = create_brief(owner=user, ticker="AAPL", question=f"{label}: which moves should the company make?")
-    run = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
-    Run.objects.filter(pk=run.pk).update(config={**run.config, "rounds": rounds, "sequential": sequential})
-    run.refresh_from_db()
+    run = start_agency(brief, user, "quick", personas=("capital", "competition"), rounds=rounds)
+    if sequential:  # AGENCY_SEQUENTIAL_MOVES, as configure() reads it
+        Run.objects.filter(pk=run.pk).update(config={**run.config, "sequential": True})
+        run.refresh_from_db()
     return run
 
 

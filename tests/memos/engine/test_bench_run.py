@@ -38,6 +38,7 @@ def test_bench_run_measures_an_agency_run_against_its_bounds() -> None:
     assert report["status"] == Run.Status.DONE
     assert set(report) >= {"wall_s", "critical_path_s", "sequential_s", "calls", "prompt_tokens"}
     # The quick profile, 2 rounds: per move 1 + 1 + 2 + 1 calls on the path, plus F1/F2 and the personas.
+    assert report["moves_debated"] == 3  # the quick profile: one persona's three moves
     assert report["critical_path_s"] == round((2 + 5) * 0.005, 3)
     assert report["sequential_s"] == round((2 + report["moves_debated"] * 5) * 0.005, 3)
-    assert report["calls"] == 4 + report["moves_debated"] * (1 + 3 + 6 + 6)
+    assert report["calls"] == 2 + 1 + report["moves_debated"] * (1 + 3 + 6 + 6)  # F1, F2, one persona
