@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
@@ -57,11 +57,35 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return ENV.items(name, default)
 
 
+# TLS modes that encrypt the connection; the verify ones also check the server's certificate.
+DATABASE_TLS_MODES = ("require", "verify-ca", "verify-full")
+
+
+def database_tls(url: str) -> dict[str, str]:
+    """The connection's TLS options from the URL's query (``sslmode``, ``sslrootcert``). A database off this
+    machine (a worker on another machine, a managed server) carries every run's data and answers: it needs
+    a password and TLS, as Redis does."""
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    unknown = sorted(set(query) - {"sslmode", "sslrootcert"})
+    if unknown:
+        raise ImproperlyConfigured(f"DATABASE_URL: unknown option(s) {', '.join(unknown)}")
+    if not is_loopback_host(parts.hostname or "127.0.0.1") and (
+        query.get("sslmode") not in DATABASE_TLS_MODES or not parts.password
+    ):
+        raise ImproperlyConfigured(
+            f"DATABASE_URL points at {parts.hostname!r}, which is not loopback: give it a password and TLS, "
+            "e.g. postgres://desk_app:PASSWORD@db.example.com:5432/analyst_desk?sslmode=verify-full"
+        )
+    return query
+
+
 def database_from_url(url: str) -> dict[str, object]:
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
         raise ImproperlyConfigured(f"DATABASE_URL must be a postgres:// URL, got scheme {parts.scheme!r}")
     return {
+        "OPTIONS": database_tls(url),
         "ENGINE": "django.db.backends.postgresql",
         "NAME": unquote(parts.path.lstrip("/")) or "analyst_desk",
         "USER": unquote(parts.username or "postgres"),

@@ -19,6 +19,7 @@ from agency.settings import (
     check_llm_endpoints,
     check_redis_url,
     client_ip_header,
+    database_from_url,
     is_loopback_host,
     proxy_ssl_header,
 )
@@ -195,6 +196,37 @@ def test_redis_on_loopback_or_with_a_password_over_tls_is_accepted(url: str) -> 
 def test_redis_off_this_machine_without_a_password_and_tls_is_refused(url: str) -> None:
     with pytest.raises(ImproperlyConfigured, match=r"REDIS_URL .* rediss:// .*password"):
         check_redis_url(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "options"),
+    [
+        ("postgres://postgres@127.0.0.1:5433/analyst_desk", {}),
+        ("postgres://desk_app:pw@localhost:5433/analyst_desk?sslmode=require", {"sslmode": "require"}),
+        (
+            "postgres://desk_app:pw@db.example.com:5432/analyst_desk?sslmode=verify-full&sslrootcert=/etc/ca.pem",
+            {"sslmode": "verify-full", "sslrootcert": "/etc/ca.pem"},
+        ),
+    ],
+)
+def test_a_database_on_loopback_or_with_a_password_over_tls_is_accepted(
+    url: str, options: dict[str, str]
+) -> None:
+    assert database_from_url(url)["OPTIONS"] == options
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgres://desk_app:pw@db.example.com:5432/analyst_desk",
+        "postgres://desk_app:pw@10.0.0.5:5432/analyst_desk?sslmode=prefer",
+        "postgres://desk_app@db.example.com:5432/analyst_desk?sslmode=verify-full",
+    ],
+)
+def test_a_database_off_this_machine_without_a_password_and_tls_is_refused(url: str) -> None:
+    # A worker on another machine reaches the desk's PostgreSQL over the network: every run's data goes by.
+    with pytest.raises(ImproperlyConfigured, match=r"DATABASE_URL .* password and TLS"):
+        database_from_url(url)
 
 
 def _llm(**env: str) -> None:

@@ -62,13 +62,18 @@ class OpenAICompatProvider:
                 messages=[_message(m) for m in request.messages],
                 temperature=request.temperature,
                 max_tokens=request.max_tokens,
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": request.schema_name,
-                        "schema": request.json_schema,
-                        "strict": True,
-                    },
+                # As the body's own JSON, not the SDK's typed parameter: the SDK walks a typed parameter
+                # recursively to transform it (about 1.5 ms for a narrowed schema, on every call of a run that
+                # makes nine hundred), and a JSON schema has nothing to transform.
+                extra_body={
+                    "response_format": {
+                        "type": "json_schema",
+                        "json_schema": {
+                            "name": request.schema_name,
+                            "schema": request.json_schema,
+                            "strict": True,
+                        },
+                    }
                 },
                 extra_headers={"X-Analyst-Role": request.role, "X-Prompt-Name": request.prompt_name},
             )
