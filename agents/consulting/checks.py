@@ -4,7 +4,7 @@ change of position names what moved it.
 - ``shown``: model prose as a reader gets it (agents.text.reader): a sentence that typed a figure is withheld
   whole and one line of code's says so; ``[[fact id]]`` references stay for the renderer to print.
 - ``answer_check``: the critic's point a board member says it answers, found word for word in the critic's
-  latest turn (agents.text.quotes).
+  latest turn (agents.text.quotes); ``echoes``: an answer that is mostly the critic's sentences copied back.
 - ``change``: a position that differs from the member's last turn is a change; it is supported when it cites
   an id the member had not cited before in the thread, or quotes the critic's words. Code records which.
 """
@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from agents.text.figures import Ids, Segment
-from agents.text.quotes import fold, quote_problem
+from agents.text.quotes import MIN_WORDS, fold, quote_problem
 from agents.text.reader import paragraph
+from agents.text.sentences import sentences
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,17 @@ def _text(parts: Sequence[Segment]) -> str:
 def shown(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> Shown:
     para = paragraph(text, known_ids, keep)
     return Shown(_text(para.parts), para.note, para.withheld)
+
+
+def echoes(reply: str, critic_turns: Sequence[str]) -> bool:
+    """Whether most of a reply is the critic's own sentences copied back (a small model's way of answering):
+    such a reply answers nothing, and code says so on the turn."""
+    said = [fold(sentence) for sentence in sentences(reply) if len(sentence.split()) >= MIN_WORDS]
+    if not said:
+        return False
+    critic = " ".join(fold(turn) for turn in critic_turns)
+    copied = sum(1 for sentence in said if sentence.rstrip(".!? ") in critic)
+    return copied * 2 >= len(said)
 
 
 def answer_check(answers: str, critic_turn: str) -> str:

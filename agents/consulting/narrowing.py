@@ -65,8 +65,9 @@ def inference_schema(ids: tuple[str, ...], facts: tuple[str, ...]) -> type[Infer
 
 @lru_cache(maxsize=64)
 def moves_schema(claims: tuple[str, ...], facts: tuple[str, ...]) -> type[PersonaMoves]:
-    """A persona's three moves: citations among F1's and F2's claim ids; prose may reference ``facts``."""
-    prose = Prose(facts)
+    """A persona's three moves: citations among F1's and F2's claim ids; prose may reference ``facts`` and
+    the claims (``[[F1.2]]``: a claim's label has digits, which prose admits only inside a reference)."""
+    prose = Prose((*facts, *claims))
     draft = _cited(MoveDraft, prose, ["target", "title", "move", "reasoning", "risks"], claims, low=1, high=5)
     answer = create_model(
         "NarrowPersonaMoves", __base__=PersonaMoves, low=(draft, ...), medium=(draft, ...), high=(draft, ...)
@@ -75,8 +76,9 @@ def moves_schema(claims: tuple[str, ...], facts: tuple[str, ...]) -> type[Person
 
 
 @lru_cache(maxsize=64)
-def critic_schema(ids: tuple[str, ...], facts: tuple[str, ...]) -> type[CriticTurn]:
-    prose = Prose(facts)
+def critic_schema(ids: tuple[str, ...]) -> type[CriticTurn]:
+    """``ids``: what a turn may cite (the claims and the figures); its prose may reference any of them."""
+    prose = Prose(ids)
     point = _cited(CriticPoint, prose, ["point"], ids, low=0, high=3)
     answer = create_model(
         "NarrowCriticTurn",
@@ -87,13 +89,14 @@ def critic_schema(ids: tuple[str, ...], facts: tuple[str, ...]) -> type[CriticTu
 
 
 @lru_cache(maxsize=64)
-def board_schema(ids: tuple[str, ...], facts: tuple[str, ...]) -> type[BoardTurn]:
-    return _cited(BoardTurn, Prose(facts), ["reply"], ids, low=0, high=3)
+def board_schema(ids: tuple[str, ...]) -> type[BoardTurn]:
+    return _cited(BoardTurn, Prose(ids), ["reply"], ids, low=0, high=3)
 
 
 @lru_cache(maxsize=64)
-def score_schema(facts: tuple[str, ...]) -> type[ScoreCard]:
-    metric = patterned(MetricScore, Prose(facts), ["reason"])
+def score_schema(ids: tuple[str, ...]) -> type[ScoreCard]:
+    """A reason may reference ``ids`` (the claims and the figures)."""
+    metric = patterned(MetricScore, Prose(ids), ["reason"])
     answer = create_model(
         "NarrowScoreCard",
         __base__=ScoreCard,

@@ -84,12 +84,17 @@ def prose(text: object, refs: object = None, brief: object = None) -> SafeString
         else frozenset()
     )
     said_in = _language(brief) if isinstance(brief, Brief) else None
-    shown = paragraph(text, known.known, keep, said_in)
+    shown = paragraph(text, known.known | known.labels.keys(), keep, said_in)
     parts: list[SafeString] = []
     for segment in shown.parts:
         fact = known.facts.get(segment.fact_id) if segment.kind == "fact" else None
+        label = known.labels.get(segment.fact_id) if segment.kind == "fact" else None
         if fact is not None:
             parts.append(_fact_link(fact))
+        elif label is not None:
+            parts.append(
+                format_html('<span class="finding-ref" title="{}">{}</span>', label, segment.fact_id)
+            )
         elif segment.kind == "text":
             parts.append(format_html("{}", segment.text))
         else:

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from agents.consulting.config import AgencyConfig
 from agents.consulting.outputs import (
     DebateOutput,
+    InferenceOutput,
     MovesOutput,
     ProposalOutput,
     SourcesOutput,
@@ -37,12 +38,28 @@ from memos.pipeline.consulting.threads import in_thread
 from memos.views.refs import Refs
 
 
+def findings_of(run_id: UUID) -> dict[str, str]:
+    """The run's F1 and F2 claims by label: what ``[[F1.2]]`` in a move or a turn refers to."""
+    raw = AgentStep.objects.filter(run_id=run_id, kind=INFERENCE_KIND, status=AgentStep.Status.DONE)
+    found: dict[str, str] = {}
+    for output in raw.values_list("output", flat=True):
+        try:
+            found.update({c.claim_id: c.statement for c in InferenceOutput.model_validate(output).claims})
+        except ValidationError:
+            continue
+    return found
+
+
+def _labelled(refs: Refs, step: AgentStep) -> dict[str, Any]:
+    return {"refs": refs.with_labels(findings_of(step.run_id))}
+
+
 def _output(output: Any, step: AgentStep, refs: Refs) -> dict[str, Any]:
     return {"output": output}
 
 
 def _proposal(output: ProposalOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
-    return {"output": output, "persona": ANALYSTS.get(output.persona)}
+    return {"output": output, "persona": ANALYSTS.get(output.persona)} | _labelled(refs, step)
 
 
 def _moves(output: MovesOutput, step: AgentStep, refs: Refs) -> dict[str, Any]:
@@ -82,7 +99,7 @@ def _debate(output: DebateOutput, step: AgentStep, refs: Refs) -> dict[str, Any]
         "threads": _threads(step.run_id, output.move_id),
         "rows": rows,
         "rounds": output.rounds,
-    }
+    } | _labelled(refs, step)
 
 
 def _debate_so_far(step: AgentStep) -> tuple[set[str], Callable[[Refs], dict[str, Any]]]:

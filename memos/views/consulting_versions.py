@@ -7,6 +7,7 @@ sees what was frozen, and a reader who may not open the run still reads the deba
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,13 @@ from memos.models import ArtefactVersion
 from memos.views.frozen_text import Segment, segments
 
 KIND = "agency"
+# A finding's label as prose references it ("[[F1.2]]"): a version shows it as the label alone.
+FINDING = re.compile(r"\[\[(F[12]\.\d+)\]\]")
+
+
+def _labels(text: str) -> str:
+    shown: str = FINDING.sub(r"\1", text)
+    return shown
 
 
 @dataclass(frozen=True)
@@ -101,9 +109,18 @@ def _view(
         move=move,
         debate=debate,
         threads=[
-            {"title": BOARD[m].title, "thread": THREAD_OF[m], "turns": threads.get(THREAD_OF[m], [])}
+            {
+                "title": BOARD[m].title,
+                "thread": THREAD_OF[m],
+                "turns": [
+                    {**turn, "text": _labels(str(turn.get("text", "")))}
+                    for turn in threads.get(THREAD_OF[m], [])
+                ],
+            }
             for m in MEMBERS
         ],
         scores=scores,
-        prose=[segments(text, sources) for text in (move.move, *move.reasoning, " ".join(move.risks))],
+        prose=[
+            segments(_labels(text), sources) for text in (move.move, *move.reasoning, " ".join(move.risks))
+        ],
     )

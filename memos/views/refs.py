@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel
 
@@ -23,6 +23,12 @@ class Refs:
     facts: Mapping[str, FactRecord]
     documents: Mapping[str, SourceDocument]
     known: frozenset[str]
+    # References prose may make that are not figures: labels code gave to findings ("[[F1.2]]" in a debate
+    # turn), shown as the label with the finding's words on hover.
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def with_labels(self, labels: Mapping[str, str]) -> Refs:
+        return replace(self, labels={**self.labels, **labels})
 
     def tier(self, evidence_id: str) -> str:
         if (fact := self.facts.get(evidence_id)) is not None:

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from agents.consulting.checks import answer_check, change, shown
+from agents.consulting.checks import answer_check, change, echoes, shown
 from agents.consulting.config import AgencyConfig
 from agents.consulting.narrowing import board_schema, critic_schema, score_schema
 from agents.consulting.outputs import DebateOutput, MemberScores, ProposedMove, Standing
@@ -60,6 +60,7 @@ from memos.pipeline.prompts import template
 T = TypeVar("T", bound=BaseModel)
 BLIND, FINAL = MoveScore.Phase.BLIND, MoveScore.Phase.FINAL
 NO_DEBATE = "(None yet: you score the move as proposed, before any debate.)"
+ECHO = "Code: most of this answer repeats the critic's own sentences; it answers nothing new."
 
 
 def move_document(move: ProposedMove, found: Findings, credited: Iterable[str]) -> str:
@@ -129,8 +130,9 @@ class Debate:
         return self.found.citable
 
     @cached_property
-    def facts(self) -> frozenset[str]:
-        return frozenset(self.found.fact_ids)
+    def known(self) -> frozenset[str]:
+        """What prose may reference: the claims (``[[F1.2]]``) and the figures."""
+        return frozenset(self.citable)
 
     # --- the protocol
 
@@ -191,7 +193,7 @@ class Debate:
         if at in self.turns:
             return
         prompt = self._render("consulting_critic_opening", {}, {"move": self.document})
-        answer, key = self._ask(prompt, critic_schema(self.citable, tuple(self.facts)), CRITIC_ROLE)
+        answer, key = self._ask(prompt, critic_schema(self.citable), CRITIC_ROLE)
         self._keep(write_turn(self.hold, at, prompt, key, **self._critic_fields(answer)))
 
     def critique(self, thread: Thread, number: int) -> None:
@@ -201,7 +203,7 @@ class Debate:
             return
         history = thread_text(self._thread(thread))
         prompt = self._render("consulting_critic_reply", {}, {"move": self.document, "thread": history})
-        answer, key = self._ask(prompt, critic_schema(self.citable, tuple(self.facts)), CRITIC_ROLE)
+        answer, key = self._ask(prompt, critic_schema(self.citable), CRITIC_ROLE)
         self._keep(write_turn(self.hold, at, prompt, key, **self._critic_fields(answer)))
 
     def _critic_fields(self, answer: CriticTurn) -> dict[str, object]:
@@ -209,7 +211,7 @@ class Debate:
         notes: list[str] = []
         cited: list[str] = []
         for point in answer.points:
-            seen = shown(point.point, self.facts, self.keep)
+            seen = shown(point.point, self.known, self.keep)
             if seen.note:
                 notes.append(seen.note)
             if not seen.empty:
@@ -234,8 +236,9 @@ class Debate:
         prompt = self._render(
             BOARD[member].prompt, {}, {"move": self.document, "thread": thread_text(history)}
         )
-        answer, key = self._ask(prompt, board_schema(self.citable, tuple(self.facts)), BOARD_ROLE)
-        reply = shown(answer.reply, self.facts, self.keep)
+        answer, key = self._ask(prompt, board_schema(self.citable), BOARD_ROLE)
+        reply = shown(answer.reply, self.known, self.keep)
+        echoed = echoes(answer.reply, critic_turns)
         cited = [ref for ref in answer.citations if ref in self.citable]
         moved = change(
             previous=earlier[-1].position if earlier else None,
@@ -253,7 +256,7 @@ class Debate:
             prompt,
             key,
             text=reply.text or "(Code withheld every sentence of this answer.)",
-            note=reply.note[:300],
+            note=" ".join(filter(None, [ECHO if echoed else "", reply.note]))[:300],
             citations=cited,
             answers=answer.answers,
             answers_found=not problem,
@@ -276,7 +279,7 @@ class Debate:
             {"member_title": board.title.lower(), "member_lens": board.lens},
             {"move": self.document, "debate": history or NO_DEBATE},
         )
-        card, key = self._ask(prompt, score_schema(tuple(self.facts)), SCORING_ROLE)
+        card, key = self._ask(prompt, score_schema(self.citable), SCORING_ROLE)
         texts = [self.document, history] if history else [self.document]
         checked = {
             name: {

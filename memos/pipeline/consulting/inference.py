@@ -5,9 +5,11 @@ side with nothing to read is not asked: its output declares the gap (silence bea
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
 from functools import partial
 
 from agents.consulting.checks import shown
+from agents.consulting.directions import Figure, direction_problem
 from agents.consulting.narrowing import inference_schema
 from agents.consulting.outputs import Claim, InferenceOutput, Source, SourcesOutput
 from agents.consulting.roster import INFERENCE_ROLE
@@ -116,20 +118,42 @@ def _infer(
     )
     context = CallContext(run_id=ctx.run_id, stage=INFERENCE, role=INFERENCE_ROLE)
     answer: Inference = gw.complete(prompt, inference_schema(ids, facts), context=context)
-    return checked(name, answer, set(ids), frozenset(facts), kept_numbers(ctx))
+    return checked(name, answer, set(ids), figures_of(gathered), kept_numbers(ctx))
+
+
+def figures_of(gathered: SourcesOutput) -> dict[str, Figure]:
+    """The gathered facts a claim's direction is checked against, by id."""
+    found: dict[str, Figure] = {}
+    for item in gathered.facts:
+        try:
+            value = Decimal(item.value)
+        except InvalidOperation:
+            continue
+        if item.as_of is not None and item.metric:
+            found[item.evidence_id] = Figure(
+                item.evidence_id, item.metric, item.as_of, value, item.cue or item.summary
+            )
+    return found
 
 
 def checked(
-    name: str, answer: Inference, ids: set[str], facts: frozenset[str], keep: frozenset[str]
+    name: str, answer: Inference, ids: set[str], figures: dict[str, Figure], keep: frozenset[str]
 ) -> InferenceOutput:
-    """The claims that cite only ids the role was shown and type no figure, numbered F1.1, F1.2, ..."""
+    """The claims that cite only ids the role was shown, type no figure and claim no direction their cited
+    figures contradict, numbered F1.1, F1.2, ..."""
     claims: list[Claim] = []
     dropped: list[str] = []
+    facts = frozenset(figures)
     for index, claim in enumerate(answer.claims, start=1):
         unknown = [ref for ref in claim.citations if ref not in ids]
         text = shown(claim.statement, facts, keep)
+        contradicted = direction_problem(
+            claim.statement, [figures[r] for r in claim.citations if r in figures]
+        )
         if unknown:
             dropped.append(f"claim {index} cited ids the run does not hold ({', '.join(unknown)})")
+        elif contradicted:
+            dropped.append(f"claim {index} withheld: {contradicted}")
         elif text.withheld or text.empty:
             dropped.append(f"claim {index}: {text.note or 'nothing left to show'}")
         else:

@@ -83,11 +83,11 @@ def propose(
 def checked(
     draft: MoveDraft, *, persona: str, risk: Risk, identifier: str, found: Findings, keep: frozenset[str]
 ) -> ProposedMove:
-    facts = frozenset(found.fact_ids)
+    known = frozenset(found.citable)  # prose may reference the claims ([[F1.2]]) and the figures
     notes: list[str] = []
 
     def text(label: str, value: str) -> str:
-        seen = shown(value, facts, keep)
+        seen = shown(value, known, keep)
         if seen.note:
             notes.append(f"{label}: {seen.note}")
         return seen.text

@@ -3,8 +3,12 @@ tie-break, and recording what moved a board member's position."""
 
 from __future__ import annotations
 
+from datetime import date
+from decimal import Decimal
+
 from agents.consulting.checks import Change, answer_check, change, shown
 from agents.consulting.dedup import clusters, dedup_key
+from agents.consulting.directions import Figure, direction_problem
 from agents.consulting.ranking import rank, top_overlap
 from agents.consulting.schemas import MetricScore, ScoreCard
 
@@ -78,3 +82,19 @@ def test_a_quote_of_the_critic_must_be_its_words_and_a_typed_figure_is_withheld(
     assert "not in" in answer_check("the plan is cheap and easy", "1. The plan ignores the cost of plants.")
     text = shown("Revenue grew 12% last year. The moat is real.", frozenset())
     assert text.text == "The moat is real." and text.withheld == 1 and text.note
+
+
+def test_a_claim_whose_cited_figures_went_the_other_way_is_caught() -> None:
+    revenue = [
+        Figure("AAPL:revenue:FY2024", "revenue", date(2024, 11, 1), Decimal("391035000000"), "USD 391,035 M"),
+        Figure(
+            "AAPL:revenue:FY2025", "revenue", date(2025, 10, 31), Decimal("416161000000"), "USD 416,161 M"
+        ),
+    ]
+    wrong = direction_problem("The company's revenue has been declining over the past two years.", revenue)
+    assert "went down, but the figures it cites rose: USD 391,035 M" in wrong
+    assert direction_problem("Revenue grew over the last two years.", revenue) == ""
+    # Both directions named, a single period, or no direction at all: nothing to check.
+    assert direction_problem("Revenue rose while margins fell.", revenue) == ""
+    assert direction_problem("Revenue declined.", revenue[:1]) == ""
+    assert direction_problem("Revenue is large.", revenue) == ""

@@ -1,0 +1,64 @@
+"""Whether a claim's direction agrees with the figures it cites, by code.
+
+A small model writes "revenue has been declining over the past two years" under two filed revenues that rose.
+No number is typed, so no figure check catches it; but the claim cites the figures, and code can read their
+direction. A claim that says one metric fell (declined, decreased, dropped ...) while the figures it cites
+for that metric rose from the earliest period to the latest, or the reverse, contradicts its own evidence:
+code withholds it and says why, with both figures. A claim with words of both directions, or citing fewer
+than two periods of a metric, is left alone (nothing to compare, or no single direction claimed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+DOWN = re.compile(
+    r"\b(?:declin|decreas|fall|fell|drop|shrink|shrank|lower|weaken|contract|deteriorat|slow|erod|sink|sank)",
+    re.IGNORECASE,
+)
+UP = re.compile(
+    r"\b(?:grow|grew|increas|rise|rising|rose|improv|higher|expand|strengthen|accelerat|climb|gain)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    fact_id: str
+    metric: str
+    when: date
+    value: Decimal
+    shown: str  # as a reader sees it ("USD 391,035 M (10-K 2024-11-01)")
+
+
+def claimed(statement: str) -> str:
+    """ "up", "down", or "" when the statement claims no single direction."""
+    down, up = bool(DOWN.search(statement)), bool(UP.search(statement))
+    return "down" if down and not up else "up" if up and not down else ""
+
+
+def direction_problem(statement: str, figures: Sequence[Figure]) -> str:
+    """Code's words for a claim whose direction its cited figures contradict, or ""."""
+    said = claimed(statement)
+    if not said:
+        return ""
+    by_metric: dict[str, list[Figure]] = {}
+    for figure in figures:
+        by_metric.setdefault(figure.metric, []).append(figure)
+    for metric, cited in by_metric.items():
+        dated = sorted({figure.when: figure for figure in cited}.values(), key=lambda figure: figure.when)
+        if len(dated) < 2 or dated[0].value == dated[-1].value:
+            continue
+        went = "up" if dated[-1].value > dated[0].value else "down"
+        if went != said:
+            name = metric.replace("_", " ")
+            verb = "rose" if went == "up" else "fell"
+            return (
+                f"it says {name} went {said}, but the figures it cites {verb}: {dated[0].shown} "
+                f"({dated[0].fact_id}) to {dated[-1].shown} ({dated[-1].fact_id})"
+            )
+    return ""
