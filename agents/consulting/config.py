@@ -36,6 +36,7 @@ class AgencyConfig(BaseModel):
     rounds: int = Field(ge=1, le=MAX_ROUNDS)
     sequential: bool = False
     blind_scores: bool = True  # each member scores every move before round 1, to measure the debate
+    jury: bool = False  # seed 003's kill-argument audit of the recommended moves, on a model of its own
 
     @field_validator("personas")
     @classmethod
@@ -78,9 +79,9 @@ class Profile:
     personas: tuple[str, ...]
     rounds: int
 
-    def config(self, *, sequential: bool) -> AgencyConfig:
+    def config(self, *, sequential: bool, jury: bool = False) -> AgencyConfig:
         return AgencyConfig(
-            name=self.name, personas=list(self.personas), rounds=self.rounds, sequential=sequential
+            name=self.name, personas=list(self.personas), rounds=self.rounds, sequential=sequential, jury=jury
         )
 
 
@@ -103,6 +104,7 @@ class AgencySettings:
     # worker that frees up, on this machine or another (memos.pipeline.consulting.shards).
     moves_per_worker: int = MOVES_PER_WORKER
     run_budget_tokens: int | None = None  # None: sized from the profile (AgencyConfig.budget_tokens)
+    jury: bool = False  # AGENCY_JURY: audit the recommended moves (on when LLM_MODEL_JURY names a model)
 
 
 def load_agency_settings(environ: Mapping[str, str]) -> AgencySettings:
@@ -127,4 +129,5 @@ def load_agency_settings(environ: Mapping[str, str]) -> AgencySettings:
         require_separate_judge=env.flag("AGENCY_REQUIRE_SEPARATE_JUDGE", False),
         moves_per_worker=env.whole("AGENCY_MOVES_PER_WORKER", MOVES_PER_WORKER, minimum=1),
         run_budget_tokens=env.whole("AGENCY_RUN_BUDGET_TOKENS", 0, minimum=0) or None,
+        jury=env.flag("AGENCY_JURY", bool(env.raw("LLM_MODEL_JURY"))),
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.llm.fakes.server import FakeAnswer
@@ -98,17 +98,16 @@ def _line(text: str, prefix: str) -> str:
 
 def agency_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | None:
     user, system = _text(messages, "user"), _text(messages, "system")
-    if role == "inference":
-        return _inference(schema, financial="financial inference agent" in system)
-    if role == "analyst":
-        return _moves(schema, system)
-    if role == "critic":
-        return _critique(user)
-    if role == "board":
-        return _board(schema, user, system)
-    if role == "scoring":
-        return _scores(user, system)
-    return None
+    answers: dict[str, Callable[[], Any]] = {
+        "inference": lambda: _inference(schema, financial="financial inference agent" in system),
+        "analyst": lambda: _moves(schema, system),
+        "critic": lambda: _critique(user),
+        "board": lambda: _board(schema, user, system),
+        "scoring": lambda: _scores(user, system),
+        "jury": lambda: _jury(user),
+    }
+    answer = answers.get(role)
+    return answer() if answer is not None else None
 
 
 def _inference(schema: Mapping[str, Any], *, financial: bool) -> dict[str, Any]:
@@ -244,6 +243,18 @@ def _scores(user: str, system: str) -> dict[str, Any]:
     return scores
 
 
+def _jury(user: str) -> dict[str, Any]:
+    """Three objections: two answered by the move's own words, one left standing (a move survives)."""
+    quote = " ".join(_line(user, "The move:").split()[:8]) or _title(user)
+    return {
+        "objections": [
+            {"objection": "The move may cost more than it returns.", "ruling": "answered", "quote": quote},
+            {"objection": "The timing may be wrong for the market.", "ruling": "answered", "quote": quote},
+            {"objection": "A competitor may answer in kind.", "ruling": "stands", "quote": quote},
+        ]
+    }
+
+
 FAKE_ROLES: dict[str, FakeAnswer] = dict.fromkeys(
-    ("inference", "analyst", "critic", "board", "scoring"), agency_answer
+    ("inference", "analyst", "critic", "board", "scoring", "jury"), agency_answer
 )

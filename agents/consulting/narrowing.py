@@ -16,8 +16,10 @@ from agents.consulting.schemas import (
     CriticTurn,
     Inference,
     InferenceClaim,
+    JuryAudit,
     MetricScore,
     MoveDraft,
+    Objection,
     PersonaMoves,
     ScoreCard,
 )
@@ -91,6 +93,18 @@ def critic_schema(ids: tuple[str, ...]) -> type[CriticTurn]:
 @lru_cache(maxsize=64)
 def board_schema(ids: tuple[str, ...]) -> type[BoardTurn]:
     return _cited(BoardTurn, Prose(ids), ["reply"], ids, low=0, high=3)
+
+
+@lru_cache(maxsize=64)
+def jury_schema(ids: tuple[str, ...]) -> type[JuryAudit]:
+    """An objection may reference ``ids`` (the claims and the figures); its quote is a quote."""
+    objection = patterned(Objection, Prose(ids), ["objection"])
+    answer = create_model(
+        "NarrowJuryAudit",
+        __base__=JuryAudit,
+        objections=(list[objection], Field(min_length=3, max_length=7)),  # type: ignore[valid-type]  # built here
+    )
+    return cast(type[JuryAudit], answer)
 
 
 @lru_cache(maxsize=64)

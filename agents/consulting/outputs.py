@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.consulting.jury import Verdict
 from agents.consulting.roster import Member, Risk
 from agents.consulting.schemas import Action, Position, ScoreCard
 from agents.evidence import EvidenceItem
@@ -165,3 +166,11 @@ class DebateStats(_Output):
 class RankingOutput(_Output):
     ranked: list[RankedMove]
     stats: DebateStats
+
+
+class JuryOutput(_Output):
+    """The optional jury's audit of the recommended moves (seed 003's kill-argument), verdicts by code."""
+
+    verdicts: list[Verdict]
+    disagreements: list[str]  # recommended moves the jury would not let through, in code's words
+    same_model_warning: str = ""

@@ -126,3 +126,24 @@ class ScoreCard(_Strict):
     def metric(self, name: str) -> MetricScore:
         score: MetricScore = getattr(self, name)
         return score
+
+
+Ruling = Literal["stands", "answered", "unsupported"]
+RULINGS: tuple[Ruling, ...] = ("stands", "answered", "unsupported")
+
+
+class Objection(_Strict):
+    """One atomic objection to a move and the jury's ruling on it (seed 003's kill-argument)."""
+
+    objection: Line
+    ruling: (
+        Ruling  # stands: the debate left it unanswered; answered: the debate met it; unsupported: no basis
+    )
+    quote: Quote  # the passage of the move or the debate the ruling rests on, word for word
+
+
+class JuryAudit(_Strict):
+    """The jury's audit of one recommended move: the strongest case against it, as atomic objections, each
+    ruled on. No verdict is asked for: code computes it from the rulings."""
+
+    objections: list[Objection] = Field(min_length=3, max_length=7)

@@ -29,6 +29,7 @@ from memos.models import AgentStep, DebateTurn, Move, Run
 from memos.pipeline.consulting.plan import (
     DEBATE,
     INFERENCE_KIND,
+    JURY,
     MOVES,
     PROPOSAL,
     RANKING,
@@ -124,6 +125,7 @@ BUILDERS: dict[str, Callable[[Any, AgentStep, Refs], dict[str, Any]]] = {
     MOVES: _moves,
     DEBATE: _debate,
     RANKING: _output,
+    JURY: _output,
 }
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from agents.consulting.outputs import (
     DebateOutput,
     InferenceOutput,
+    JuryOutput,
     MovesOutput,
     ProposalOutput,
     RankingOutput,
@@ -22,7 +23,15 @@ from memos.models import AgentStep, Run
 from memos.pipeline.consulting import plan, profiles
 from memos.pipeline.consulting.final import agency_artefact, ending, run_final
 from memos.pipeline.consulting.inference import run_inference
-from memos.pipeline.consulting.plan import DEBATE, INFERENCE_KIND, MOVES, PROPOSAL, RANKING, SOURCES_KIND
+from memos.pipeline.consulting.plan import (
+    DEBATE,
+    INFERENCE_KIND,
+    JURY,
+    MOVES,
+    PROPOSAL,
+    RANKING,
+    SOURCES_KIND,
+)
 from memos.pipeline.consulting.proposals import run_proposals
 from memos.pipeline.consulting.sandbox import run_sandbox
 from memos.pipeline.consulting.sources import run_sources
@@ -66,9 +75,19 @@ def _ranking(output: RankingOutput) -> str:
     return f"recommended: {top}"
 
 
+def _jury(output: JuryOutput) -> str:
+    held = sum(1 for verdict in output.verdicts if verdict.survives)
+    return f"{held} of {len(output.verdicts)} recommended moves survive" + (
+        " · same family" if output.same_model_warning else ""
+    )
+
+
 def notices(steps: Sequence[AgentStep]) -> list[str]:
-    """Seed 003: the board scoring on the model family of the analysts or the critic."""
-    return same_model_notices(steps, SOURCES_KIND, SourcesOutput)
+    """Seed 003: the board scoring (or the jury auditing) on the model family of the analysts or the
+    critic."""
+    return same_model_notices(steps, SOURCES_KIND, SourcesOutput) + same_model_notices(
+        steps, JURY, JuryOutput
+    )
 
 
 WORKFLOW = Workflow(
@@ -109,6 +128,7 @@ WORKFLOW = Workflow(
         MOVES: StepKind(MOVES, MovesOutput, f"{TEMPLATES}/moves.html", _moves),
         DEBATE: StepKind(DEBATE, DebateOutput, f"{TEMPLATES}/debate.html", _debate),
         RANKING: StepKind(RANKING, RankingOutput, f"{TEMPLATES}/ranking.html", _ranking),
+        JURY: StepKind(JURY, JuryOutput, f"{TEMPLATES}/jury.html", _jury),
     },
     plan=plan.plan,
     ending=ending,

@@ -18,6 +18,7 @@ from agents.consulting.outputs import (
     DebateOutput,
     DebateStats,
     InferenceOutput,
+    JuryOutput,
     MovesOutput,
     ProposedMove,
     RankedMove,
@@ -28,18 +29,20 @@ from agents.consulting.roster import ANALYSTS, BOARD
 from agents.consulting.schemas import METRICS, ScoreCard
 from agents.text.figures import fact_ids_in
 from memos.models import AgentStep, LLMCall, Move, Run
+from memos.pipeline.consulting.audit import audit
 from memos.pipeline.consulting.plan import (
     F1,
     F2,
     FINAL,
     INFERENCE,
     INFERENCE_KIND,
+    JURY,
     MOVES,
     PROPOSALS,
     RANKING,
     SANDBOX,
 )
-from memos.pipeline.consulting.reads import findings, merged, proposed
+from memos.pipeline.consulting.reads import config, findings, merged, proposed
 from memos.pipeline.consulting.threads import thread_json, threads_of
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
@@ -53,7 +56,9 @@ def debates(ctx: StageContext) -> dict[str, DebateOutput]:
 
 
 def run_final(ctx: StageContext) -> None:
-    ctx.once(RANKING, RankingOutput, lambda: ranking(ctx))
+    ranked = ctx.once(RANKING, RankingOutput, lambda: ranking(ctx))
+    if ranked is not None and config(ctx).jury:
+        ctx.once(JURY, JuryOutput, lambda: audit(ctx, ranked))
 
 
 def ranking(ctx: StageContext) -> RankingOutput:
@@ -101,11 +106,14 @@ def ending(ctx: StageContext) -> Ending:
         raise StageFailed("the ranking did not finish")
     top = output.ranked[0]
     generated = merged(ctx).generated
-    return Ending(
-        Run.Status.DONE,
+    line = (
         f"{generated} moves generated, {len(output.ranked)} debated and ranked; first: {top.move_id} "
-        f"({top.total}/120)",
+        f"({top.total}/120)"
     )
+    jury = ctx.output(FINAL, JURY, JuryOutput)
+    if jury is not None and jury.disagreements:
+        return Ending(Run.Status.NEEDS_REVIEW, f"{line}; the jury disagrees: {'; '.join(jury.disagreements)}")
+    return Ending(Run.Status.DONE, line + ("; every recommended move survives the jury" if jury else ""))
 
 
 def agency_artefact(ctx: StageContext) -> Artefact:
@@ -113,6 +121,7 @@ def agency_artefact(ctx: StageContext) -> Artefact:
     if output is None:
         raise StageFailed("the ranking did not finish, so there is nothing to freeze")
     moves, outputs, found = proposed(ctx), debates(ctx), findings(ctx)
+    jury = ctx.output(FINAL, JURY, JuryOutput)
     recommended = [row for row in output.ranked if row.recommended]
     others = [row for row in output.ranked if not row.recommended]
     sections = {
@@ -123,6 +132,9 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             f"{row.rank}. {row.move_id} ({row.risk} risk, {row.total}/120): {row.title}" for row in others
         )
         or "(none)",
+        "Jury": "\n".join(verdict.line for verdict in jury.verdicts)
+        if jury is not None
+        else "(no jury on this run)",
         "F1: financial inference": "\n".join(
             f"{c.claim_id}: {c.statement}" for c in (found.f1.claims if found.f1 else [])
         ),
@@ -148,6 +160,7 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             "ranking": output.model_dump(mode="json"),
             "moves": {move_id: move.model_dump(mode="json") for move_id, move in moves.items()},
             "debates": {move_id: debate.model_dump(mode="json") for move_id, debate in outputs.items()},
+            "jury": jury.model_dump(mode="json") if jury is not None else None,
             # The threads themselves, frozen with the version: its page shows every move's debate.
             "threads": {
                 move.move_id: {thread: thread_json(turns) for thread, turns in threads_of(move).items()}

@@ -26,6 +26,7 @@ PROPOSAL = "proposal"
 MOVES = "moves"
 DEBATE = "debate"
 RANKING = "ranking"
+JURY = "jury"
 
 F1, F2 = "F1", "F2"
 
@@ -64,4 +65,6 @@ def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
         for number in range(1, agency.generated + 1)
     ]
     planned += [PlannedStep(FINAL, RANKING, RANKING, "Ranking (code)")]
+    if agency.jury:
+        planned += [PlannedStep(FINAL, JURY, JURY, "Jury: the recommended moves audited", "jury", 1)]
     return planned

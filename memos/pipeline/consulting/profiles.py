@@ -60,7 +60,7 @@ def configure(request: RunRequest) -> dict[str, Any]:
     warning = shared_judge()
     if warning and agency.require_separate_judge:
         raise ConfigurationError(f"{warning} (AGENCY_REQUIRE_SEPARATE_JUDGE refuses such runs.)")
-    return found.config(sequential=agency.sequential).model_dump()
+    return found.config(sequential=agency.sequential, jury=agency.jury).model_dump()
 
 
 def budget(config: Mapping[str, Any], default: int | None) -> int | None:
