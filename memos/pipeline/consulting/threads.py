@@ -10,13 +10,16 @@ the thread was sent: the prompt's prefix is stable, and an endpoint's prompt cac
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
+
+from django.db import IntegrityError, models
 
 from agents.consulting.roster import BOARD, THREADS, Member, Thread
 from agents.llm.types import RenderedPrompt
 from memos.models import DebateTurn, Move, MoveScore
 from memos.pipeline.consulting.shards import MoveHold
 
+R = TypeVar("R", bound=models.Model)
 ALL = DebateTurn.Thread.ALL
 CRITIC = DebateTurn.Speaker.CRITIC
 Slot = tuple[str, int, str]  # (thread, round, speaker)
@@ -74,32 +77,38 @@ def threads_of(move: Move) -> dict[str, list[DebateTurn]]:
     return {thread: in_thread(turns, thread) for thread in THREADS}
 
 
+def _insert_once(
+    hold: MoveHold, model: type[R], slot: dict[str, Any], fields: dict[str, Any], what: str
+) -> R:
+    """One row for ``slot`` under the move's lease, in one short transaction (lock the move, insert). A row
+    already written for its slot (a call answered twice around a takeover) is read back, never doubled."""
+    rows: models.Manager[R] = model._default_manager
+    try:
+        return hold.write(lambda: rows.create(**slot, **fields), what=what)
+    except IntegrityError:
+        found = rows.filter(**slot).first()
+        if found is None:
+            raise  # not the slot's uniqueness: a row the database refuses for its data
+        return found
+
+
+def _provenance(prompt: RenderedPrompt, request_hash: str) -> dict[str, Any]:
+    return {
+        "prompt_name": prompt.name,
+        "prompt_version": prompt.version,
+        "prompt_hash": prompt.content_hash,
+        "request_hash": request_hash,
+    }
+
+
 def write_turn(
     hold: MoveHold, at: Slot, prompt: RenderedPrompt, request_hash: str, **fields: Any
 ) -> DebateTurn:
-    """One turn, as it arrives, under the run's fence. A turn already written for its slot is read back,
-    never written twice."""
+    """One turn, as it arrives, under the move's lease."""
     thread, round_, speaker = at
-    move = hold.move
-
-    def write() -> DebateTurn:
-        turn, _ = DebateTurn.objects.get_or_create(
-            move=move,
-            thread=thread,
-            round=round_,
-            speaker=speaker,
-            defaults={
-                **fields,
-                "prompt_name": prompt.name,
-                "prompt_version": prompt.version,
-                "prompt_hash": prompt.content_hash,
-                "request_hash": request_hash,
-                "worker": hold.worker,
-            },
-        )
-        return turn
-
-    return hold.write(write, what=f"writing a turn of {move.move_id}")
+    slot = {"move": hold.move, "thread": thread, "round": round_, "speaker": speaker}
+    provenance = _provenance(prompt, request_hash) | {"worker": hold.worker}
+    return _insert_once(hold, DebateTurn, slot, fields | provenance, f"writing a turn of {hold.move.move_id}")
 
 
 def write_score(
@@ -111,21 +120,6 @@ def write_score(
     request_hash: str,
     **fields: Any,
 ) -> MoveScore:
-    move = hold.move
-
-    def write() -> MoveScore:
-        score, _ = MoveScore.objects.get_or_create(
-            move=move,
-            member=member,
-            phase=phase,
-            defaults={
-                **fields,
-                "prompt_name": prompt.name,
-                "prompt_version": prompt.version,
-                "prompt_hash": prompt.content_hash,
-                "request_hash": request_hash,
-            },
-        )
-        return score
-
-    return hold.write(write, what=f"writing a score of {move.move_id}")
+    slot = {"move": hold.move, "member": member, "phase": phase}
+    provenance = _provenance(prompt, request_hash)
+    return _insert_once(hold, MoveScore, slot, fields | provenance, f"writing a score of {hold.move.move_id}")
