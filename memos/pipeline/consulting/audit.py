@@ -13,6 +13,7 @@ from agents.consulting.narrowing import jury_schema
 from agents.consulting.outputs import JuryOutput, RankingOutput
 from agents.consulting.roster import ANALYST_ROLE, CRITIC_ROLE, JURY_ROLE, THREADS
 from agents.llm.types import CallContext
+from agents.text.sentences import trim_cut
 from memos.models import Move
 from memos.pipeline import fanout
 from memos.pipeline.consulting.debate import move_document
@@ -52,7 +53,7 @@ def audit(ctx: StageContext, ranking: RankingOutput) -> JuryOutput:
             {}, {"move": document, "debate": debate}, nonce=ctx.run.nonce
         )
         context = CallContext(run_id=ctx.run_id, stage=FINAL, role=JURY_ROLE)
-        answer = gw.complete(prompt, jury_schema(found.citable), context=context)
+        answer, _ = trim_cut(gw.complete(prompt, jury_schema(found.citable), context=context))
         return verdict(move_id, rank, answer, [document, debate])
 
     recommended = [row for row in ranking.ranked if row.recommended]

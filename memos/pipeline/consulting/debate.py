@@ -39,6 +39,7 @@ from agents.consulting.schemas import METRICS, CriticTurn, ScoreCard
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext, RenderedPrompt
 from agents.text.quotes import quote_problem
+from agents.text.sentences import trim_cut
 from memos.models import DebateTurn, Move, MoveScore
 from memos.pipeline import fanout
 from memos.pipeline.consulting.debate_inputs import DebateInputs
@@ -169,9 +170,12 @@ class Debate:
         self._wait(self._start(tasks))
 
     def _ask(self, prompt: RenderedPrompt, schema: type[T], role: str) -> tuple[T, str]:
+        """The answer, every string the decoder closed at its bound cut back to its last whole sentence (a
+        reader never meets half a sentence), and the ledger's key for the call."""
         self.hold.check()  # no new call for a move this worker no longer holds
         context = CallContext(run_id=str(self.inputs.run.pk), stage=SANDBOX, role=role)
-        return self.gw.complete_traced(prompt, schema, context=context)
+        answer, key = self.gw.complete_traced(prompt, schema, context=context)
+        return trim_cut(answer)[0], key
 
     def _render(self, name: str, values: dict[str, str], untrusted: dict[str, str]) -> RenderedPrompt:
         run = self.inputs.run

@@ -16,6 +16,7 @@ from agents.consulting.roster import INFERENCE_ROLE
 from agents.consulting.schemas import Inference
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
+from agents.text.sentences import trim_cut
 from memos.pipeline.consulting.plan import F1, F2, INFERENCE
 from memos.pipeline.consulting.reads import sources
 from memos.pipeline.context import StageContext
@@ -117,7 +118,7 @@ def _infer(
         nonce=ctx.run.nonce,
     )
     context = CallContext(run_id=ctx.run_id, stage=INFERENCE, role=INFERENCE_ROLE)
-    answer: Inference = gw.complete(prompt, inference_schema(ids, facts), context=context)
+    answer, _ = trim_cut(gw.complete(prompt, inference_schema(ids, facts), context=context))
     return checked(name, answer, set(ids), figures_of(gathered), kept_numbers(ctx))
 
 

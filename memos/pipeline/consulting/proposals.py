@@ -16,9 +16,10 @@ from agents.consulting.dedup import clusters, dedup_key
 from agents.consulting.narrowing import moves_schema
 from agents.consulting.outputs import DebatedMove, MovesOutput, ProposalOutput, ProposedMove
 from agents.consulting.roster import ANALYST_ROLE, ANALYSTS, RISKS, Risk
-from agents.consulting.schemas import MoveDraft, PersonaMoves
+from agents.consulting.schemas import MoveDraft
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
+from agents.text.sentences import trim_cut
 from memos.models import AgentStep, Move
 from memos.pipeline.claims import fenced_write
 from memos.pipeline.consulting.plan import MOVES, PROPOSALS, SANDBOX, debate_key, move_id, move_numbers
@@ -62,8 +63,8 @@ def propose(
         nonce=ctx.run.nonce,
     )
     context = CallContext(run_id=ctx.run_id, stage=PROPOSALS, role=ANALYST_ROLE)
-    answer: PersonaMoves = gw.complete(
-        prompt, moves_schema(tuple(found.claims), found.fact_ids), context=context
+    answer, _ = trim_cut(
+        gw.complete(prompt, moves_schema(tuple(found.claims), found.fact_ids), context=context)
     )
     keep = kept_numbers(ctx)
     moves = [

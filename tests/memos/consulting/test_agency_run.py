@@ -20,6 +20,7 @@ from agents.consulting.config import AgencyConfig
 from agents.consulting.outputs import RankingOutput, SourcesOutput
 from memos.models import AgentStep, ArtefactVersion, Brief, DebateTurn, LLMCall, Move, MoveScore, Run
 from memos.pipeline import driver
+from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data
 
@@ -177,3 +178,22 @@ def test_an_agency_run_sizes_its_token_budget_from_its_calls() -> None:
     config = AgencyConfig.model_validate(run.config)
     # A full run makes about 900 calls: the desk's default budget (250,000 tokens) would stop it half-way.
     assert config.calls() > 900 and run.budget_tokens == config.budget_tokens() > 2_000_000
+
+
+def test_a_run_whose_board_scores_on_the_analysts_family_is_refused_when_the_setting_asks() -> None:
+    load_desk_data("AAPL")
+    user = analyst()
+    brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
+    strict = replace(settings.AGENCY, require_separate_judge=True)
+    with fake_llm(), override_settings(AGENCY=strict):
+        with pytest.raises(ServiceError, match="same model family"):
+            start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
+        assert not Run.objects.exists()
+        # The board's scores on a model of their own (another family): the run starts.
+        llm = settings.LLM_SETTINGS
+        judge = llm.default.model_copy(update={"model": "fake-judge"})
+        with override_settings(
+            LLM_SETTINGS=llm.model_copy(update={"roles": {**llm.roles, "scoring": judge}})
+        ):
+            run = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
+    assert run.status == Run.Status.QUEUED
