@@ -7,21 +7,20 @@ import json
 from dataclasses import replace
 from io import StringIO
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db.models import Count
 from django.test import override_settings
 
 from agents.consulting.config import AgencyConfig
 from agents.consulting.outputs import RankingOutput, SourcesOutput
-from memos.models import AgentStep, ArtefactVersion, Brief, DebateTurn, LLMCall, Move, MoveScore, Run
+from memos.models import AgentStep, ArtefactVersion, DebateTurn, LLMCall, Move, MoveScore, Run
 from memos.pipeline import driver
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
+from tests.memos.consulting.support import start_agency
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,14 +36,6 @@ def _run(
     user = analyst()
     brief = create_brief(owner=user, ticker=ticker, question=QUESTION)
     return start_agency(brief, user, profile, personas=personas)
-
-
-def start_agency(brief: Brief, user: User, profile: str, **changes: Any) -> Run:
-    """A run of ``profile`` with ``changes`` to it (its personas, its rounds), configured and planned so."""
-    agency = settings.AGENCY
-    found = replace(agency.profiles[profile], **changes)
-    with override_settings(AGENCY=replace(agency, profiles={**agency.profiles, profile: found})):
-        return start_run(brief=brief, user=user, profile=profile, enqueue=False, workflow="agency")
 
 
 def _output(run: Run, key: str) -> object:

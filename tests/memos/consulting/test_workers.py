@@ -20,7 +20,7 @@ from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers
 from memos.services.runs import create_brief
-from tests.memos.consulting.test_agency_run import start_agency
+from tests.memos.consulting.support import start_agency
 from tests.memos.crash_harness import Desk, children, desk_env, ledger_hash, wait_for
 from tests.memos.pipeline_support import analyst, fake_settings, load_desk_data
 
