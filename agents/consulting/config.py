@@ -37,6 +37,9 @@ class AgencyConfig(BaseModel):
     sequential: bool = False
     blind_scores: bool = True  # each member scores every move before round 1, to measure the debate
     jury: bool = False  # seed 003's kill-argument audit of the recommended moves, on a model of its own
+    # The moves' order (0: as the personas and risk levels are listed; k: that list rotated by k): a rerun in
+    # another order asks every debate afresh, which is how rank stability is measured.
+    order: int = Field(default=0, ge=0)
 
     @field_validator("personas")
     @classmethod
@@ -79,9 +82,14 @@ class Profile:
     personas: tuple[str, ...]
     rounds: int
 
-    def config(self, *, sequential: bool, jury: bool = False) -> AgencyConfig:
+    def config(self, *, sequential: bool, jury: bool = False, order: int = 0) -> AgencyConfig:
         return AgencyConfig(
-            name=self.name, personas=list(self.personas), rounds=self.rounds, sequential=sequential, jury=jury
+            name=self.name,
+            personas=list(self.personas),
+            rounds=self.rounds,
+            sequential=sequential,
+            jury=jury,
+            order=order,
         )
 
 

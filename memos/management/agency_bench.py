@@ -22,10 +22,12 @@ from django.contrib.auth.models import User
 from django.db.models import Sum
 
 from agents.consulting.config import AgencyConfig
+from agents.consulting.outputs import RankingOutput
+from agents.consulting.ranking import top_overlap
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
-from memos.models import LLMCall, Move, Run
+from memos.models import AgentStep, LLMCall, Move, Run
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers
@@ -87,3 +89,53 @@ def _settings(url: str, concurrency: int) -> LLMSettings:
         max_retries=0,
         loopback_only=True,
     )
+
+
+def agency_stability(user: User, options: dict[str, Any]) -> dict[str, Any]:
+    """``--reruns N``: N runs of one brief, each with the moves in another shuffled order, so every debate is
+    asked afresh (the data, the findings and the moves come back from the ledger): each run's top three by
+    the moves' merge keys, and how many of them any two runs share (seed 004's rank stability)."""
+    try:
+        brief = create_brief(
+            owner=user,
+            ticker=options["ticker"],
+            question=f"Stability {uuid.uuid4().hex[:8]}: which moves should the company make?",
+        )
+    except ServiceError as exc:
+        raise SystemExit(f"bench_run: {exc}") from exc
+    serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
+    tops: list[list[str]] = []
+    runs = []
+    with (
+        serve(latency_ms=float(options["latency_ms"]), answers=fake_answers()) as server,
+        endpoints(_settings(server.url, options["concurrency"] or 45)),
+    ):
+        for order in range(1, options["reruns"] + 1):
+            try:
+                run = start_run(
+                    brief=brief,
+                    user=user,
+                    profile=options["profile"],
+                    enqueue=False,
+                    workflow="agency",
+                    options={"order": order},
+                )
+            except ServiceError as exc:
+                raise SystemExit(f"bench_run: {exc}") from exc
+            driver.run_inline(str(run.pk))
+            keys = dict(Move.objects.filter(run=run).values_list("move_id", "dedup_key"))
+            ranked = RankingOutput.model_validate(AgentStep.objects.get(run=run, key="ranking").output).ranked
+            top = [keys[row.move_id] for row in ranked if row.recommended]
+            tops.append(top)
+            paid = LLMCall.objects.filter(run=run).exclude(outcome="cached").count()
+            runs.append(
+                {"order": order, "status": Run.objects.get(pk=run.pk).status, "calls": paid, "top3": top}
+            )
+    overlaps = [top_overlap(a, b) for i, a in enumerate(tops) for b in tops[i + 1 :]]
+    return {
+        "workflow": "agency",
+        "profile": options["profile"],
+        "reruns": runs,
+        "top3_overlap_mean": round(sum(overlaps) / len(overlaps), 2) if overlaps else None,
+        "top3_overlap_min": min(overlaps) if overlaps else None,
+    }

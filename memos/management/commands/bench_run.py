@@ -36,7 +36,7 @@ from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from agents.memo.outputs import IterationOutput, SpecialistOutput
-from memos.management.agency_bench import agency_bench
+from memos.management.agency_bench import agency_bench, agency_stability
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.gateway import endpoints
@@ -65,6 +65,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--sequential", action="store_true", help="also run the same plan one call at a time"
         )
+        parser.add_argument(
+            "--reruns", type=int, default=0, help="agency: reruns with the moves shuffled, for rank stability"
+        )
         parser.add_argument("--json", action="store_true")
         parser.add_argument(
             "--fake-in-process",
@@ -77,6 +80,9 @@ class Command(BaseCommand):
             self.stderr.write("bench_run: --runs must be at least 1")
             raise SystemExit(2)
         user, _ = User.objects.get_or_create(username="bench", defaults={"is_active": False})
+        if options["workflow"] == "agency" and options["reruns"]:
+            self._stability(user, options)
+            return
         if options["workflow"] == "agency":
             self._agency(user, options)
             return
@@ -99,6 +105,23 @@ class Command(BaseCommand):
         wait_for_mail()  # the runs' notices, e-mailed in the background as a worker's are, leave first
         self._print(report, as_json=options["json"])
         if any(r["status"] != Run.Status.DONE for mode in modes for r in report[mode]["each"]):
+            raise SystemExit(1)
+
+    def _stability(self, user: User, options: dict[str, Any]) -> None:
+        report = agency_stability(user, options)
+        wait_for_mail()
+        if options["json"]:
+            self.stdout.write(json.dumps(report, indent=2))
+        else:
+            for run in report["reruns"]:
+                self.stdout.write(
+                    f"order {run['order']}: {run['calls']} calls, top 3 {', '.join(run['top3'])}"
+                )
+            self.stdout.write(
+                f"top-3 overlap between reruns: mean {report['top3_overlap_mean']}, "
+                f"min {report['top3_overlap_min']}"
+            )
+        if any(run["status"] != Run.Status.DONE for run in report["reruns"]):
             raise SystemExit(1)
 
     def _agency(self, user: User, options: dict[str, Any]) -> None:

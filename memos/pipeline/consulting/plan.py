@@ -40,12 +40,13 @@ def debate_key(move: str) -> str:
 
 
 def move_numbers(config: AgencyConfig) -> dict[tuple[str, str], int]:
-    """(persona, risk) -> the move's number: m1..m3 the first persona's low, medium and high-risk moves."""
-    return {
-        (persona, risk): index * len(RISKS) + offset + 1
-        for index, persona in enumerate(config.personas)
-        for offset, risk in enumerate(RISKS)
-    }
+    """(persona, risk) -> the move's number: m1..m3 the first persona's low, medium and high-risk moves, or,
+    for a run with another ``order`` k, the same list rotated by k: each move gets another number (for k not a
+    multiple of the count), so each of its debate's prompts is new and no answer comes from the ledger."""
+    pairs = [(persona, risk) for persona in config.personas for risk in RISKS]
+    shift = config.order % len(pairs)
+    pairs = pairs[shift:] + pairs[:shift]
+    return {pair: number for number, pair in enumerate(pairs, start=1)}
 
 
 def plan(config: Mapping[str, Any]) -> list[PlannedStep]:

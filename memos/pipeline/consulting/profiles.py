@@ -60,7 +60,10 @@ def configure(request: RunRequest) -> dict[str, Any]:
     warning = shared_judge()
     if warning and agency.require_separate_judge:
         raise ConfigurationError(f"{warning} (AGENCY_REQUIRE_SEPARATE_JUDGE refuses such runs.)")
-    return found.config(sequential=agency.sequential, jury=agency.jury).model_dump()
+    order = request.options.get("order", 0)
+    if not isinstance(order, int) or order < 0:
+        raise ConfigurationError(f"The order of the moves is a whole number from 0, got {order!r}.")
+    return found.config(sequential=agency.sequential, jury=agency.jury, order=order).model_dump()
 
 
 def budget(config: Mapping[str, Any], default: int | None) -> int | None:

@@ -42,3 +42,30 @@ def test_bench_run_measures_an_agency_run_against_its_bounds() -> None:
     assert report["critical_path_s"] == round((2 + 5) * 0.005, 3)
     assert report["sequential_s"] == round((2 + report["moves_debated"] * 5) * 0.005, 3)
     assert report["calls"] == 2 + 1 + report["moves_debated"] * (1 + 3 + 6 + 6)  # F1, F2, one persona
+
+
+def test_bench_run_reruns_an_agency_brief_in_shuffled_orders_and_compares_the_top_three() -> None:
+    load_desk_data("AAPL")
+    out = StringIO()
+    call_command(
+        "bench_run",
+        "--workflow",
+        "agency",
+        "--latency-ms",
+        "0",
+        "--profile",
+        "quick",
+        "--reruns",
+        "3",
+        "--json",
+        stdout=out,
+    )
+    report = json.loads(out.getvalue())
+    runs = report["reruns"]
+    assert [run["order"] for run in runs] == [1, 2, 3] and all(run["status"] == "done" for run in runs)
+    # Each rerun asks every debate afresh (its moves are numbered in another order) and nothing before it:
+    # the data, the findings and the persona's moves come back from the ledger.
+    assert runs[0]["calls"] == 3 + 3 * 16 and runs[1]["calls"] == runs[2]["calls"] == 3 * 16
+    # The overlap is the moves two reruns' top three share, by merge key (their numbers differ by order).
+    tops = [set(run["top3"]) for run in runs]
+    assert report["top3_overlap_min"] == min(len(a & b) for i, a in enumerate(tops) for b in tops[i + 1 :])
