@@ -109,12 +109,9 @@ def background(write: Callable[[], None]) -> Future[None]:
     return _writer.submit(1, write)
 
 
-def in_parallel(
-    tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int, outer: bool = False
-) -> Iterator[tuple[K, Future[T]]]:
+def in_parallel(tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int) -> Iterator[tuple[K, Future[T]]]:
     """Start every task now, at most ``limit`` running at once; the iterator gives (key, finished future) as
-    each task ends. ``outer``: tasks that themselves call ``in_parallel`` run on a pool of their own."""
-    pool = _outer if outer else _pool
+    each task ends."""
     gate = threading.BoundedSemaphore(max(1, limit))
 
     def bounded(task: Callable[[], T]) -> Callable[[], T]:
@@ -124,7 +121,7 @@ def in_parallel(
 
         return run
 
-    futures = {pool.submit(max(1, limit), bounded(task)): key for key, task in tasks}
+    futures = {_pool.submit(max(1, limit), bounded(task)): key for key, task in tasks}
     return ((futures[future], future) for future in as_completed(futures))
 
 

@@ -89,7 +89,6 @@ class Debate:
     gw: LLMGateway
     inputs: DebateInputs
     hold: MoveHold
-    on_round: Callable[[int], None] = lambda number: None  # the stage's holder redraws the move's card
     turns: dict[Slot, DebateTurn] = field(default_factory=dict)
     scores: dict[tuple[str, str], MoveScore] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -146,11 +145,9 @@ class Debate:
         )
         self.opening()
         self._batch([partial(self.answer, member, 1) for member in MEMBERS])
-        self.on_round(1)
         for number in range(2, rounds + 1):
             self._batch([partial(self.critique, THREAD_OF[member], number) for member in MEMBERS])
             self._batch([partial(self.answer, member, number) for member in MEMBERS])
-            self.on_round(number)
         self._wait(blind)
         self._batch([partial(self.score, member, FINAL) for member in MEMBERS])
         return self.summary()
