@@ -15,16 +15,11 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from agents.consulting.roster import ANALYSTS, BOARD
 from agents.llm.fakes.server import FakeAnswer
 
 ROUND_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-PERSONA_TITLES = {
-    "Capital allocator": "capital",
-    "Competitive strategist": "competition",
-    "Operations analyst": "operations",
-    "Customer and product analyst": "customer",
-    "Policy and macro analyst": "environment",
-}
+PERSONA_TITLES = {persona.title: name for name, persona in ANALYSTS.items()}
 # (action, target) per persona and risk.
 MOVES: dict[str, dict[str, tuple[str, str]]] = {
     "capital": {
@@ -187,14 +182,7 @@ def _last_critic_point(user: str) -> str:
 
 
 def _board(schema: Mapping[str, Any], user: str, system: str) -> dict[str, Any]:
-    member = next(
-        (
-            m
-            for m in ("D1", "D2", "D3")
-            if f"board member {m}" in system or f"as the {_MEMBER_TITLES[m]}" in system
-        ),
-        "D1",
-    )
+    member = next((m.upper() for m, board in BOARD.items() if f"as the {board.title}" in system), "D1")
     round_ = max(1, sum(1 for match in HEADER.finditer(user) if match.group(2) == "critic"))
     title = _title(user)
     base = _number(title, member) % 3
@@ -217,13 +205,6 @@ def _board(schema: Mapping[str, Any], user: str, system: str) -> dict[str, Any]:
         "moved_by": moved_by,
         "citations": cited,
     }
-
-
-_MEMBER_TITLES = {
-    "D1": "Growth strategist",
-    "D2": "Operational pragmatist",
-    "D3": "Stakeholder-value advocate",
-}
 
 
 def _scores(user: str, system: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from argparse import ArgumentParser
+from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from django.conf import settings
@@ -35,6 +36,9 @@ class RunCommand(BaseCommand):
     # to ask ({company} is the company's name).
     question_option: ClassVar[str] = "brief"
     default_question: ClassVar[str] = ""
+    # What ``--out DIR`` writes of the finished run, for the option's help; "" when the command has none.
+    # A command with it waits for the run's end even without ``--wait``.
+    writes_out: ClassVar[str] = ""
 
     @property
     def name(self) -> str:
@@ -60,14 +64,19 @@ class RunCommand(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="follow the run until it ends")
         parser.add_argument("--inline", action="store_true", help="run the stages in this process")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
+        if self.writes_out:
+            parser.add_argument("--out", type=Path, help=f"write {self.writes_out} here")
 
     def check_options(self, options: dict[str, Any]) -> str:
         """What is wrong with the workflow's own options, or ""; checked before anything is written."""
+        out: Path | None = options.get("out")
+        if out is not None and out.exists() and not out.is_dir():
+            return f"--out {out} exists and is not a folder"
         return ""
 
     def needs_the_end(self, options: dict[str, Any]) -> bool:
         """Whether the command must wait for the run even without ``--wait`` (it writes what the run made)."""
-        return False
+        return options.get("out") is not None
 
     def finish(self, run: Run, seconds: float, options: dict[str, Any]) -> None:
         """Say what the finished run made (it is done or needs review); raise SystemExit(1) if it is not

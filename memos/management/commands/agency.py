@@ -11,7 +11,6 @@ turns, each with ``round``, ``speaker`` and ``text``); ``scores.json`` (each mov
 from __future__ import annotations
 
 import json
-from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
 
@@ -28,25 +27,9 @@ class Command(RunCommand):
     help = "Start a consulting-agency run on a ticker: moves proposed, debated by a board, ranked."
     workflow = Run.Workflow.AGENCY
     default_profile = "quick"
+    writes_out = "F1.md, F2.md, m*.md, threads/, scores.json and ranking.md"
     question_option = "question"
     default_question = "Which strategic moves should the company make next, and why?"
-
-    @property
-    def name(self) -> str:
-        return "agency"
-
-    def add_arguments(self, parser: ArgumentParser) -> None:
-        super().add_arguments(parser)
-        parser.add_argument("--out", type=Path, help="write F1.md, F2.md, m*.md, threads/, scores.json here")
-
-    def check_options(self, options: dict[str, Any]) -> str:
-        out: Path | None = options["out"]
-        if out is not None and out.exists() and not out.is_dir():
-            return f"--out {out} exists and is not a folder"
-        return ""
-
-    def needs_the_end(self, options: dict[str, Any]) -> bool:
-        return options["out"] is not None
 
     def finish(self, run: Run, seconds: float, options: dict[str, Any]) -> None:
         report = agency_report(run)

@@ -8,7 +8,6 @@ escalated (with its reason), 2 for bad input (memos.management.run_command).
 
 from __future__ import annotations
 
-from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +23,7 @@ class Command(RunCommand):
     help = "Start a C-suite deck run for a ticker and a brief; print its URL (and wait for it)."
     workflow = Run.Workflow.DECK
     default_profile = "quick"
-
-    def add_arguments(self, parser: ArgumentParser) -> None:
-        super().add_arguments(parser)
-        parser.add_argument("--out", type=Path, help="write deck.json, deck.pptx and render.pdf here")
-
-    def check_options(self, options: dict[str, Any]) -> str:
-        out: Path | None = options["out"]
-        if out is not None and out.exists() and not out.is_dir():
-            return f"--out {out} exists and is not a folder"
-        return ""
-
-    def needs_the_end(self, options: dict[str, Any]) -> bool:
-        return options["out"] is not None
+    writes_out = "deck.json, deck.pptx and render.pdf"
 
     def finish(self, run: Run, seconds: float, options: dict[str, Any]) -> None:
         raw = (

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date, timedelta
+from typing import Protocol
 
 from agents.consulting.outputs import Source, SourceKind, SourcesOutput
 from agents.data.industries import peers
-from agents.data.types import SourceDocument as Document
 from agents.evidence import EvidenceItem, FundamentalMetric
 from agents.text.sentences import fit
 from memos.models import Company, SourceDocument
@@ -73,7 +73,7 @@ def gather(company: Company) -> SourcesOutput:
     save_documents([*posts, *peer_posts])
     documents = [
         *(_source(row, "news", company.ticker, as_of) for row in _rows(company.ticker, "news", NEWS)),
-        *(_posted(post, "social", company.ticker, as_of) for post in posts),
+        *(_source(post, "social", company.ticker, as_of) for post in posts),
         *(
             _source(row, "prediction-market", company.ticker, as_of)
             for row in _rows(company.ticker, "prediction-market", MARKETS)
@@ -83,7 +83,7 @@ def gather(company: Company) -> SourcesOutput:
             for peer in competitors
             for row in _rows(peer, "news", PEER_NEWS)
         ),
-        *(_posted(post, "peer-news", post.tickers[0], as_of) for post in peer_posts),
+        *(_source(post, "peer-news", post.tickers[0], as_of) for post in peer_posts),
     ]
     return SourcesOutput(
         ticker=company.ticker,
@@ -107,29 +107,31 @@ def _stale(published: date | None, as_of: date | None) -> bool:
     return published is not None and as_of is not None and published < as_of - STALE_AFTER
 
 
-def _source(row: SourceDocument, kind: SourceKind, about: str, as_of: date | None) -> Source:
-    return Source(
-        doc_id=row.doc_id,
-        kind=kind,
-        source=row.source,
-        published=row.published,
-        title=fit(row.title, 200),
-        text=fit(row.text, TEXT_CHARS),
-        about=about,
-        stale=_stale(row.published, as_of),
-    )
+class _Dated(Protocol):
+    """A stored document row or one an adapter just read: what a gathered item is made from."""
+
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def published(self) -> date | None: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def text(self) -> str: ...
 
 
-def _posted(post: Document, kind: SourceKind, about: str, as_of: date | None) -> Source:
+def _source(document: _Dated, kind: SourceKind, about: str, as_of: date | None) -> Source:
     return Source(
-        doc_id=post.doc_id,
+        doc_id=document.doc_id,
         kind=kind,
-        source=post.source,
-        published=post.published,
-        title=fit(post.title, 200),
-        text=fit(post.text, TEXT_CHARS),
+        source=document.source,
+        published=document.published,
+        title=fit(document.title, 200),
+        text=fit(document.text, TEXT_CHARS),
         about=about,
-        stale=_stale(post.published, as_of),
+        stale=_stale(document.published, as_of),
     )
 
 
