@@ -4,8 +4,10 @@ A small model writes "revenue has been declining over the past two years" under 
 No number is typed, so no figure check catches it; but the claim cites the figures, and code can read their
 direction. A claim that says one metric fell (declined, decreased, dropped ...) while the figures it cites
 for that metric rose from the earliest period to the latest, or the reverse, contradicts its own evidence:
-code withholds it and says why, with both figures. A claim with words of both directions, or citing fewer
-than two periods of a metric, is left alone (nothing to compare, or no single direction claimed).
+code withholds it and says why, with both figures. The direction claimed is the statement's first direction
+word: what the figures did comes first ("has been declining"), what the writer makes of it after ("a need to
+improve"). Only a claim about one metric is checked (a claim citing several may say each went its own way),
+and only over at least two of its periods.
 """
 
 from __future__ import annotations
@@ -36,9 +38,11 @@ class Figure:
 
 
 def claimed(statement: str) -> str:
-    """ "up", "down", or "" when the statement claims no single direction."""
-    down, up = bool(DOWN.search(statement)), bool(UP.search(statement))
-    return "down" if down and not up else "up" if up and not down else ""
+    """ "up" or "down", the statement's first direction word; "" when it has none."""
+    down, up = DOWN.search(statement), UP.search(statement)
+    if down is None or up is None:
+        return "down" if down else "up" if up else ""
+    return "down" if down.start() < up.start() else "up"
 
 
 def direction_problem(statement: str, figures: Sequence[Figure]) -> str:
@@ -49,6 +53,8 @@ def direction_problem(statement: str, figures: Sequence[Figure]) -> str:
     by_metric: dict[str, list[Figure]] = {}
     for figure in figures:
         by_metric.setdefault(figure.metric, []).append(figure)
+    if len(by_metric) != 1:
+        return ""
     for metric, cited in by_metric.items():
         dated = sorted({figure.when: figure for figure in cited}.values(), key=lambda figure: figure.when)
         if len(dated) < 2 or dated[0].value == dated[-1].value:

@@ -94,7 +94,11 @@ def test_a_claim_whose_cited_figures_went_the_other_way_is_caught() -> None:
     wrong = direction_problem("The company's revenue has been declining over the past two years.", revenue)
     assert "went down, but the figures it cites rose: USD 391,035 M" in wrong
     assert direction_problem("Revenue grew over the last two years.", revenue) == ""
-    # Both directions named, a single period, or no direction at all: nothing to check.
-    assert direction_problem("Revenue rose while margins fell.", revenue) == ""
+    # What the figures did comes first; what the writer makes of it after (read on the embedded model).
+    assert direction_problem("Revenue has been decreasing, suggesting a need to improve efficiency.", revenue)
+    assert direction_problem("Revenue has been increasing, so costs may decline next.", revenue) == ""
+    # A claim about several metrics, a single period, or no direction at all: nothing to check.
+    margin = Figure("AAPL:gross_margin:FY2025", "gross_margin", date(2025, 10, 31), Decimal("46.9"), "46.9%")
+    assert direction_problem("Revenue fell while margins rose.", [*revenue, margin]) == ""
     assert direction_problem("Revenue declined.", revenue[:1]) == ""
     assert direction_problem("Revenue is large.", revenue) == ""
