@@ -4,7 +4,9 @@
 # what each lever repaired, empty sections, calls and wall time). Takes tens of minutes on two cores.
 #   bash scripts/reader-bench.sh [STATE_DIR]           run CASES into STATE_DIR (kept), then report
 #   bash scripts/reader-bench.sh --report STATE_DIR    only report the runs already in STATE_DIR
-# CASES defaults to "memo:AAPL memo:NVDA memo:TSLA deck:AAPL deck:NVDA"; LOCAL_MODEL to 1.5b.
+# CASES defaults to "memo:AAPL memo:NVDA memo:TSLA deck:AAPL deck:NVDA"; LOCAL_MODEL to 1.5b. A case
+# "agency:TICKER" runs a quick agency; "stability:TICKER" three quick agency reruns in rotated move orders
+# (bench_run --reruns 3 --configured-model), written to STATE_DIR/stability-TICKER.json.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 REPORT_ONLY=false
@@ -41,6 +43,13 @@ if [ "$REPORT_ONLY" = false ]; then
   start_llama "$MODEL_PATH" "$LLAMA_PORT" "$STATE/logs/llama-server.log"
   for item in $CASES; do
     workflow="${item%%:*}" ticker="${item#*:}"
+    if [ "$workflow" = stability ]; then
+      # The agency's rank stability: three reruns of one brief, the moves' order rotated each time.
+      log "agency rank stability on $ticker (quick, embedded $LOCAL_MODEL, three reruns)"
+      "$PY" manage.py bench_run --workflow agency --configured-model --reruns 3 --profile quick \
+        --ticker "$ticker" --json >"$STATE/stability-$ticker.json" || true
+      continue
+    fi
     command=analyze; [ "$workflow" = memo ] || command="$workflow"
     log "$workflow $ticker (quick, embedded $LOCAL_MODEL)"
     "$PY" manage.py "$command" "$ticker" --profile quick --inline \

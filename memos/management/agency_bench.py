@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -29,6 +31,7 @@ from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import AgentStep, LLMCall, Move, Run
 from memos.pipeline import driver
+from memos.pipeline.consulting.final import agency_report
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers
 from memos.pipeline.worker import warm_up
@@ -81,6 +84,17 @@ def agency_bench(user: User, options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def _fake_endpoints(options: dict[str, Any]) -> Iterator[None]:
+    """The fake server, started in a process of its own (or a thread), as every endpoint of the runs."""
+    serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
+    with (
+        serve(latency_ms=float(options["latency_ms"]), answers=fake_answers()) as server,
+        endpoints(_settings(server.url, options["concurrency"] or 45)),
+    ):
+        yield
+
+
 def _settings(url: str, concurrency: int) -> LLMSettings:
     return LLMSettings(
         default=Endpoint(base_url=url, api_key="bench-key", model="fake-analyst"),
@@ -94,7 +108,9 @@ def _settings(url: str, concurrency: int) -> LLMSettings:
 def agency_stability(user: User, options: dict[str, Any]) -> dict[str, Any]:
     """``--reruns N``: N runs of one brief, each with the moves in another shuffled order, so every debate is
     asked afresh (the data, the findings and the moves come back from the ledger): each run's top three by
-    the moves' merge keys, and how many of them any two runs share (seed 004's rank stability)."""
+    the moves' merge keys, and how many of them any two runs share (seed 004's rank stability).
+    ``--configured-model`` asks the endpoints the settings configure instead of the fake server (what
+    scripts/reader-bench.sh's ``stability:TICKER`` case does on the embedded model)."""
     try:
         brief = create_brief(
             owner=user,
@@ -103,13 +119,11 @@ def agency_stability(user: User, options: dict[str, Any]) -> dict[str, Any]:
         )
     except ServiceError as exc:
         raise SystemExit(f"bench_run: {exc}") from exc
-    serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
     tops: list[list[str]] = []
     runs = []
-    with (
-        serve(latency_ms=float(options["latency_ms"]), answers=fake_answers()) as server,
-        endpoints(_settings(server.url, options["concurrency"] or 45)),
-    ):
+    with ExitStack() as stack:
+        if not options["configured_model"]:
+            stack.enter_context(_fake_endpoints(options))
         for order in range(1, options["reruns"] + 1):
             try:
                 run = start_run(
@@ -128,8 +142,15 @@ def agency_stability(user: User, options: dict[str, Any]) -> dict[str, Any]:
             top = [keys[row.move_id] for row in ranked if row.recommended]
             tops.append(top)
             paid = LLMCall.objects.filter(run=run).exclude(outcome="cached").count()
+            report = agency_report(run)
             runs.append(
-                {"order": order, "status": Run.objects.get(pk=run.pk).status, "calls": paid, "top3": top}
+                {
+                    "order": order,
+                    "status": Run.objects.get(pk=run.pk).status,
+                    "calls": paid,
+                    "top3": top,
+                    "summary": report.summary() if report is not None else "",
+                }
             )
     overlaps = [top_overlap(a, b) for i, a in enumerate(tops) for b in tops[i + 1 :]]
     return {

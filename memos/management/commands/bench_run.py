@@ -68,6 +68,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--reruns", type=int, default=0, help="agency: reruns with the moves shuffled, for rank stability"
         )
+        parser.add_argument(
+            "--configured-model",
+            action="store_true",
+            help="agency --reruns: ask the endpoints the settings configure (the embedded model by default), "
+            "not the fake server",
+        )
         parser.add_argument("--json", action="store_true")
         parser.add_argument(
             "--fake-in-process",
@@ -117,6 +123,7 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"order {run['order']}: {run['calls']} calls, top 3 {', '.join(run['top3'])}"
                 )
+                self.stdout.write(run["summary"])
             self.stdout.write(
                 f"top-3 overlap between reruns: mean {report['top3_overlap_mean']}, "
                 f"min {report['top3_overlap_min']}"
