@@ -453,3 +453,8 @@ DECK_REQUIRE_CALIBRATION = env_bool("DECK_REQUIRE_CALIBRATION", False)
 # The consulting agency (seed 004): its profiles, the seed's one-move-at-a-time order, and whether a run whose
 # board scores on the analysts' or the critic's model family is refused (agents.consulting.config).
 AGENCY = _read(lambda: load_agency_settings(os.environ))
+# The weekly sector screen (seed 002): the strategy a screen started from the brief form (or manage.py screen
+# without --config) uses; its universe is replaced by the brief's watchlist when one is given.
+SCREEN_STRATEGY = Path(env_str("SCREEN_STRATEGY", str(BASE_DIR / "data" / "screen" / "strategy.yaml")))
+# Seed 003: refuse a screen whose managing director runs on the analysts' model family.
+SCREEN_REQUIRE_SEPARATE_REVIEWER = env_bool("SCREEN_REQUIRE_SEPARATE_REVIEWER", False)

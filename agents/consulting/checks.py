@@ -1,8 +1,8 @@
 """Code's checks of what the agency's models wrote: no typed figure reaches a reader, a quote is a quote, a
 change of position names what moved it.
 
-- ``shown``: model prose as a reader gets it (agents.text.reader): a sentence that typed a figure is withheld
-  whole and one line of code's says so; ``[[fact id]]`` references stay for the renderer to print.
+- ``shown`` (agents.text.shown, re-exported): model prose as a reader gets it, a sentence that typed a figure
+  withheld whole with code's one line on it.
 - ``answer_check``: the critic's point a board member says it answers, found word for word in the critic's
   latest turn (agents.text.quotes); ``echoes``: an answer that is mostly the critic's sentences copied back.
 - ``change``: a position that differs from the member's last turn is a change; it is supported when it cites
@@ -14,30 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agents.text.figures import Ids, Segment
+from agents.text.figures import Ids
 from agents.text.quotes import MIN_WORDS, fold, quote_problem
-from agents.text.reader import paragraph
 from agents.text.sentences import sentences
+from agents.text.shown import Shown, shown
 
-
-@dataclass(frozen=True)
-class Shown:
-    text: str  # what a reader sees, references kept as [[id]]
-    note: str  # code's line on what it withheld, or ""
-    withheld: int
-
-    @property
-    def empty(self) -> bool:
-        return not self.text.strip()
-
-
-def _text(parts: Sequence[Segment]) -> str:
-    return "".join(f"[[{part.text}]]" if part.kind == "fact" else part.text for part in parts).strip()
-
-
-def shown(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> Shown:
-    para = paragraph(text, known_ids, keep)
-    return Shown(_text(para.parts), para.note, para.withheld)
+__all__ = ["Change", "Shown", "answer_check", "change", "echoes", "shown"]
 
 
 def echoes(reply: str, critic_turns: Sequence[str]) -> bool:

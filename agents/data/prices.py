@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
@@ -151,6 +151,11 @@ def _numeric_bars(frame: pd.DataFrame, index: pd.DatetimeIndex, source_label: st
             bars[column] = bars["close"]
         else:
             bars[column] = np.nan
+    # A row with no price at all ("null" in each column, as Yahoo wrote a day it had no bar for) is a missing
+    # session, left out; a row with some prices and not others is a broken file.
+    bars = bars.loc[~bars[list(PRICE_COLUMNS)].isna().all(axis=1)]
+    if bars.empty:
+        raise MalformedData(f"{source_label} has no price rows")
     incomplete = bars[list(PRICE_COLUMNS)].isna().any(axis=1)
     if incomplete.any():
         day = _to_date(bars.index[incomplete.to_numpy()][0])
@@ -204,21 +209,33 @@ class PriceSource(Protocol):
     def series(self, ticker: str) -> PriceSeries: ...
 
 
-class SnapshotPriceSource:
+class PriceFolders:
+    """Daily price files in several folders, searched in order: the first folder with ``{TICKER}_*.csv`` or
+    ``{TICKER}.csv`` answers (its largest such file), so a strategy's own folder is read before the bundled
+    ones."""
+
+    def __init__(self, folders: Sequence[Path]) -> None:
+        self.folders = tuple(folders)
+
+    def path_for(self, ticker: str) -> Path:
+        symbol = ticker.strip().upper()
+        for folder in self.folders:
+            found = sorted(folder.glob(f"{symbol}_*.csv")) + sorted(folder.glob(f"{symbol}.csv"))
+            if symbol and found:
+                return max(found, key=lambda path: path.stat().st_size)
+        where = ", ".join(str(folder) for folder in self.folders)
+        raise UnknownTicker(f"no daily prices for {symbol or ticker!r} in {where}")
+
+    def series(self, ticker: str) -> PriceSeries:
+        return load_price_csv(self.path_for(ticker), ticker=ticker.strip().upper())
+
+
+class SnapshotPriceSource(PriceFolders):
     """Files under ``root/prices/daily/``: ``{TICKER}_*.csv`` or ``{TICKER}.csv`` (the largest file wins)."""
 
     def __init__(self, root: Path) -> None:
         self.folder = root / "prices" / "daily"
-
-    def path_for(self, ticker: str) -> Path:
-        symbol = ticker.strip().upper()
-        candidates = sorted(self.folder.glob(f"{symbol}_*.csv")) + sorted(self.folder.glob(f"{symbol}.csv"))
-        if not symbol or not candidates:
-            raise UnknownTicker(f"no daily prices for {symbol or ticker!r} in {self.folder}")
-        return max(candidates, key=lambda path: path.stat().st_size)
-
-    def series(self, ticker: str) -> PriceSeries:
-        return load_price_csv(self.path_for(ticker), ticker=ticker.strip().upper())
+        super().__init__([self.folder])
 
 
 class LivePriceSource:

@@ -28,6 +28,11 @@ class Role(StrEnum):
     BOARD = "board"
     SCORING = "scoring"
     JURY = "jury"
+    # The sector screen (seed 002): the news analyst and the senior analyst generate; the managing director
+    # reviews, on another family where one is configured (seed 003).
+    NEWS_ANALYST = "news_analyst"
+    SENIOR_ANALYST = "senior_analyst"
+    MANAGING_DIRECTOR = "managing_director"
 
 
 ALL_ROLES: tuple[Role, ...] = tuple(Role)

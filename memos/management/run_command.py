@@ -15,7 +15,7 @@ from typing import Any, ClassVar, NoReturn
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, OutputWrapper
 
 from memos.models import DEFAULT_AUDIENCE, AgentStep, Run
 from memos.pipeline import driver
@@ -39,6 +39,7 @@ class RunCommand(BaseCommand):
     # What ``--out DIR`` writes of the finished run, for the option's help; "" when the command has none.
     # A command with it waits for the run's end even without ``--wait``.
     writes_out: ClassVar[str] = ""
+    chatter: OutputWrapper  # where progress goes: stdout, or stderr when stdout carries --json
 
     @property
     def name(self) -> str:
@@ -47,7 +48,7 @@ class RunCommand(BaseCommand):
     def add_arguments(self, parser: ArgumentParser) -> None:
         what = workflow_for(self.workflow).choice.split(":")[0].lower()
         profiles = ", ".join(workflow_for(self.workflow).profiles())
-        parser.add_argument("ticker")
+        self.add_subject(parser)
         aliases = ("--brief",) if self.question_option != "brief" else ()  # every run command takes --brief
         parser.add_argument(
             f"--{self.question_option}",
@@ -66,6 +67,23 @@ class RunCommand(BaseCommand):
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
         if self.writes_out:
             parser.add_argument("--out", type=Path, help=f"write {self.writes_out} here")
+
+    def add_subject(self, parser: ArgumentParser) -> None:
+        """What the brief is about: a company's ticker here; a watchlist's command names its own."""
+        parser.add_argument("ticker")
+
+    def start(self, user: User, options: dict[str, Any]) -> Run:
+        """Start the run (memos.services.runs.ask); ServiceError for a refusal."""
+        return ask(
+            owner=user,
+            ticker=options["ticker"],
+            question=options[self.question_option],
+            audience=options["audience"],
+            notes=options["notes"],
+            workflow=self.workflow,
+            profile=options["profile"],
+            enqueue=not options["inline"],
+        )
 
     def check_options(self, options: dict[str, Any]) -> str:
         """What is wrong with the workflow's own options, or ""; checked before anything is written."""
@@ -91,19 +109,12 @@ class RunCommand(BaseCommand):
         if problem:
             self.refuse(problem)
         try:
-            run = ask(
-                owner=user,
-                ticker=options["ticker"],
-                question=options[self.question_option],
-                audience=options["audience"],
-                notes=options["notes"],
-                workflow=self.workflow,
-                profile=options["profile"],
-                enqueue=not options["inline"],
-            )
+            run = self.start(user, options)
         except ServiceError as exc:
             self.refuse(str(exc))
-        self.stdout.write(f"run {run.pk} started: {settings.SITE_URL.rstrip('/')}/runs/{run.pk}/")
+        # With --json, stdout carries the one object alone; what a person follows goes to stderr.
+        self.chatter = self.stderr if options.get("json") else self.stdout
+        self.chatter.write(f"run {run.pk} started: {settings.SITE_URL.rstrip('/')}/runs/{run.pk}/")
         started = time.monotonic()
         if options["inline"]:
             driver.run_inline(str(run.pk))
@@ -113,7 +124,7 @@ class RunCommand(BaseCommand):
         else:
             return
         run.refresh_from_db()
-        self.stdout.write("")
+        self.chatter.write("")
         if run.status not in FINISHED_OK:
             self.stderr.write(f"{self.name}: run {run.status}: {run.status_message}")
             raise SystemExit(1)
@@ -143,8 +154,8 @@ class RunCommand(BaseCommand):
         filled = round(BAR_WIDTH * done / total)
         bar = "#" * filled + "-" * (BAR_WIDTH - filled)
         line = f"[{bar}] {done}/{total} steps  {run.status_message[:50]:<50}"
-        if sys.stdout.isatty():
+        if self.chatter is self.stdout and sys.stdout.isatty():
             self.stdout.write(f"\r{line}", ending="")
         elif line != last:
-            self.stdout.write(line.rstrip())
+            self.chatter.write(line.rstrip())
         return line

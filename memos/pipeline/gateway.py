@@ -4,7 +4,7 @@ worker process (Redis)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from django.conf import settings
@@ -38,36 +38,50 @@ def endpoints(llm: LLMSettings) -> Iterator[None]:
 
 
 class _SharedGateway:
-    """One gateway per process for the current LLM settings.
+    """One gateway per process for each of the few LLM settings in use (the configured ones, and those a
+    screen's strategy derives by naming models per role).
 
     Building an ``openai`` client costs 50-100 ms (an HTTP client and its TLS context); the stages a process
-    runs reuse one instead of paying that each time. Changed settings (tests, the benchmark) get a fresh
-    gateway and the old one is closed.
+    runs reuse one instead of paying that each time. Beyond ``KEPT`` settings, the one used longest ago is
+    closed; changed settings (tests, the benchmark) get a fresh gateway.
     """
+
+    KEPT = 4
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._key = ""
-        self._gateway: LLMGateway | None = None
+        self._gateways: dict[str, LLMGateway] = {}
 
-    def get(self) -> LLMGateway:
-        llm = llm_settings()
+    def get(self, llm: LLMSettings) -> LLMGateway:
         key = llm.model_dump_json()
         with self._lock:
-            if self._gateway is None or key != self._key:
-                if self._gateway is not None:
-                    self._gateway.close()
+            found = self._gateways.pop(key, None)
+            if found is None:
                 limiter = RedisLimiter(redis_client(), llm.max_concurrency)
-                self._gateway = LLMGateway(llm, DjangoLedger(), limiter)
-                self._key = key
-            return self._gateway
+                found = LLMGateway(llm, DjangoLedger(), limiter)
+            self._gateways[key] = found  # the newest last
+            while len(self._gateways) > self.KEPT:
+                oldest = next(iter(self._gateways))
+                self._gateways.pop(oldest).close()
+            return found
 
 
 _shared = _SharedGateway()
 
 
-def gateway() -> LLMGateway:
-    return _shared.get()
+def with_models(llm: LLMSettings, models: Mapping[str, str]) -> LLMSettings:
+    """``llm`` with ``models`` (role -> model name) asked of each role's own endpoint."""
+    if not models:
+        return llm
+    roles = dict(llm.roles)
+    for role, model in models.items():
+        roles[role] = llm.endpoint_for(role).model_copy(update={"model": model})
+    return llm.model_copy(update={"roles": roles})
+
+
+def gateway(models: Mapping[str, str] | None = None) -> LLMGateway:
+    """The gateway for the configured settings, with ``models`` where a run names its own per role."""
+    return _shared.get(with_models(llm_settings(), models or {}))
 
 
 def same_model_warning(llm: LLMSettings | None = None) -> str:

@@ -8,9 +8,10 @@ from memos.pipeline.consulting import WORKFLOW as AGENCY
 from memos.pipeline.deck import WORKFLOW as DECK
 from memos.pipeline.memo import WORKFLOW as MEMO
 from memos.pipeline.prompts import rubric_files
+from memos.pipeline.screen import WORKFLOW as SCREEN
 from memos.pipeline.workflows import Workflow
 
-WORKFLOWS: dict[str, Workflow] = {workflow.name: workflow for workflow in (MEMO, DECK, AGENCY)}
+WORKFLOWS: dict[str, Workflow] = {workflow.name: workflow for workflow in (MEMO, DECK, AGENCY, SCREEN)}
 
 
 class UnknownWorkflow(KeyError):

@@ -97,11 +97,13 @@ class ConfigurationError(ValueError):
 @dataclass(frozen=True)
 class RunRequest:
     """What a run of a workflow is configured from: the profile a person chose, the rubric versions the run
-    pins, and options a caller adds (a refinement cycle's base version)."""
+    pins, options a caller adds (a refinement cycle's base version, a screen's strategy), and the brief's
+    watchlist (a screen's symbols; empty for a brief about a company)."""
 
     profile: str
     rubric_pins: Mapping[str, Any]
     options: Mapping[str, Any] = field(default_factory=dict)
+    symbols: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from agents.data.errors import DataError
 from agents.llm.hashing import canonical_json
 from agents.text.untrusted import normalise_text
 from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
+from memos.models.runs import MAX_WATCHLIST
 from memos.pipeline import driver
 from memos.pipeline.data_sources import edgar_source
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
@@ -160,7 +161,9 @@ def start_run(
             # The prompt and rubric versions active now: the run keeps them to its end, resumes included.
             pins = governance.current_pins()
             try:
-                config = engine.configure(RunRequest(profile, pins.rubrics, options or {}))
+                config = engine.configure(
+                    RunRequest(profile, pins.rubrics, options or {}, tuple(brief.symbols))
+                )
             except ConfigurationError as exc:
                 raise ServiceError(str(exc)) from exc
             run = Run.objects.create(
@@ -208,3 +211,32 @@ def ask(
             "-created_at"
         ).first() or Brief.objects.create(owner=owner, company=company, **fields)
         return start_run(brief=brief, user=owner, workflow=workflow, profile=profile, enqueue=enqueue)
+
+
+def ask_watchlist(
+    *,
+    owner: User,
+    symbols: list[str],
+    question: str,
+    workflow: str,
+    profile: str,
+    options: Mapping[str, Any] | None = None,
+    audience: str = "",
+    notes: str = "",
+    enqueue: bool = True,
+) -> Run:
+    """``ask`` for a brief about a watchlist (a screen): reuse the owner's identical brief or write one, and
+    start its run with ``options`` (the screen's strategy), in one transaction."""
+    fields = brief_fields(question=question, audience=audience, notes=notes)
+    cleaned = list(dict.fromkeys(symbol.strip().upper() for symbol in symbols if symbol.strip()))
+    if not cleaned:
+        raise ServiceError("The watchlist is empty: name at least one symbol.")
+    if len(cleaned) > MAX_WATCHLIST:
+        raise ServiceError(f"A watchlist holds at most {MAX_WATCHLIST} symbols; this one has {len(cleaned)}.")
+    with transaction.atomic():
+        brief = Brief.objects.filter(
+            owner=owner, company__isnull=True, symbols=cleaned, **fields
+        ).order_by("-created_at").first() or Brief.objects.create(owner=owner, symbols=cleaned, **fields)
+        return start_run(
+            brief=brief, user=owner, workflow=workflow, profile=profile, options=options, enqueue=enqueue
+        )

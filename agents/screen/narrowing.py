@@ -1,0 +1,121 @@
+"""The screen's schemas narrowed to one call: citations an enum of the documents the role was shown, symbols
+an enum of those it may name, prose under the pattern that admits digits only inside references to the
+figures it was shown (agents.text.patterns). A constrained decoder then cannot invent a source, a symbol or
+a figure; code checks all three again (memos.pipeline.screen.checks), because not every endpoint enforces
+the schema."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal, TypeVar, cast
+
+from pydantic import BaseModel, Field, create_model
+
+from agents.screen.schemas import (
+    DirectorReview,
+    Driver,
+    Event,
+    FlagChange,
+    MarketOverview,
+    OverallSynthesis,
+    SectorNews,
+    SectorSynthesis,
+    SymbolCall,
+)
+from agents.text.patterns import Prose, patterned
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _enum_list(values: tuple[str, ...], *, low: int, high: int) -> Any:
+    if not values:
+        return Field(max_length=0)
+    return Field(
+        min_length=min(low, len(values)),
+        max_length=high,
+        json_schema_extra={"items": {"type": "string", "enum": list(values)}},
+    )
+
+
+def _one_of(values: tuple[str, ...]) -> Any:
+    return Literal[values] if values else str
+
+
+@lru_cache(maxsize=64)
+def overview_schema(documents: tuple[str, ...], facts: tuple[str, ...]) -> type[MarketOverview]:
+    prose = Prose(facts)
+    event = create_model(
+        "NarrowEvent",
+        __base__=patterned(Event, prose, ["event"]),
+        citations=(list[str], _enum_list(documents, low=1, high=3)),
+    )
+    answer = create_model(
+        "NarrowMarketOverview",
+        __base__=patterned(MarketOverview, prose, ["summary"]),
+        key_events=(list[event], Field(max_length=4 if documents else 0)),
+    )
+    return cast(type[MarketOverview], answer)
+
+
+@lru_cache(maxsize=128)
+def sector_news_schema(
+    documents: tuple[str, ...], symbols: tuple[str, ...], facts: tuple[str, ...]
+) -> type[SectorNews]:
+    prose = Prose(facts)
+    driver = create_model(
+        "NarrowDriver",
+        __base__=patterned(Driver, prose, ["driver", "evidence"]),
+        citations=(list[str], _enum_list(documents, low=1, high=4)),
+        affected_symbols=(list[str], _enum_list(symbols, low=0, high=len(symbols))),
+    )
+    answer = create_model(
+        "NarrowSectorNews",
+        __base__=patterned(SectorNews, prose, ["news_summary"]),
+        key_drivers=(list[driver], Field(max_length=4 if documents else 0)),
+    )
+    return cast(type[SectorNews], answer)
+
+
+@lru_cache(maxsize=128)
+def synthesis_schema(symbols: tuple[str, ...], facts: tuple[str, ...]) -> type[SectorSynthesis]:
+    prose = Prose(facts)
+    call = create_model(
+        "NarrowSymbolCall",
+        __base__=patterned(
+            SymbolCall, prose, ["flag_reason", "bullish_signals", "bearish_signals", "key_concern"]
+        ),
+        symbol=(_one_of(symbols), ...),
+    )
+    answer = create_model(
+        "NarrowSectorSynthesis",
+        __base__=patterned(SectorSynthesis, prose, ["synthesis"]),
+        symbols=(list[call], Field(min_length=len(symbols), max_length=len(symbols))),
+    )
+    return cast(type[SectorSynthesis], answer)
+
+
+@lru_cache(maxsize=64)
+def overall_schema(facts: tuple[str, ...]) -> type[OverallSynthesis]:
+    return patterned(OverallSynthesis, Prose(facts), ["market_view", "themes"])
+
+
+@lru_cache(maxsize=64)
+def director_schema(symbols: tuple[str, ...], facts: tuple[str, ...]) -> type[DirectorReview]:
+    prose = Prose(facts)
+    change = create_model(
+        "NarrowFlagChange",
+        __base__=patterned(FlagChange, prose, ["reason"]),
+        symbol=(_one_of(symbols), ...),
+    )
+    answer = create_model(
+        "NarrowDirectorReview",
+        __base__=patterned(
+            DirectorReview,
+            prose,
+            ["quality_rationale", "blind_spots", "executive_summary", "portfolio_note"],
+        ),
+        flag_adjustments=(list[change], Field(max_length=10)),
+        strongest_candidates=(list[str], _enum_list(symbols, low=0, high=5)),
+        weakest_candidates=(list[str], _enum_list(symbols, low=0, high=5)),
+    )
+    return cast(type[DirectorReview], answer)

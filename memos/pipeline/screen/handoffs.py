@@ -1,0 +1,91 @@
+"""The typed hand-offs between the screen's roles, rendered for prompts by code: the quant analyst's figures
+as lines with their ids, the documents a search found (fenced as untrusted text), each role's output as the
+next one reads it. One place, so every role sees the same figures written the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from agents.data.types import SourceDocument
+from agents.screen.display import figure_lines
+from agents.screen.outputs import Document, NewsOutput, SynthesisOutput
+from agents.screen.quant import Figure, QuantOutput, SectorGroup, SymbolProfile
+
+
+def figures_of(quant: QuantOutput, ids: Iterable[str]) -> list[Figure]:
+    by_id = {figure.fact_id: figure for figure in quant.figures}
+    return [by_id[ref] for ref in ids if ref in by_id]
+
+
+def market_ids(quant: QuantOutput) -> list[str]:
+    return list(quant.market.facts.values())
+
+
+def market_block(quant: QuantOutput) -> str:
+    market = quant.market
+    return "\n".join(
+        [
+            f"Regime: {market.regime} ({market.regime_signal}).",
+            figure_lines(figures_of(quant, market_ids(quant))),
+        ]
+    )
+
+
+def sector_ids(profiles: Sequence[SymbolProfile]) -> list[str]:
+    """The figures a sector's prose may reference: its symbols' (each a fact with a row; a sector's averages
+    are derivations code prints, not facts a reference can resolve)."""
+    return [ref for p in profiles for ref in p.facts.values()]
+
+
+def sector_block(quant: QuantOutput, group: SectorGroup, profiles: Sequence[SymbolProfile]) -> str:
+    """The sector's averages and interpretation, then each symbol: its name, code's split of its week, its
+    signal, and its figures by id."""
+    lines = [f"{group.sector}: {group.interpretation}", figure_lines(figures_of(quant, group.facts.values()))]
+    for profile in profiles:
+        lines += [
+            "",
+            f"{profile.symbol} ({profile.name}), signal {profile.quant_signal}. {profile.quant_note}",
+            figure_lines(figures_of(quant, profile.facts.values())),
+        ]
+    return "\n".join(lines)
+
+
+def document_of(doc: SourceDocument) -> Document:
+    return Document(
+        doc_id=doc.doc_id,
+        kind=doc.kind,
+        source=doc.source,
+        published=doc.published,
+        title=doc.title,
+        text=doc.text if doc.text != doc.title else "",
+        about=list(doc.tickers),
+    )
+
+
+def document_block(documents: Sequence[Document]) -> str:
+    return "\n\n".join(
+        f"[{d.doc_id}] {d.kind} · {d.source} · {d.published or 'undated'}"
+        f"{' · about ' + ', '.join(d.about) if d.about else ''}\n{d.title}\n{d.text}".rstrip()
+        for d in documents
+    )
+
+
+def news_block(news: NewsOutput | None) -> str:
+    if news is None:
+        return "The news analyst's reading did not finish: treat the evidence as none."
+    titles = {d.doc_id: d.title for d in news.documents}
+    lines = [f"Evidence quality (capped by code): {news.evidence_quality}.", news.summary]
+    for driver in news.drivers:
+        sources = "; ".join(f"[{ref}] {titles.get(ref, '')[:100]}" for ref in driver.citations)
+        affects = ", ".join(driver.affected_symbols) or "the sector"
+        head = f"- {driver.driver} ({driver.type}; affects {affects})"
+        lines.append(f"{head}: {driver.evidence} Sources: {sources}")
+    for event in news.events:
+        lines.append(f"- {event.event} (sources: {', '.join(event.citations)})")
+    return "\n".join(lines)
+
+
+def synthesis_block(sector: str, synthesis: SynthesisOutput | None) -> str:
+    if synthesis is None:
+        return f"{sector}: the senior analyst's synthesis did not finish."
+    return f"{sector} ({synthesis.drop_type}, confidence {synthesis.confidence}): {synthesis.synthesis}"

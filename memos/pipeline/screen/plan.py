@@ -1,0 +1,62 @@
+"""The screen's stages and steps (seed 002's phases): their names (the only place they are written), titles
+and kinds. Prepare is the quant analyst, code only; the news analyst reads the market, then each sector, in
+parallel; the senior analyst synthesises each sector in parallel, then the whole; the managing director
+reviews everything; code decides the flags."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agents.screen.config import ScreenConfig
+from agents.screen.quant import slug
+from memos.pipeline.workflows import PlannedStep
+
+PREPARE = "prepare"
+NEWS = "news"
+SYNTHESIS = "synthesis"
+REVIEW = "review"
+FINAL = "final"
+
+# Step kinds (and the keys of the steps there is one of).
+QUANT = "quant"
+NEWS_KIND = "news"
+SYNTHESIS_KIND = "synthesis"
+OVERALL = "overall"
+DIRECTOR = "director"
+FLAGS = "flags"
+
+OVERVIEW = "overview"
+
+
+def news_key(sector: str) -> str:
+    return f"news-{slug(sector)}"
+
+
+def synthesis_key(sector: str) -> str:
+    return f"senior-{slug(sector)}"
+
+
+def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
+    screen = ScreenConfig.model_validate(config)
+    sectors = screen.sector_names
+    planned = [PlannedStep(PREPARE, QUANT, QUANT, "Quant analyst (code): market, profiles, sectors")]
+    planned += [PlannedStep(NEWS, OVERVIEW, NEWS_KIND, "News analyst: the market overview", "news_analyst")]
+    planned += [
+        PlannedStep(NEWS, news_key(sector), NEWS_KIND, f"News analyst: {sector}", "news_analyst", index)
+        for index, sector in enumerate(sectors, start=1)
+    ]
+    planned += [
+        PlannedStep(
+            SYNTHESIS, synthesis_key(sector), SYNTHESIS_KIND, f"Senior analyst: {sector}", "senior_analyst", i
+        )
+        for i, sector in enumerate(sectors)
+    ]
+    planned += [
+        PlannedStep(
+            SYNTHESIS, OVERALL, OVERALL, "Senior analyst: across sectors", "senior_analyst", len(sectors)
+        )
+    ]
+    planned += [PlannedStep(REVIEW, DIRECTOR, DIRECTOR, "Managing director: review", "managing_director")]
+    planned += [PlannedStep(FINAL, FLAGS, FLAGS, "Flags (code, under the honesty protocol)")]
+    return planned

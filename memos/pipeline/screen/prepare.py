@@ -1,0 +1,106 @@
+"""Seed 002's phase 1 and the quant analyst, code only: every symbol's prices read, its profile computed with
+the quant engine's definitions, the market's week and regime, the sectors' averages; the figures stored as
+facts (a symbol's and the benchmark's under the quant engine's ids), so every number the screen shows
+resolves to a row with its source."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+from agents.data.errors import DataError
+from agents.data.prices import PriceSeries
+from agents.data.types import Citation, Fact
+from agents.screen.config import ScreenConfig
+from agents.screen.outputs import QuantStep
+from agents.screen.quant import Figure, screen_quant
+from agents.screen.sectors import Assignment
+from memos.models import Company
+from memos.pipeline.context import StageContext
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.fact_store import save_facts
+from memos.pipeline.gateway import llm_settings, with_models
+from memos.pipeline.screen import universe
+from memos.pipeline.screen.plan import QUANT
+from memos.pipeline.screen.profiles import shared_reviewer
+
+
+def run_prepare(ctx: StageContext) -> None:
+    screen = ScreenConfig.model_validate(ctx.config)
+    ctx.once(QUANT, QuantStep, lambda: quant_step(screen))
+
+
+def quant_step(screen: ScreenConfig) -> QuantStep:
+    started = time.perf_counter()
+    strategy, resolved = screen.strategy, screen.universe
+    source = universe.prices(strategy)
+    problems: list[str] = []
+    try:
+        benchmark = source.series(strategy.benchmark)
+    except DataError as exc:
+        raise StageFailed(f"the benchmark {strategy.benchmark} cannot be read: {exc}") from exc
+    volatility: PriceSeries | None = None
+    try:
+        volatility = source.series(strategy.volatility_index)
+    except DataError as exc:
+        problems.append(f"{strategy.volatility_index}: {exc}; the regime is stated without it")
+    items = []
+    for symbol in resolved.symbols:
+        try:
+            series = source.series(symbol)
+        except DataError as exc:
+            problems.append(f"{symbol}: {exc}")
+            continue
+        assignment = Assignment(symbol, resolved.sectors[symbol], resolved.rules[symbol])
+        items.append((assignment, resolved.names[symbol], series))
+    try:
+        quant = screen_quant(
+            items,
+            benchmark=benchmark,
+            volatility=volatility,
+            as_of=strategy.as_of,
+            thresholds=strategy.thresholds,
+            problems=problems,
+        )
+    except DataError as exc:
+        raise StageFailed(f"the screen cannot be computed as of {strategy.as_of}: {exc}") from exc
+    if not quant.symbols:
+        raise StageFailed(f"no symbol on the watchlist has prices up to {quant.market.as_of}")
+    seconds = time.perf_counter() - started
+    _store(quant.figures, resolved.names)
+    return QuantStep(
+        universe=resolved,
+        quant=quant,
+        seconds=round(seconds, 3),
+        same_model_warning=shared_reviewer(with_models(llm_settings(), strategy.models)),
+    )
+
+
+def _store(figures: list[Figure], names: dict[str, str]) -> None:
+    """The symbols' and the market's figures as facts, under a company row each (sector averages are
+    derivations over those facts, kept with the run's output)."""
+    by_ticker: dict[str, list[Fact]] = {}
+    for figure in figures:
+        ticker, metric, day = figure.fact_id.rsplit(":", 2)
+        if ticker.startswith("sector:"):
+            continue
+        by_ticker.setdefault(ticker, []).append(
+            Fact(
+                fact_id=figure.fact_id,
+                ticker=ticker,
+                metric=metric,
+                value=Decimal(repr(figure.value)),
+                unit=figure.unit,
+                period_end=day,
+                fiscal_period="DAY",
+                citation=Citation(
+                    source="prices", url=figure.url or "https://finance.yahoo.com/", label=figure.source
+                ),
+                derivation=figure.derivation,
+            )
+        )
+    for ticker, facts in by_ticker.items():
+        company, _ = Company.objects.get_or_create(
+            ticker=ticker, defaults={"name": names.get(ticker, ticker)}
+        )
+        save_facts(company=company, facts=facts)

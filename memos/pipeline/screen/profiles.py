@@ -1,0 +1,93 @@
+"""The screen's profile, how a run is configured from a strategy and a watchlist, and seed 003's rule on
+who reviews: the managing director on another model family than the analysts', where one is configured.
+The run page warns when they share one; ``SCREEN_REQUIRE_SEPARATE_REVIEWER`` refuses such runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from pydantic import ValidationError
+
+from agents.llm.config import LLMSettings
+from agents.llm.roles import Role
+from agents.screen.config import ScreenConfig, Strategy, StrategyError, load_strategy, parse_strategy
+from memos.pipeline.gateway import llm_settings, with_models
+from memos.pipeline.screen import universe
+from memos.pipeline.workflows import ConfigurationError, RunRequest
+
+WEEKLY = "weekly"
+TOKENS_PER_CALL = 6_000
+
+
+def profiles() -> dict[str, str]:
+    return {WEEKLY: "by sector: quant by code, news and synthesis per sector, one review"}
+
+
+def default_strategy() -> Strategy:
+    """The strategy in ``SCREEN_STRATEGY`` (the bundled demo: stocknet, the week ending 2015-08-21)."""
+    try:
+        return load_strategy(settings.SCREEN_STRATEGY.read_text(encoding="utf-8"))
+    except (OSError, StrategyError) as exc:
+        raise ConfigurationError(
+            f"The desk's screen strategy {settings.SCREEN_STRATEGY} is unusable: {exc}"
+        ) from exc
+
+
+def shared_reviewer(llm: LLMSettings | None = None) -> str:
+    """Seed 003's warning when the managing director reviews on the family of the analysts it reviews."""
+    config = llm or llm_settings()
+    reviewer = config.family_for(Role.MANAGING_DIRECTOR)
+    shared = [
+        role for role in (Role.NEWS_ANALYST, Role.SENIOR_ANALYST) if config.family_for(role) == reviewer
+    ]
+    if not shared:
+        return ""
+    return (
+        f"The managing director reviews on the same model family ({reviewer}) as the "
+        f"{' and the '.join(str(role).replace('_', ' ') for role in shared)}: the reviewer would judge its "
+        "own family's work. Set LLM_MODEL_MANAGING_DIRECTOR (and LLM_FAMILY_MANAGING_DIRECTOR) to another."
+    )
+
+
+def configure(request: RunRequest) -> dict[str, Any]:
+    if request.profile != WEEKLY:
+        raise ConfigurationError(f"Unknown profile {request.profile!r}; choose {WEEKLY}.")
+    raw = request.options.get("strategy")
+    try:
+        strategy = parse_strategy(raw) if raw is not None else default_strategy()
+    except StrategyError as exc:
+        raise ConfigurationError(f"The strategy is malformed: {exc}") from exc
+    warning = shared_reviewer(with_models(llm_settings(), strategy.models))
+    if warning and settings.SCREEN_REQUIRE_SEPARATE_REVIEWER:
+        raise ConfigurationError(f"{warning} (SCREEN_REQUIRE_SEPARATE_REVIEWER refuses such runs.)")
+    symbols = list(request.symbols) or universe.default_symbols(strategy)
+    missing = universe.unpriced(strategy, symbols)
+    if missing:
+        raise ConfigurationError(
+            f"No daily prices for {', '.join(missing)}: the desk cannot screen "
+            f"{'them' if len(missing) > 1 else 'it'}."
+        )
+    screen = ScreenConfig(name=WEEKLY, strategy=strategy, universe=universe.resolve(strategy, symbols))
+    return screen.model_dump(mode="json")
+
+
+def budget(config: Mapping[str, Any], default: int | None) -> int | None:
+    """A run's token budget: the desk's default, or enough for the call bound if that is more."""
+    if default is None:
+        return None
+    return max(default, ScreenConfig.model_validate(config).call_bound() * TOKENS_PER_CALL)
+
+
+def describe(config: Mapping[str, Any]) -> str:
+    try:
+        screen = ScreenConfig.model_validate(config)
+    except ValidationError:
+        return "a screen"
+    as_of = screen.strategy.as_of or "the last session"
+    symbols, sectors = len(screen.universe.symbols), len(screen.sector_names)
+    return (
+        f"{screen.name} · {symbols} symbol{'' if symbols == 1 else 's'} in {sectors} "
+        f"sector{'' if sectors == 1 else 's'} · as of {as_of}"
+    )

@@ -1,0 +1,107 @@
+"""The news analyst's searcher in snapshot mode: each query of the plan (agents.screen.search) answered from
+the desk's documents (news and prediction markets in the fact store) and the bundled stocknet posts, dated
+within the query's window and never after the as-of session. Deterministic: the same query finds the same
+documents in the same order, so an unchanged rerun sends the same prompts and the ledger answers them.
+
+Posts found are stored as documents (memos.pipeline.fact_store.save_documents), so every citation of one
+resolves to a row, as a news item's does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from datetime import date
+from itertools import chain, zip_longest
+
+from agents.data.types import SourceDocument
+from agents.screen.search import Query
+from memos.models import SourceDocument as SourceDocumentRow
+from memos.pipeline.data_sources import social_source
+from memos.pipeline.fact_store import save_documents
+
+POSTS_READ = 40  # the newest posts read per symbol up to the as-of session (the month before it, mostly)
+DESK_KINDS = ("news", "prediction-market", "filing")
+
+
+class DeskSearcher:
+    def __init__(self) -> None:
+        self._posts: dict[tuple[str, date], list[SourceDocument]] = {}
+        self._lock = threading.Lock()
+
+    def answer(self, query: Query) -> list[SourceDocument]:
+        if query.kind == "market":
+            found = _matching(self._desk(query, symbols=()), query.words)
+        elif query.kind == "posts":
+            found = _matching(self._symbol_posts(query), query.words)
+        elif query.kind == "news":
+            found = self._desk(query, symbols=query.symbols, words=query.words)
+        else:  # the deep dive: the movers' own posts and news over the longer window
+            found = list(chain(self._desk(query, symbols=query.symbols), self._symbol_posts(query)))
+        chosen = _distinct(found)[: query.limit]
+        save_documents(doc for doc in chosen if doc.kind == "social")
+        return chosen
+
+    def _symbol_posts(self, query: Query) -> list[SourceDocument]:
+        """The symbols' posts in the window, taken in turn (newest first for each), so one busy symbol does
+        not crowd out its sector."""
+        lists = [
+            [p for p in self._posts_of(s, query.end) if _within(p.published, query)] for s in query.symbols
+        ]
+        return [post for turn in zip_longest(*lists) for post in turn if post is not None]
+
+    def _posts_of(self, symbol: str, end: date) -> list[SourceDocument]:
+        key = (symbol, end)
+        with self._lock:
+            cached = self._posts.get(key)
+        if cached is None:
+            cached = social_source().posts(symbol, until=end, limit=POSTS_READ)
+            with self._lock:
+                self._posts[key] = cached
+        return cached
+
+    def _desk(
+        self, query: Query, *, symbols: Sequence[str], words: Sequence[str] = ()
+    ) -> list[SourceDocument]:
+        rows = SourceDocumentRow.objects.filter(
+            kind__in=DESK_KINDS, published__gte=query.start, published__lte=query.end
+        ).order_by("-published", "doc_id")
+        found = []
+        for row in rows[:500]:
+            text = f"{row.title} {row.text}".lower()
+            about = bool(set(row.tickers) & set(symbols))
+            if symbols and not about and not any(word in text for word in words):
+                continue
+            found.append(
+                SourceDocument(
+                    doc_id=row.doc_id,
+                    kind=row.kind,
+                    title=row.title,
+                    url=row.url,
+                    published=row.published,
+                    source=row.source,
+                    text=row.text,
+                    tickers=tuple(row.tickers),
+                )
+            )
+        return found
+
+
+def _within(published: date | None, query: Query) -> bool:
+    return published is not None and query.start <= published <= query.end
+
+
+def _matching(documents: Iterable[SourceDocument], words: Sequence[str]) -> list[SourceDocument]:
+    if not words:
+        return list(documents)
+    return [doc for doc in documents if any(word in f"{doc.title} {doc.text}".lower() for word in words)]
+
+
+def _distinct(documents: Iterable[SourceDocument]) -> list[SourceDocument]:
+    seen: set[str] = set()
+    kept = []
+    for doc in documents:
+        if doc.doc_id not in seen:
+            seen.add(doc.doc_id)
+            kept.append(doc)
+    return kept

@@ -1,0 +1,152 @@
+"""The senior analyst (seed 002): one synthesis per sector, in parallel, then one across sectors. It never
+searches and never computes: its prompts hold only the quant analyst's and the news analyst's hand-offs.
+Code keeps each symbol's proposal only for a symbol of the sector, withholds typed figures, and decides
+nothing here: flags are code's, later (agents.screen.verdicts)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+
+from agents.llm.gateway import LLMGateway
+from agents.llm.roles import Role
+from agents.llm.types import CallContext
+from agents.screen.config import ScreenConfig
+from agents.screen.narrowing import overall_schema, synthesis_schema
+from agents.screen.outputs import NewsOutput, OverallOutput, QuantStep, SymbolCallOut, SynthesisOutput
+from agents.text.sentences import trim_cut
+from agents.text.shown import Shown, shown
+from memos.pipeline.context import StageContext
+from memos.pipeline.gateway import gateway
+from memos.pipeline.prompts import template
+from memos.pipeline.screen.handoffs import (
+    market_block,
+    market_ids,
+    news_block,
+    sector_block,
+    sector_ids,
+    synthesis_block,
+)
+from memos.pipeline.screen.news import quant_of
+from memos.pipeline.screen.plan import NEWS, OVERALL, OVERVIEW, SYNTHESIS, news_key, synthesis_key
+
+
+def news_by_sector(ctx: StageContext, screen: ScreenConfig) -> dict[str, NewsOutput]:
+    """Each sector's news reading that finished, by sector name."""
+    found = ctx.outputs(NEWS, NewsOutput)
+    return {s: found[news_key(s)] for s in screen.sector_names if news_key(s) in found}
+
+
+def overview_of(ctx: StageContext) -> NewsOutput | None:
+    return ctx.output(NEWS, OVERVIEW, NewsOutput)
+
+
+def run_synthesis(ctx: StageContext) -> None:
+    screen = ScreenConfig.model_validate(ctx.config)
+    gw = gateway(screen.strategy.models)
+    writer = Writer(gw, ctx, quant_of(ctx), news_by_sector(ctx, screen))
+    work: dict[str, Callable[[], SynthesisOutput]] = {
+        synthesis_key(sector): partial(writer.sector, sector) for sector in screen.sector_names
+    }
+    done = ctx.fan_out(work, SynthesisOutput, limit=gw.settings.max_concurrency)
+    ctx.once(OVERALL, OverallOutput, lambda: writer.overall(overview_of(ctx), done))
+
+
+@dataclass(frozen=True)
+class Writer:
+    gw: LLMGateway
+    ctx: StageContext
+    step: QuantStep
+    news: Mapping[str, NewsOutput]
+
+    def sector(self, sector: str) -> SynthesisOutput:
+        quant = self.step.quant
+        group = quant.sector(sector)
+        if group is None:
+            return SynthesisOutput(
+                sector=sector,
+                synthesis="No symbol of this sector has prices up to the as-of session.",
+                drop_type="unclear",
+                confidence="low",
+                calls=[],
+            )
+        profiles = [p for p in (quant.symbol(s) for s in group.symbols) if p is not None]
+        facts = tuple(sector_ids(profiles))
+        symbols = tuple(p.symbol for p in profiles)
+        self.ctx.check()
+        prompt = template("screen_senior_sector", self.ctx.run).render(
+            {
+                "sector": sector,
+                "as_of": str(quant.market.as_of),
+                "quant": sector_block(quant, group, profiles),
+            },
+            {"news": news_block(self.news.get(sector))},
+            nonce=self.ctx.run.nonce,
+        )
+        context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
+        answer, _ = trim_cut(self.gw.complete(prompt, synthesis_schema(symbols, facts), context=context))
+        known = frozenset(facts)
+        dropped: list[str] = []
+        calls: dict[str, SymbolCallOut] = {}
+        for call in answer.symbols:
+            if call.symbol not in symbols or call.symbol in calls:
+                why = "repeated" if call.symbol in calls else f"not in {sector}"
+                dropped.append(f"a proposal for {call.symbol} ({why}) left out")
+                continue
+            reason, concern = shown(call.flag_reason, known), shown(call.key_concern, known)
+            dropped += [f"{call.symbol}: {t.note}" for t in (reason, concern) if t.note]
+            calls[call.symbol] = SymbolCallOut(
+                symbol=call.symbol,
+                proposed=call.flag,
+                flag_reason=reason.text,
+                bullish_signals=_kept(call.bullish_signals, known),
+                bearish_signals=_kept(call.bearish_signals, known),
+                key_concern=concern.text,
+            )
+        missing = [s for s in symbols if s not in calls]
+        if missing:
+            dropped.append(
+                f"no proposal for {', '.join(missing)}: code decides their flags from the protocol"
+            )
+        synthesis = shown(answer.synthesis, known)
+        return SynthesisOutput(
+            sector=sector,
+            synthesis=synthesis.text or "(the synthesis typed figures; code withheld it)",
+            drop_type=answer.drop_type,
+            confidence=answer.confidence,
+            calls=[calls[s] for s in symbols if s in calls],
+            dropped=[*dropped, *([synthesis.note] if synthesis.note else [])],
+        )
+
+    def overall(self, overview: NewsOutput | None, syntheses: Mapping[str, SynthesisOutput]) -> OverallOutput:
+        quant = self.step.quant
+        facts = tuple(market_ids(quant))
+        sectors = "\n".join(f"- {g.sector}: {g.interpretation}" for g in quant.sectors)
+        written = "\n".join(
+            [
+                f"Market overview: {overview.summary if overview else 'not available'}",
+                *(synthesis_block(s.sector, s) for s in syntheses.values()),
+            ]
+        )
+        self.ctx.check()
+        prompt = template("screen_senior_overall", self.ctx.run).render(
+            {"as_of": str(quant.market.as_of), "market": market_block(quant), "sectors": sectors},
+            {"syntheses": written},
+            nonce=self.ctx.run.nonce,
+        )
+        context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
+        answer, _ = trim_cut(self.gw.complete(prompt, overall_schema(facts), context=context))
+        known = frozenset(facts)
+        view = shown(answer.market_view, known)
+        themes = [shown(theme, known) for theme in answer.themes]
+        return OverallOutput(
+            market_view=view.text or "(the view typed figures; code withheld it)",
+            themes=[t.text for t in themes if t.text],
+            dropped=[t.note for t in (view, *themes) if t.note],
+        )
+
+
+def _kept(lines: list[str], known: frozenset[str]) -> list[str]:
+    texts: list[Shown] = [shown(line, known) for line in lines]
+    return [t.text for t in texts if t.text and not t.withheld]

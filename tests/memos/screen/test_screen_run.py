@@ -1,0 +1,204 @@
+"""The weekly sector screen end to end against the fake OpenAI-compatible server, through the real openai
+client: the quant figures equal ``manage.py quant``'s, seed 002's call bound, the flags under the honesty
+protocol, a rerun that costs nothing, and what ``manage.py screen`` prints and refuses."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from agents.screen.config import StrategyError, load_strategy
+from agents.screen.flags import NO_NEWS, PURE_BETA
+from agents.screen.outputs import DirectorOutput, NewsOutput, QuantStep, ScreenResult
+from memos.models import AgentStep, ArtefactVersion, FactRecord, LLMCall, Run, SourceDocument
+from memos.pipeline import driver
+from memos.pipeline.screen.plan import DIRECTOR, FLAGS, QUANT
+from memos.services.errors import ServiceError
+from memos.services.runs import ask_watchlist
+from tests.memos.pipeline_support import analyst, fake_llm
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[3]
+STOCKNET = ROOT / "data" / "snapshot" / "stocknet" / "price"
+SPY = ROOT / "data" / "snapshot" / "prices" / "daily" / "SPY_1999-2020_pandas-ta.csv"
+SHARED_PRICES = ROOT.parent / "shared" / "data" / "prices" / "daily"
+DEMO = load_strategy((ROOT / "data" / "screen" / "strategy.yaml").read_text(encoding="utf-8"))
+# A small stocknet watchlist of three sectors: Basic Materials fell beyond beta, Utilities held up.
+SYMBOLS = ["XOM", "CVX", "BP", "DUK", "NEE", "D", "JPM", "BAC"]
+
+
+def _screen(symbols: list[str] = SYMBOLS, **strategy: object) -> Run:
+    data = DEMO.model_dump(mode="json") | strategy
+    return ask_watchlist(
+        owner=User.objects.filter(username="ana").first() or analyst(),
+        symbols=symbols,
+        question="Which symbols moved on their own this week?",
+        workflow="screen",
+        profile="weekly",
+        options={"strategy": data},
+        enqueue=False,
+    )
+
+
+def _output(run: Run, key: str) -> object:
+    return AgentStep.objects.get(run=run, key=key).output
+
+
+def test_a_screen_runs_within_the_call_bound_and_flags_every_symbol_by_the_protocol() -> None:
+    run = _screen()
+    with fake_llm():
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    result = ScreenResult.model_validate(_output(run, FLAGS))
+    sectors = {a.sector for a in result.assessments}
+    assert sectors == {"Basic Materials", "Utilities", "Financial"}
+    # Seed 002: a news reading and a synthesis per sector, the overview, the overall view, the director.
+    paid = LLMCall.objects.filter(run=run).exclude(outcome="cached").count()
+    assert result.llm_calls == paid <= 2 * len(sectors) + 3 == result.call_bound
+    assert {a.symbol for a in result.assessments} == set(SYMBOLS)
+    for a in result.assessments:
+        # Alpha/beta clarity: every assessment splits the week into the market's part and its own, in numbers.
+        assert "is the market's move" in a.split and "its own" in a.split
+        if a.evidence_quality == "none":
+            assert a.flag_reason.startswith((PURE_BETA, NO_NEWS.split(".")[0], "Significant idiosyncratic"))
+        if a.evidence_quality == "weak":
+            assert a.flag_reason.startswith("Limited evidence found")
+        assert a.flag != "GREEN" or a.evidence_quality == "strong"
+    # The tweets are the only documents for 2015: evidence is weak at best, and says so.
+    news = [NewsOutput.model_validate(s.output) for s in AgentStep.objects.filter(run=run, kind="news")]
+    assert all(n.evidence_quality != "strong" for n in news)
+    assert any(n.claimed == "strong" and n.evidence_quality == "weak" for n in news)
+    # Every cited document resolves to a stored row.
+    cited = {ref for n in news for ref in n.cited}
+    assert cited and SourceDocument.objects.filter(doc_id__in=cited).count() == len(cited)
+    version = ArtefactVersion.objects.get(run=run)
+    assert version.kind == "screen"
+    assert "Executive summary" in version.sections
+
+
+def test_quant_figures_equal_what_manage_py_quant_prints_for_each_symbol() -> None:
+    run = _screen()
+    with fake_llm():
+        driver.run_inline(str(run.pk))
+    quant = QuantStep.model_validate(_output(run, QUANT)).quant
+    for profile in quant.symbols:
+        out = StringIO()
+        call_command(
+            "quant",
+            str(STOCKNET / f"{profile.symbol}.csv"),
+            benchmark=str(SPY),
+            as_of="2015-08-21",
+            json=True,
+            stdout=out,
+        )
+        printed = json.loads(out.getvalue())
+        for metric, value in profile.figures.items():
+            if printed[metric] is None:
+                assert value is None, (profile.symbol, metric)
+            else:
+                assert value == pytest.approx(printed[metric], rel=1e-12), (profile.symbol, metric)
+        stored = FactRecord.objects.get(fact_id=profile.facts["alpha_1w"])
+        # The fact store keeps ten decimal places (FactRecord.value).
+        assert float(stored.value) == pytest.approx(printed["alpha_1w"], abs=1e-10)
+    assert quant.market.regime == "bear"
+    assert quant.market.volatility_level == pytest.approx(28.03)
+
+
+def test_the_managing_director_cannot_break_a_floor() -> None:
+    run = _screen()
+    with fake_llm():
+        driver.run_inline(str(run.pk))
+    director = DirectorOutput.model_validate(_output(run, DIRECTOR))
+    result = ScreenResult.model_validate(_output(run, FLAGS))
+    asked = {c.symbol: c.to for c in director.flag_adjustments}
+    by_symbol = {a.symbol: a for a in result.assessments}
+    green = [s for s, to in asked.items() if to == "GREEN"]
+    assert green, "the fake director asks for one GREEN"
+    for symbol in green:
+        assessment = by_symbol[symbol]
+        assert assessment.flag != "GREEN"
+        assert assessment.adjustment is not None and not assessment.adjustment.accepted
+        assert assessment.adjustment.refusal.startswith("Refused:")
+
+
+def test_an_unchanged_rerun_makes_no_calls() -> None:
+    first = _screen()
+    with fake_llm() as server:  # one server: its address is part of each request's hash
+        driver.run_inline(str(first.pk))
+        paid = server.request_count
+        second = _screen()
+        driver.run_inline(str(second.pk))
+        assert server.request_count == paid
+    second.refresh_from_db()
+    assert second.status == Run.Status.DONE
+    assert LLMCall.objects.filter(run=second).exclude(outcome="cached").count() == 0
+    assert _output(first, FLAGS)["assessments"] == _output(second, FLAGS)["assessments"]  # type: ignore[index]
+
+
+def test_unknown_symbols_and_malformed_strategies_are_refused_with_one_line() -> None:
+    with pytest.raises(ServiceError, match="No daily prices for ZZZZ"):
+        _screen(["XOM", "ZZZZ"])
+    assert not Run.objects.exists()
+    with pytest.raises(StrategyError, match=r"^thresholds\.pure_beta_alpha_pct"):
+        load_strategy("thresholds:\n  pure_beta_alpha_pct: -1\n")
+
+
+def test_the_command_prints_one_json_object(tmp_path: Path) -> None:
+    analyst("analyst")
+    config = tmp_path / "strategy.yaml"
+    config.write_text(
+        "as_of: 2015-08-21\nuniverse:\n  source: stocknet\n  symbols: [XOM, CVX, DUK]\n", encoding="utf-8"
+    )
+    out, err = StringIO(), StringIO()
+    with fake_llm():
+        call_command("screen", config=config, inline=True, json=True, stdout=out, stderr=err)
+    report = json.loads(out.getvalue())
+    assert report["as_of"] == "2015-08-21"
+    assert {s["symbol"] for s in report["symbols"]} == {"XOM", "CVX", "DUK"}
+    assert set(report["symbols"][0]) >= {
+        "symbol",
+        "sector",
+        "return_1w",
+        "beta",
+        "alpha_1w",
+        "rsi14",
+        "flag",
+        "flag_reason",
+        "evidence_quality",
+    }
+    assert report["llm_calls"] <= 2 * 2 + 3
+
+
+def test_the_command_refuses_a_malformed_strategy_naming_the_field(tmp_path: Path) -> None:
+    analyst("analyst")
+    config = tmp_path / "strategy.yaml"
+    config.write_text("news:\n  queries_per_sector: 9\n", encoding="utf-8")
+    err = StringIO()
+    with pytest.raises(SystemExit) as exit_:
+        call_command("screen", config=config, inline=True, stderr=err)
+    assert exit_.value.code == 2
+    assert "news.queries_per_sector" in err.getvalue()
+    assert len(err.getvalue().strip().splitlines()) == 1
+    assert not Run.objects.exists()
+
+
+def test_the_sector_spdr_etfs_are_grouped_by_the_override_table() -> None:
+    etfs = ["XLB", "XLC", "XLE", "XLF", "XLI", "XLK", "XLP", "XLV", "XLY"]
+    run = _screen(
+        etfs,
+        universe={"source": "watchlist", "symbols": etfs, "prices": str(SHARED_PRICES)},
+    )
+    with fake_llm():
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    quant = QuantStep.model_validate(_output(run, QUANT))
+    assert quant.universe.sectors["XLF"] == "Financial"
+    assert set(quant.universe.rules.values()) == {"override"}
