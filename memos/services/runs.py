@@ -234,9 +234,9 @@ def ask_watchlist(
     if len(cleaned) > MAX_WATCHLIST:
         raise ServiceError(f"A watchlist holds at most {MAX_WATCHLIST} symbols; this one has {len(cleaned)}.")
     with transaction.atomic():
-        brief = Brief.objects.filter(
-            owner=owner, company__isnull=True, symbols=cleaned, **fields
-        ).order_by("-created_at").first() or Brief.objects.create(owner=owner, symbols=cleaned, **fields)
+        brief = Brief.objects.filter(owner=owner, company__isnull=True, symbols=cleaned, **fields).order_by(
+            "-created_at"
+        ).first() or Brief.objects.create(owner=owner, symbols=cleaned, **fields)
         return start_run(
             brief=brief, user=owner, workflow=workflow, profile=profile, options=options, enqueue=enqueue
         )
