@@ -68,6 +68,7 @@ urlpatterns = [
     path("runs/<uuid:run_id>/rerun-evaluation/", rerun.rerun_evaluation_view, name="rerun_evaluation"),
     path("versions/<int:version_id>/", versions.version_page, name="version"),
     path("versions/<int:version_id>/pdf/", downloads.version_pdf, name="version_pdf"),
+    path("versions/<int:version_id>/report.html", downloads.version_report, name="version_report"),
     path("versions/<int:version_id>/slides/<int:number>.png", downloads.version_slide, name="version_slide"),
     path("versions/<int:version_id>/deck.pdf", downloads.version_deck_pdf, name="version_deck_pdf"),
     path("versions/<int:version_id>/deck.pptx", downloads.version_deck_pptx, name="version_deck_pptx"),

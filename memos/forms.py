@@ -37,7 +37,14 @@ class BriefForm(forms.Form):
     ticker = forms.CharField(
         max_length=16,
         required=False,
-        widget=forms.TextInput(attrs={"required": True, "autocomplete": "off", "placeholder": "AAPL"}),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "AAPL"}),
+    )
+    # A screen's subject: symbols separated by commas or spaces; blank screens the desk's demo universe.
+    watchlist = forms.CharField(
+        required=False,
+        widget=forms.Textarea(
+            attrs={"rows": 2, "placeholder": "XOM, CVX, DUK, NEE (blank: the demo universe)"}
+        ),
     )
     question = forms.CharField(
         required=False,

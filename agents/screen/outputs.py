@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.screen.chart import PriceChart
 from agents.screen.config import ResolvedUniverse
 from agents.screen.flags import Evidence, Flag
 from agents.screen.quant import QuantOutput
@@ -27,6 +28,13 @@ class QuantStep(_Frozen):
     seconds: float  # the quant analyst's own time, code only
     # Seed 003: the managing director on the analysts' model family, said from the first step on.
     same_model_warning: str = ""
+
+
+class ChartsOutput(_Frozen):
+    """Each symbol's price chart points (agents.screen.chart), kept so the dashboard, the report and the
+    frozen version draw the same chart without reading a price file again."""
+
+    charts: dict[str, PriceChart]
 
 
 class Document(_Frozen):

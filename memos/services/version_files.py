@@ -1,8 +1,9 @@
 """The files a frozen version is: a memo's ``render.pdf`` (the version printed, memos.views.printed), a
-deck's ``render.pdf`` (its slides) and ``deck.pptx``: rendered once, when the version is frozen, and stored
-in the database with their sha256 (memos.models.VersionFile, immutable like the version). Every download,
-thumbnail and export serves those bytes; nothing is rendered again, so a change of a renderer or a template
-never alters an old version.
+deck's ``render.pdf`` (its slides) and ``deck.pptx``, a screen's ``report.html`` (standalone) and its
+``render.pdf`` (the report printed, memos.views.screen_report): rendered once, when the version is frozen,
+and stored in the database with their sha256 (memos.models.VersionFile, immutable like the version). Every
+download, thumbnail and export serves those bytes; nothing is rendered again, so a change of a renderer or a
+template never alters an old version.
 
 Freezing renders them before its transaction (memos.services.versions.prepare) and stores them in it, so a
 version is never visible without its files. A version frozen before files were kept has none: the first
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 
 RENDER_PDF = "render.pdf"
 DECK_PPTX = "deck.pptx"
+SCREEN_REPORT = "report.html"  # a screen's standalone report; its render.pdf is the report printed
+HTML = "text/html; charset=utf-8"
+SCREEN = "screen"
 PDF = "application/pdf"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 DECK = "deck"
@@ -72,7 +76,10 @@ def deck_of(version: ArtefactVersion) -> DeckOutput | None:
 
 
 def names_of(version: ArtefactVersion) -> tuple[str, ...]:
-    """The files the version has: a deck its slides and its PPTX, any other its printed page."""
+    """The files the version has: a deck its slides and its PPTX, a screen its report and the report
+    printed, any other its printed page."""
+    if version.kind == SCREEN:
+        return (RENDER_PDF, SCREEN_REPORT)
     return (RENDER_PDF, DECK_PPTX) if deck_of(version) is not None else (RENDER_PDF,)
 
 
@@ -85,6 +92,12 @@ def render_files(version: ArtefactVersion) -> list[Rendered]:
             Rendered(RENDER_PDF, PDF, render_pdf(output.deck).pdf),
             Rendered(DECK_PPTX, PPTX, render_pptx(output.deck)),
         ]
+    if version.kind == SCREEN:
+        # Imported here: the report is the views' dashboard template, standalone.
+        from memos.views.screen_report import report_html, report_pdf
+
+        html = report_html(version)
+        return [Rendered(RENDER_PDF, PDF, report_pdf(html)), Rendered(SCREEN_REPORT, HTML, html.encode())]
     # Imported here: the printed page is the version page's template, drawn through the views' deck viewer.
     from memos.views.printed import print_page
 

@@ -9,6 +9,9 @@ from typing import Any
 from django import template
 
 from agents.screen.display import LABELS, value_text
+from memos.models import Run
+from memos.services.access import visible_versions
+from memos.views.screen_dashboard import dashboard_of
 
 register = template.Library()
 
@@ -31,3 +34,15 @@ def screen_number(value: object, metric: str) -> str:
 @register.filter
 def screen_label(metric: str) -> str:
     return LABELS.get(metric, metric)
+
+
+@register.simple_tag(takes_context=True)
+def screen_run_dashboard(context: Any, run: Run) -> dict[str, Any]:
+    """The dashboard of the version a finished screen run froze, if the reader may see it, with the symbol
+    the inspector shows (``?symbol=``)."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    version = visible_versions(user).filter(run=run).order_by("-number").first() if user else None
+    dash = dashboard_of(version) if version is not None else None
+    selected = dash.symbol(request.GET.get("symbol", "").upper()) if dash and request else None
+    return {"dash": dash, "version": version, "selected": selected}

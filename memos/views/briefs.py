@@ -1,8 +1,13 @@
-"""The brief form: an analyst asks a question about a company and a run starts answering it."""
+"""The brief form: an analyst asks a question about a company (or, for a screen, a watchlist) and a run
+starts answering it."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -10,9 +15,12 @@ from django.views.decorators.http import require_http_methods
 
 from memos.forms import BriefForm, profile_choices
 from memos.models import Run
+from memos.pipeline.registry import WORKFLOWS, workflow_for
+from memos.pipeline.screen.profiles import default_strategy
+from memos.pipeline.screen.universe import default_symbols
 from memos.services.access import can_start_runs
 from memos.services.errors import ServiceError
-from memos.services.runs import ask
+from memos.services.runs import ask, ask_watchlist
 from memos.views.users import user_of
 
 
@@ -27,15 +35,7 @@ def new_brief(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            run = ask(
-                owner=user,
-                ticker=data["ticker"],
-                question=data["question"],
-                audience=data["audience"],
-                notes=data["notes"],
-                profile=data["profile"],
-                workflow=data["workflow"] or Run.Workflow.MEMO,
-            )
+            run = _start(user, data)
         except ServiceError as exc:
             error = str(exc)
         else:
@@ -43,3 +43,31 @@ def new_brief(request: HttpRequest) -> HttpResponse:
     meanings = {choice.name: choice.meanings for choice in profile_choices()}
     profiles = [(choice, meanings.get(str(choice.data["value"]), [])) for choice in form["profile"]]
     return render(request, "memos/brief_new.html", {"form": form, "error": error, "profiles": profiles})
+
+
+def _start(user: User, data: dict[str, Any]) -> Run:
+    """The run the form asks for: about a company, or (a screen) about a watchlist. A workflow with one
+    profile (the screen's weekly) runs it whichever profile the form's shared list had selected."""
+    workflow = data["workflow"] or Run.Workflow.MEMO
+    offered = list(workflow_for(workflow).profiles()) if workflow in WORKFLOWS else []
+    profile = offered[0] if len(offered) == 1 else data["profile"]
+    if workflow in WORKFLOWS and workflow_for(workflow).subject == "watchlist":
+        symbols = [s for s in re.split(r"[\s,;]+", data["watchlist"].upper()) if s]
+        return ask_watchlist(
+            owner=user,
+            symbols=symbols or default_symbols(default_strategy()),
+            question=data["question"],
+            audience=data["audience"],
+            notes=data["notes"],
+            profile=profile,
+            workflow=workflow,
+        )
+    return ask(
+        owner=user,
+        ticker=data["ticker"],
+        question=data["question"],
+        audience=data["audience"],
+        notes=data["notes"],
+        profile=profile,
+        workflow=workflow,
+    )

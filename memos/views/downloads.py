@@ -18,7 +18,7 @@ from memos.models import ArtefactVersion
 from memos.services import deck_images, version_files
 from memos.services.access import visible_versions
 from memos.services.render_slots import RenderBusy, release_connection
-from memos.services.version_files import DECK, DECK_PPTX, RENDER_PDF, StoredFile
+from memos.services.version_files import DECK, DECK_PPTX, RENDER_PDF, SCREEN_REPORT, StoredFile
 from memos.views.decks import PNG, forever, slide_response, stem_of, unavailable, version_and_deck
 from memos.views.users import user_of
 
@@ -28,6 +28,13 @@ from memos.views.users import user_of
 def version_pdf(request: HttpRequest, version_id: int) -> HttpResponse:
     """The version's ``render.pdf``: a memo printed as its page shows it, a deck's slides."""
     return _serve(request, version_id, RENDER_PDF)
+
+
+@require_safe
+@login_required
+def version_report(request: HttpRequest, version_id: int) -> HttpResponse:
+    """A screen version's standalone HTML report (one file, embedding nothing from outside)."""
+    return _serve(request, version_id, SCREEN_REPORT)
 
 
 @require_safe
@@ -118,6 +125,8 @@ def _backfilled(
 
 def _filename(version: ArtefactVersion, name: str, *, deck: bool) -> str:
     stem = stem_of(version)
+    if name == SCREEN_REPORT:
+        return f"{stem}-{version.content_hash[:8]}-report.html"
     if not deck:
         return f"{stem}-{version.content_hash[:8]}.pdf"
     return f"{stem}-deck.pptx" if name == DECK_PPTX else f"{stem}-deck.pdf"

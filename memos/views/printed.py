@@ -19,6 +19,7 @@ from memos.models import ArtefactVersion
 from memos.views.consulting_versions import agency_context
 from memos.views.decks import deck_context
 from memos.views.frozen_text import segments
+from memos.views.screen_dashboard import dashboard_of
 
 PAGE = "memos/versions/version.html"
 
@@ -33,6 +34,7 @@ def artefact_context(version: ArtefactVersion) -> dict[str, Any]:
         "sources": version.sources,
         **deck_context(version),
         **agency_context(version),
+        "screen_view": dashboard_of(version),
     }
 
 

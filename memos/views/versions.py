@@ -90,7 +90,10 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     user = user_of(request)
     version = version_for(user, version_id)
     _mark_read(user, version)
-    return render(request, PAGE, page_context(user, version))
+    context = page_context(user, version)
+    if context.get("screen_view") is not None:  # the symbol the dashboard's inspector shows
+        context["selected"] = context["screen_view"].symbol(request.GET.get("symbol", "").upper())
+    return render(request, PAGE, context)
 
 
 def refused(request: HttpRequest, version: ArtefactVersion, reason: str) -> HttpResponse:

@@ -179,6 +179,15 @@
       markOpen(replacement);
       cardChanged(replacement);
     }
+    if (event.kind === "status") statusChanged(replacement);
+  }
+
+  // A workflow whose result is drawn above the pipeline once the run ends (the screen's dashboard) marks
+  // its waiting panel; when the run's status line says it ended, the page is drawn again with the result.
+  function statusChanged(status) {
+    const waiting = document.querySelector("[data-reload-when-done]");
+    const ended = ["done", "needs_review", "failed", "cancelled"].includes(status.dataset.status);
+    if (waiting && ended) location.reload();
   }
 
   function markOpen(card) {

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.screen.outputs import (
+    ChartsOutput,
     DirectorOutput,
     NewsOutput,
     OverallOutput,
@@ -21,7 +22,7 @@ from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
 from memos.pipeline.screen.final import ending, run_final, screen_artefact
 from memos.pipeline.screen.news import run_news
-from memos.pipeline.screen.plan import DIRECTOR, FLAGS, NEWS_KIND, OVERALL, QUANT, SYNTHESIS_KIND
+from memos.pipeline.screen.plan import CHARTS, DIRECTOR, FLAGS, NEWS_KIND, OVERALL, QUANT, SYNTHESIS_KIND
 from memos.pipeline.screen.prepare import run_prepare
 from memos.pipeline.screen.review import run_review
 from memos.pipeline.screen.synthesis import run_synthesis
@@ -36,6 +37,10 @@ def _quant(output: QuantStep) -> str:
         f"{len(quant.symbols)} symbols · {len(quant.sectors)} sectors · {quant.market.regime} · "
         f"{output.seconds:.2f} s"
     )
+
+
+def _charts(output: ChartsOutput) -> str:
+    return f"{len(output.charts)} charts"
 
 
 def _news(output: NewsOutput) -> str:
@@ -98,6 +103,7 @@ WORKFLOW = Workflow(
     ),
     kinds={
         QUANT: StepKind(QUANT, QuantStep, f"{TEMPLATES}/quant.html", _quant),
+        CHARTS: StepKind(CHARTS, ChartsOutput, f"{TEMPLATES}/charts.html", _charts),
         NEWS_KIND: StepKind(NEWS_KIND, NewsOutput, f"{TEMPLATES}/news.html", _news),
         SYNTHESIS_KIND: StepKind(SYNTHESIS_KIND, SynthesisOutput, f"{TEMPLATES}/synthesis.html", _synthesis),
         OVERALL: StepKind(OVERALL, OverallOutput, f"{TEMPLATES}/overall.html", _overall),
@@ -112,5 +118,6 @@ WORKFLOW = Workflow(
     notices=notices,
     artefact=screen_artefact,
     budget=profiles.budget,
+    run_banner="memos/screen/run_banner.html",
     fakes="agents.screen.fakes",
 )

@@ -14,6 +14,7 @@ from agents.screen.flags import adjust
 from agents.screen.outputs import (
     AdjustmentOut,
     Assessment,
+    ChartsOutput,
     DirectorOutput,
     OverallOutput,
     ScreenResult,
@@ -25,7 +26,7 @@ from memos.models import LLMCall, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.screen.news import quant_of
-from memos.pipeline.screen.plan import DIRECTOR, FINAL, FLAGS, OVERALL, REVIEW, SYNTHESIS
+from memos.pipeline.screen.plan import CHARTS, DIRECTOR, FINAL, FLAGS, OVERALL, PREPARE, REVIEW, SYNTHESIS
 from memos.pipeline.screen.review import syntheses_by_sector
 from memos.pipeline.screen.synthesis import news_by_sector, overview_of
 from memos.pipeline.workflows import Artefact, Ending
@@ -143,6 +144,7 @@ def screen_artefact(ctx: StageContext) -> Artefact:
     overall = ctx.output(SYNTHESIS, OVERALL, OverallOutput)
     overview = overview_of(ctx)
     news = news_by_sector(ctx, screen)
+    charts = ctx.output(PREPARE, CHARTS, ChartsOutput)
     market = quant.market
     figures = {f.fact_id: f for f in quant.figures}
     market_line = "; ".join(
@@ -190,6 +192,7 @@ def screen_artefact(ctx: StageContext) -> Artefact:
             "overall": overall.model_dump(mode="json") if overall else None,
             "director": director.model_dump(mode="json") if director else None,
             "result": result.model_dump(mode="json"),
+            "charts": charts.model_dump(mode="json") if charts else None,
         },
         sections=sections,
         evaluated=director is not None,  # the managing director's review stands behind it

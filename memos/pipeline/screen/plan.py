@@ -20,6 +20,7 @@ FINAL = "final"
 
 # Step kinds (and the keys of the steps there is one of).
 QUANT = "quant"
+CHARTS = "charts"
 NEWS_KIND = "news"
 SYNTHESIS_KIND = "synthesis"
 OVERALL = "overall"
@@ -40,7 +41,10 @@ def synthesis_key(sector: str) -> str:
 def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
     screen = ScreenConfig.model_validate(config)
     sectors = screen.sector_names
-    planned = [PlannedStep(PREPARE, QUANT, QUANT, "Quant analyst (code): market, profiles, sectors")]
+    planned = [
+        PlannedStep(PREPARE, QUANT, QUANT, "Quant analyst (code): market, profiles, sectors"),
+        PlannedStep(PREPARE, CHARTS, CHARTS, "Price charts (code)", "", 1),
+    ]
     planned += [PlannedStep(NEWS, OVERVIEW, NEWS_KIND, "News analyst: the market overview", "news_analyst")]
     planned += [
         PlannedStep(NEWS, news_key(sector), NEWS_KIND, f"News analyst: {sector}", "news_analyst", index)

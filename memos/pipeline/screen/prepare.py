@@ -11,8 +11,9 @@ from decimal import Decimal
 from agents.data.errors import DataError
 from agents.data.prices import PriceSeries
 from agents.data.types import Citation, Fact
+from agents.screen.chart import price_chart
 from agents.screen.config import ScreenConfig
-from agents.screen.outputs import QuantStep
+from agents.screen.outputs import ChartsOutput, QuantStep
 from agents.screen.quant import Figure, screen_quant
 from agents.screen.sectors import Assignment
 from memos.models import Company
@@ -21,33 +22,57 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.fact_store import save_facts
 from memos.pipeline.gateway import llm_settings, with_models
 from memos.pipeline.screen import universe
-from memos.pipeline.screen.plan import QUANT
+from memos.pipeline.screen.plan import CHARTS, QUANT
 from memos.pipeline.screen.profiles import shared_reviewer
 
 
 def run_prepare(ctx: StageContext) -> None:
     screen = ScreenConfig.model_validate(ctx.config)
-    ctx.once(QUANT, QuantStep, lambda: quant_step(screen))
+    prices = Prices(screen)
+    step = ctx.once(QUANT, QuantStep, lambda: quant_step(screen, prices))
+    if step is not None:
+        ctx.once(CHARTS, ChartsOutput, lambda: charts_step(step, prices))
 
 
-def quant_step(screen: ScreenConfig) -> QuantStep:
+class Prices:
+    """The run's price series, each file read once for both of the stage's steps."""
+
+    def __init__(self, screen: ScreenConfig) -> None:
+        self.strategy = screen.strategy
+        self.source = universe.prices(screen.strategy)
+        self._read: dict[str, PriceSeries] = {}
+
+    def series(self, symbol: str) -> PriceSeries:
+        if symbol not in self._read:
+            self._read[symbol] = self.source.series(symbol)
+        return self._read[symbol]
+
+
+def charts_step(step: QuantStep, prices: Prices) -> ChartsOutput:
+    benchmark = prices.series(step.quant.market.benchmark)
+    as_of = step.quant.market.as_of
+    return ChartsOutput(
+        charts={p.symbol: price_chart(prices.series(p.symbol), benchmark, as_of) for p in step.quant.symbols}
+    )
+
+
+def quant_step(screen: ScreenConfig, prices: Prices) -> QuantStep:
     started = time.perf_counter()
     strategy, resolved = screen.strategy, screen.universe
-    source = universe.prices(strategy)
     problems: list[str] = []
     try:
-        benchmark = source.series(strategy.benchmark)
+        benchmark = prices.series(strategy.benchmark)
     except DataError as exc:
         raise StageFailed(f"the benchmark {strategy.benchmark} cannot be read: {exc}") from exc
     volatility: PriceSeries | None = None
     try:
-        volatility = source.series(strategy.volatility_index)
+        volatility = prices.series(strategy.volatility_index)
     except DataError as exc:
         problems.append(f"{strategy.volatility_index}: {exc}; the regime is stated without it")
     items = []
     for symbol in resolved.symbols:
         try:
-            series = source.series(symbol)
+            series = prices.series(symbol)
         except DataError as exc:
             problems.append(f"{symbol}: {exc}")
             continue

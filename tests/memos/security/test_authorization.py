@@ -58,6 +58,7 @@ from memos.services.governance import seed_from_files
 from memos.services.versions import freeze
 from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.memos.factories import company, ledger_row, revenue_fact, run_for
+from tests.memos.screen.samples import sample_screen_content
 
 pytestmark = pytest.mark.django_db
 
@@ -293,6 +294,8 @@ TABLE: dict[str, Row] = {
     # by the role it belongs to; the version's other readers are refused with the reason on its page.
     "versions/<int:version_id>/": Row("/versions/{version}/", VERSION_READERS),
     "versions/<int:version_id>/pdf/": Row("/versions/{version}/pdf/", VERSION_READERS),
+    # A screen version's standalone report: whoever may read the version's page.
+    "versions/<int:version_id>/report.html": Row("/versions/{screen_version}/report.html", VERSION_READERS),
     # A deck version's slide images and downloads, and the slides of a deck run's step (memos/views/decks.py):
     # whoever may read the version's page, or the step's document, and nobody else.
     "versions/<int:version_id>/slides/<int:number>.png": Row(
@@ -1071,6 +1074,28 @@ def deck_values(owner: User, of: Company) -> dict[str, str]:
     return {"deck_run": str(run.pk), "deck_step": str(step.pk), "deck_version": str(version.pk)}
 
 
+def screen_values(owner: User) -> dict[str, str]:
+    """A finished screen run of a watchlist brief and the version it froze (its report among its files)."""
+    brief = Brief.objects.create(
+        symbols=["XOM", "DUK"], question="Which symbols moved on their own?", owner=owner
+    )
+    run = Run.objects.create(
+        brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.SCREEN
+    )
+    with transaction.atomic():
+        version = freeze(
+            run=run,
+            artefact=Artefact(
+                kind="screen",
+                title="Sector screen, week ending 2015-08-21",
+                content=sample_screen_content(),
+                sections={"Flags": "XOM and DUK"},
+                evaluated=False,
+            ),
+        )
+    return {"screen_version": str(version.pk)}
+
+
 def calibration_values(scorer: User, deck_version: str) -> dict[str, str]:
     """A person's gold score of the deck version, and a calibration of the active R2 rubric."""
     gold = GoldScore.objects.create(
@@ -1192,39 +1217,43 @@ def world(redis_url: str) -> Iterator[World]:
     FailedJobRegistry(queue=queue).add(failed_job, ttl=600, exc_string="it failed")
     worker = Worker([queue], connection=queue.connection, name=f"authz-{uuid4().hex}")
     worker.register_birth()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
-    values = {
-        "run": str(run.pk),
-        "step": str(step.pk),
-        "fact": fact.fact_id,
-        "fact_pk": str(fact.pk),
-        "doc": document.doc_id,
-        "doc_pk": str(document.pk),
-        "brief": str(run.brief_id),
-        "spare_brief": str(spare_brief.pk),
-        "spare_company": str(spare.pk),
-        "llm_call": str(ledger.pk),
-        "data_load": str(load.pk),
-        "version": str(version.pk),
-        "audit_event": str(AuditEvent.objects.get(version=version, action=AuditEvent.Action.FROZEN).pk),
-        "vote": str(vote.pk),
-        "motion": str(Motion.objects.get(version=version).pk),
-        "watch": str(watch.pk),
-        "schedule": str(schedule.pk),
-        "notice": str(Notice.objects.get(version=version, recipient=users["committee"]).pk),
-        "policy": str(policy.pk),
-        "prompt_version": str(prompt_version.pk),
-        "rubric_version": str(rubric_version.pk),
-        "group": str(groups[Roles.EXECUTIVE].pk),
-        "victim": str(victim.pk),
-        "attempt": str(attempt.pk),
-        "access_log": str(access_log.pk),
-        "failure": str(failure.pk),
-        "run_type": str(ContentType.objects.get_for_model(Run).pk),
-        "uid": urlsafe_base64_encode(force_bytes(users["owner"].pk)),
-        "job": job.id,
-        "failed_job": failed_job.id,
-        "worker": worker.key,
-    } | deck_values(users["owner"], apple)
+    values = (
+        {
+            "run": str(run.pk),
+            "step": str(step.pk),
+            "fact": fact.fact_id,
+            "fact_pk": str(fact.pk),
+            "doc": document.doc_id,
+            "doc_pk": str(document.pk),
+            "brief": str(run.brief_id),
+            "spare_brief": str(spare_brief.pk),
+            "spare_company": str(spare.pk),
+            "llm_call": str(ledger.pk),
+            "data_load": str(load.pk),
+            "version": str(version.pk),
+            "audit_event": str(AuditEvent.objects.get(version=version, action=AuditEvent.Action.FROZEN).pk),
+            "vote": str(vote.pk),
+            "motion": str(Motion.objects.get(version=version).pk),
+            "watch": str(watch.pk),
+            "schedule": str(schedule.pk),
+            "notice": str(Notice.objects.get(version=version, recipient=users["committee"]).pk),
+            "policy": str(policy.pk),
+            "prompt_version": str(prompt_version.pk),
+            "rubric_version": str(rubric_version.pk),
+            "group": str(groups[Roles.EXECUTIVE].pk),
+            "victim": str(victim.pk),
+            "attempt": str(attempt.pk),
+            "access_log": str(access_log.pk),
+            "failure": str(failure.pk),
+            "run_type": str(ContentType.objects.get_for_model(Run).pk),
+            "uid": urlsafe_base64_encode(force_bytes(users["owner"].pk)),
+            "job": job.id,
+            "failed_job": failed_job.id,
+            "worker": worker.key,
+        }
+        | deck_values(users["owner"], apple)
+        | screen_values(users["owner"])
+    )
     values |= calibration_values(users["owner"], values["deck_version"])
     clients = {"anonymous": csrf_client(None)} | {actor: csrf_client(user) for actor, user in users.items()}
     yield World(clients, values, queue, job)

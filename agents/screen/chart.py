@@ -1,0 +1,138 @@
+"""A symbol's price chart for the screen's inspector, drawn by code as inline SVG: the close over the last
+``SESSIONS`` sessions to the as-of day, its 50- and 200-day simple moving averages (the quant engine's
+definition, over the whole history before each day) and the benchmark rebased to the symbol's first close
+in the window, so the two lines read as relative performance.
+
+``price_chart`` takes the series (code's data); ``chart_svg`` draws what it took, so a frozen version keeps
+the points and draws the same chart for good. Solid strokes, no gradients; the plot's own range (a line is
+read as change), its low and high printed at the axis, the first and last date under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from html import escape
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict
+
+from agents.data.prices import PriceSeries
+
+SESSIONS = 130  # about six months
+SIGNIFICANT = 6
+LINES = (  # (field, label, colour, dash)
+    ("close", "close", "#6cb6ff", ""),
+    ("sma50", "50-day average", "#e3b341", ""),
+    ("sma200", "200-day average", "#f47067", ""),
+    ("benchmark", "benchmark, rebased", "#8591a0", "4 3"),
+)
+
+
+class PriceChart(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str
+    benchmark: str
+    dates: list[date]
+    close: list[float]
+    sma50: list[float | None]
+    sma200: list[float | None]
+    benchmark_rebased: list[float | None]
+
+
+def _rounded(value: float | None) -> float | None:
+    if value is None or pd.isna(value):
+        return None
+    return float(f"{value:.{SIGNIFICANT}g}")
+
+
+def price_chart(series: PriceSeries, benchmark: PriceSeries, as_of: date) -> PriceChart:
+    known = series.until(as_of).bars["close"]
+    sma50 = known.rolling(50).mean()
+    sma200 = known.rolling(200).mean()
+    window = known.iloc[-SESSIONS:]
+    market = benchmark.until(as_of).bars["close"].reindex(window.index)
+    start = market.first_valid_index()
+    rebased = market / market.loc[start] * window.loc[start] if start is not None else market
+    return PriceChart(
+        symbol=series.ticker,
+        benchmark=benchmark.ticker,
+        dates=[stamp.date() for stamp in window.index],
+        close=[float(f"{value:.{SIGNIFICANT}g}") for value in window],
+        sma50=[_rounded(v) for v in sma50.reindex(window.index)],
+        sma200=[_rounded(v) for v in sma200.reindex(window.index)],
+        benchmark_rebased=[_rounded(v) for v in rebased],
+    )
+
+
+def chart_svg(chart: PriceChart, *, width: int = 640, height: int = 260) -> str:
+    """The chart as one SVG element (inline: it embeds nothing from outside)."""
+    left, right, top, bottom = 58.0, 12.0, 14.0, 44.0
+    plot_w, plot_h = width - left - right, height - top - bottom
+    columns: dict[str, list[float | None]] = {
+        "close": list(chart.close),
+        "sma50": chart.sma50,
+        "sma200": chart.sma200,
+        "benchmark": chart.benchmark_rebased,
+    }
+    values = [v for series in columns.values() for v in series if v is not None]
+    if len(chart.dates) < 2 or not values:
+        return f'<p class="muted">Too few sessions to draw {escape(chart.symbol)}.</p>'
+    low, high = min(values), max(values)
+    if high == low:
+        high = low + 1.0
+    count = len(chart.dates)
+
+    def x(index: int) -> float:
+        return left + plot_w * index / (count - 1)
+
+    def y(value: float) -> float:
+        return top + plot_h * (1 - (value - low) / (high - low))
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="price-chart" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label="{escape(chart.symbol)} close, 50- and '
+        f'200-day averages and {escape(chart.benchmark)} rebased, {chart.dates[0]} to {chart.dates[-1]}">',
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#262d36"/>',
+    ]
+    for field, _label, colour, dash in LINES:
+        path = _path(columns[field], x, y)
+        if path:
+            dashed = f' stroke-dasharray="{dash}"' if dash else ""
+            parts.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="1.6"{dashed}/>')
+    text = 'font-family="Liberation Sans, DejaVu Sans, sans-serif" font-size="11" fill="#8591a0"'
+    parts += [
+        f'<text x="{left - 6}" y="{top + 4}" text-anchor="end" {text}>{high:,.2f}</text>',
+        f'<text x="{left - 6}" y="{top + plot_h}" text-anchor="end" {text}>{low:,.2f}</text>',
+        f'<text x="{left}" y="{top + plot_h + 15}" {text}>{chart.dates[0]}</text>',
+        f'<text x="{left + plot_w}" y="{top + plot_h + 15}" text-anchor="end" {text}>'
+        f"{chart.dates[-1]}</text>",
+    ]
+    legend_x = left
+    for field, label, colour, dash in LINES:
+        if not any(v is not None for v in columns[field]):
+            continue
+        shown = escape(label.replace("benchmark", chart.benchmark))
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(
+            f'<line x1="{legend_x}" y1="{height - 10}" x2="{legend_x + 16}" y2="{height - 10}" '
+            f'stroke="{colour}" stroke-width="2"{dashed}/>'
+            f'<text x="{legend_x + 20}" y="{height - 6}" {text}>{shown}</text>'
+        )
+        legend_x += 28 + 6.2 * len(shown)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _path(series: list[float | None], x: Callable[[int], float], y: Callable[[float], float]) -> str:
+    """An SVG path through the series' points, broken where a value is missing."""
+    commands: list[str] = []
+    pen_down = False
+    for index, value in enumerate(series):
+        if value is None:
+            pen_down = False
+            continue
+        commands.append(f"{'L' if pen_down else 'M'}{x(index):.1f},{y(value):.1f}")
+        pen_down = True
+    return "".join(commands)
