@@ -458,3 +458,9 @@ AGENCY = _read(lambda: load_agency_settings(os.environ))
 SCREEN_STRATEGY = Path(env_str("SCREEN_STRATEGY", str(BASE_DIR / "data" / "screen" / "strategy.yaml")))
 # Seed 003: refuse a screen whose managing director runs on the analysts' model family.
 SCREEN_REQUIRE_SEPARATE_REVIEWER = env_bool("SCREEN_REQUIRE_SEPARATE_REVIEWER", False)
+# The weekly screen's schedule (seed 002: a weekly run): "DAY HH:MM" in UTC, after the US close on Fridays by
+# default (16:00 New York is 20:00 or 21:00 UTC), or "off". It screens SCREEN_STRATEGY's watchlist as
+# SCREEN_SCHEDULE_OWNER's brief; the refinement scheduler's tick (manage.py refine_cycles) checks it.
+# Off under test: a suite run on a Friday evening must not start screens of its own.
+SCREEN_SCHEDULE = env_str("SCREEN_SCHEDULE", "off" if TESTING else "fri 21:30")
+SCREEN_SCHEDULE_OWNER = env_str("SCREEN_SCHEDULE_OWNER", "analyst")

@@ -1,5 +1,6 @@
 """``manage.py refine_cycles``: start the refinement cycles of deck briefs whose time of day has come
-(memos.services.schedules.run_due).
+(memos.services.schedules.run_due), and the weekly screen when its slot has come
+(memos.services.screen_schedule).
 
 ``--cron`` runs RQ's own cron scheduler, which queues the check for the worker every ``--every`` seconds
 (scripts/run.sh starts this). Without it the check runs here, in a loop, for a machine with no cron process;
@@ -21,6 +22,7 @@ from rq.exceptions import StopRequested
 
 from memos.pipeline.driver import QUEUE
 from memos.services.schedules import CycleOutcome, run_due, tick
+from memos.services.screen_schedule import weekly_screen
 
 # How often the schedules are checked: a cycle starts at most this long after its time of day.
 TICK_SECONDS = 300
@@ -49,6 +51,7 @@ class Command(BaseCommand):
             raise CommandError("--every must be at least 1 second")
         if options["once"]:
             self._report(run_due(now=timezone.now()))
+            self._screen()
             return
         if options["cron"]:
             self._cron(every)
@@ -56,6 +59,7 @@ class Command(BaseCommand):
         while True:
             try:
                 self._report(run_due(now=timezone.now()), quiet=True)
+                self._screen()
             except DatabaseError as exc:
                 # PostgreSQL restarting: nothing was recorded, so the next pass acts on the same times of day.
                 self.stderr.write(f"refine_cycles: this pass failed ({exc}); retrying in {every} s")
@@ -75,6 +79,12 @@ class Command(BaseCommand):
                     time.sleep(10)
         except StopRequested:
             return  # a signal while waiting for Redis
+
+    def _screen(self) -> None:
+        """The weekly screen's slot (memos.services.screen_schedule), checked with the cycles."""
+        said = weekly_screen(now=timezone.now())
+        if said:
+            self.stdout.write(said)
 
     def _report(self, outcomes: list[CycleOutcome], *, quiet: bool = False) -> None:
         for outcome in outcomes:
