@@ -464,3 +464,6 @@ SCREEN_REQUIRE_SEPARATE_REVIEWER = env_bool("SCREEN_REQUIRE_SEPARATE_REVIEWER", 
 # Off under test: a suite run on a Friday evening must not start screens of its own.
 SCREEN_SCHEDULE = env_str("SCREEN_SCHEDULE", "off" if TESTING else "fri 21:30")
 SCREEN_SCHEDULE_OWNER = env_str("SCREEN_SCHEDULE_OWNER", "analyst")
+# In live mode, a screen reads its watchlist's daily prices from the live price adapter (Stooq over HTTPS,
+# agents.data.prices.LivePriceSource) instead of the bundled files; a strategy's own price folder still wins.
+SCREEN_LIVE_PRICES = DATA_MODE == "live" and env_bool("SCREEN_LIVE_PRICES", False)

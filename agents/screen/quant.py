@@ -29,6 +29,7 @@ from agents.screen.sectors import Assignment
 Regime = Literal["bull", "bear", "correction", "recovery", "unknown"]
 Signal = Literal["OVERSOLD", "OVERBOUGHT", "NEUTRAL"]
 OVERSOLD_RSI = 30.0
+STALE_DAYS = 5  # a volatility close older than this before the as-of session is not stated as its level
 OVERBOUGHT_RSI = 70.0
 # The profile figures a screen shows per symbol (seed 002's table), in the engine's names.
 SHOWN = (
@@ -151,9 +152,12 @@ def _figures(profile: QuantProfile, symbol: str, citation: Citation) -> list[Fig
 
 
 def price_citation(series: PriceSeries) -> Citation:
+    """A bundled file's bars came from Yahoo Finance (the label names the file); a live series cites the
+    URL it was read from."""
+    live = series.source_label.startswith("https://")
     return Citation(
         source="prices",
-        url=f"https://finance.yahoo.com/quote/{series.ticker}/history",
+        url=series.source_label if live else f"https://finance.yahoo.com/quote/{series.ticker}/history",
         label=f"daily bars, {series.source_label}",
     )
 
@@ -166,17 +170,17 @@ def market_context(
     facts = {f.fact_id.split(":")[1]: f.fact_id for f in figures}
     level = None
     volatility_name = volatility.ticker if volatility is not None else "VIX"
-    if volatility is not None and volatility.first_date <= profile.as_of:
-        known = volatility.until(profile.as_of)
+    known = volatility.until(profile.as_of) if volatility is not None else None
+    if known is not None and not known.bars.empty and (profile.as_of - known.last_date).days <= STALE_DAYS:
         level = float(known.bars["close"].iloc[-1])
-        fact_id = f"{volatility.ticker}:close:{known.last_date.isoformat()}"
+        fact_id = f"{known.ticker}:close:{known.last_date.isoformat()}"
         figures.append(
             Figure(
                 fact_id=fact_id,
                 value=level,
                 unit="index",
                 derivation=f"the index's close on {known.last_date}",
-                source=f"daily closes, {volatility.source_label}",
+                source=f"daily closes, {known.source_label}",
                 url="https://www.cboe.com/tradable_products/vix/vix_historical_data/",
             )
         )

@@ -12,6 +12,7 @@ from django.db import connection
 from agents.data.edgar import EdgarSource, LiveEdgarSource, SnapshotEdgarSource
 from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
 from agents.data.http import Fetcher, FetchError, http_fetcher
+from agents.data.prices import STOOQ_HOSTS, STOOQ_MAX_BYTES, LivePriceSource
 from agents.data.social import StocknetSocialSource
 
 
@@ -35,6 +36,17 @@ def snapshot_source(root: Path) -> SnapshotEdgarSource:
     """One source per snapshot folder and process: the bundled files do not change while it runs, and the
     ticker list (10,000 companies) is parsed once, not on every brief form that names an unknown ticker."""
     return SnapshotEdgarSource(root)
+
+
+def live_price_source() -> LivePriceSource:
+    """Daily prices from the live provider, over HTTPS to its hosts only, outside any transaction."""
+    fetch = http_fetcher(
+        user_agent=settings.SEC_USER_AGENT,
+        per_second=1.0,
+        allowed_hosts=STOOQ_HOSTS,
+        max_bytes=STOOQ_MAX_BYTES,
+    )
+    return LivePriceSource(outside_transactions(fetch))
 
 
 def social_source() -> StocknetSocialSource:

@@ -1,7 +1,8 @@
 """Where a screen's symbols, names, sectors and prices come from: the strategy's own tables first, the bundled
 stocknet universe's StockTable for a stocknet strategy, the desk's company rows for names, then the override
 table and name keywords (agents.screen.sectors). Prices are read from the strategy's own folder, then the
-snapshot's price files, then the stocknet universe's."""
+snapshot's price files, then the stocknet universe's; in live mode with ``SCREEN_LIVE_PRICES``, from the
+live price adapter."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from pathlib import Path
 
 from django.conf import settings
 
-from agents.data.errors import DataError
-from agents.data.prices import PriceFolders, PriceSeries
+from agents.data.errors import DataError, UnknownTicker
+from agents.data.prices import PriceFolders, PriceSeries, PriceSource
 from agents.data.universe import Listing, StocknetUniverse
 from agents.screen.config import ResolvedUniverse, Strategy
 from agents.screen.sectors import sector_of
 from memos.models import Company
+from memos.pipeline.data_sources import live_price_source
 
 
 def _snapshot() -> Path:
@@ -58,15 +60,39 @@ def resolve(strategy: Strategy, symbols: list[str]) -> ResolvedUniverse:
     )
 
 
-def prices(strategy: Strategy) -> PriceFolders:
-    folders = [Path(strategy.universe.prices)] if strategy.universe.prices else []
+class LiveFirst:
+    """Live mode with ``SCREEN_LIVE_PRICES``: a symbol in the strategy's own folder is read from it, any other
+    from the live adapter (a failure is the symbol's problem, said on the run page; never a silent fall
+    back to a bundled file that stops years earlier)."""
+
+    def __init__(self, own: PriceFolders | None, live: PriceSource) -> None:
+        self.own, self.live = own, live
+
+    def series(self, symbol: str) -> PriceSeries:
+        if self.own is not None:
+            try:
+                return self.own.series(symbol)
+            except UnknownTicker:
+                pass
+        return self.live.series(symbol)
+
+
+def prices(strategy: Strategy) -> PriceSource:
+    own = PriceFolders([Path(strategy.universe.prices)]) if strategy.universe.prices else None
+    if settings.SCREEN_LIVE_PRICES:
+        return LiveFirst(own, live_price_source())
     root = _snapshot()
-    return PriceFolders([*folders, root / "prices" / "daily", root / "stocknet" / "price"])
+    bundled = [root / "prices" / "daily", root / "stocknet" / "price"]
+    return PriceFolders([*(own.folders if own else ()), *bundled])
 
 
 def unpriced(strategy: Strategy, symbols: list[str]) -> list[str]:
-    """The symbols (and the benchmark) no price folder holds: a screen of them would have nothing to say."""
+    """The symbols (and the benchmark) no price folder holds: a screen of them would have nothing to say.
+    In live mode nothing is fetched here (a run is being configured inside a transaction): the quant
+    analyst says which symbols the provider did not answer for."""
     source = prices(strategy)
+    if not isinstance(source, PriceFolders):
+        return []
     missing = []
     for symbol in [strategy.benchmark, *symbols]:
         try:

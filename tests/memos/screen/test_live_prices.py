@@ -1,0 +1,71 @@
+"""Live mode: a watchlist's prices come from the live price adapter (Stooq's CSV over HTTPS, through the
+desk's allow-listed fetcher), answered here by recorded responses: the bundled stocknet bars written as
+Stooq sends them. A symbol the provider has no data for is said on the run, not filled from a stale file."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from django.test import override_settings
+
+from agents.data.prices import LivePriceSource
+from agents.screen.outputs import QuantStep
+from memos.models import AgentStep, Run
+from memos.pipeline import driver
+from memos.pipeline.screen import universe
+from tests.memos.pipeline_support import fake_llm
+from tests.memos.screen.test_screen_run import _screen
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SNAPSHOT = Path(__file__).resolve().parents[3] / "data" / "snapshot"
+FILES = {
+    "XOM": SNAPSHOT / "stocknet" / "price" / "XOM.csv",
+    "DUK": SNAPSHOT / "stocknet" / "price" / "DUK.csv",
+    "SPY": SNAPSHOT / "prices" / "daily" / "SPY_1999-2020_pandas-ta.csv",
+}
+
+
+def _as_stooq(path: Path) -> bytes:
+    """The bars as Stooq's daily CSV: Date,Open,High,Low,Close,Volume (no adjusted close)."""
+    out = io.StringIO()
+    out.write("Date,Open,High,Low,Close,Volume\n")
+    for row in csv.DictReader(path.read_text(encoding="utf-8").splitlines()):
+        low = {key.strip().lower(): value for key, value in row.items() if key}
+        if low["close"] in ("", "null"):
+            continue
+        out.write(f"{low['date']},{low['open']},{low['high']},{low['low']},{low['close']},{low['volume']}\n")
+    return out.getvalue().encode()
+
+
+def test_a_live_screen_reads_its_watchlist_from_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fetch(url: str) -> bytes:
+        asked.append(url)
+        symbol = url.split("s=")[1].split(".", maxsplit=1)[0].upper()
+        return _as_stooq(FILES[symbol]) if symbol in FILES else b"No data"
+
+    after_close = datetime(2017, 9, 5, 0, 0, tzinfo=UTC)
+    monkeypatch.setattr(
+        universe, "live_price_source", lambda: LivePriceSource(fetch, now=lambda: after_close)
+    )
+    with override_settings(DATA_MODE="live", SCREEN_LIVE_PRICES=True):
+        run = _screen(["XOM", "DUK"])
+        with fake_llm():
+            driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    assert all(url.startswith("https://stooq.com/") for url in asked)
+    assert {url.split("s=")[1].split(".")[0] for url in asked} == {"xom", "duk", "spy", "vix"}
+    step = QuantStep.model_validate(AgentStep.objects.get(run=run, key="quant").output)
+    quant = step.quant
+    assert {p.symbol for p in quant.symbols} == {"XOM", "DUK"}
+    assert quant.market.volatility_level is None  # the provider had no VIX: no stale level instead
+    assert any(problem.startswith("VIX") for problem in quant.problems)
+    xom = next(f for f in quant.figures if f.fact_id.startswith("XOM:alpha_1w"))
+    assert xom.url.startswith("https://stooq.com/")
