@@ -170,6 +170,36 @@ class SectorView(_Frozen):
     symbols: list[str]
 
 
+class Trace(_Frozen):
+    """One symbol's assessment traced: each figure to its fact id, each source to its document."""
+
+    symbol: str
+    flag: str
+    split: str
+    figures: dict[str, str]  # what the split states -> the fact id it came from
+    sources: list[str]
+    model_words: str  # the senior analyst's part of the reason, as shown
+    grounded: bool
+    problems: list[str]
+
+
+class Criteria(_Frozen):
+    symbols: int
+    grounded: int
+    sectors: int
+    consistent_sectors: int
+    split_stated: int
+    low_evidence: int
+    said_no_catalyst: int
+    llm_calls: int
+    call_bound: int
+    sample: list[Trace]
+
+    @property
+    def no_catalyst_share(self) -> float | None:
+        return self.said_no_catalyst / self.low_evidence if self.low_evidence else None
+
+
 class ScreenResult(_Frozen):
     """The flags step: code's decisions over everything the roles handed over."""
 
@@ -180,3 +210,4 @@ class ScreenResult(_Frozen):
     flag_counts: dict[str, int]
     llm_calls: int
     call_bound: int  # 2 x sectors + 3
+    criteria: Criteria | None = None  # seed 002's success criteria, measured by code (agents.screen.criteria)

@@ -19,6 +19,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from agents.screen.config import Strategy, StrategyError, load_strategy
+from agents.screen.criteria import criteria_lines
 from agents.screen.outputs import QuantStep, ScreenResult
 from memos.management.run_command import RunCommand
 from memos.models import AgentStep, Run
@@ -147,6 +148,8 @@ def screen_json(run: Run) -> dict[str, Any] | None:
         ],
         "llm_calls": result.llm_calls,
         "llm_call_bound": result.call_bound,
+        "criteria": result.criteria.model_dump(mode="json") if result.criteria else None,
+        "criteria_lines": criteria_lines(result.criteria) if result.criteria else [],
     }
 
 
@@ -168,4 +171,14 @@ def flags_markdown(report: dict[str, Any]) -> str:
             lines.append(f"- **{symbol['symbol']}** {symbol['flag']}: {symbol['flag_reason']}")
         lines.append("")
     lines.append(f"{report['llm_calls']} LLM calls (bound {report['llm_call_bound']})")
+    if report["criteria_lines"]:
+        lines += ["", "## Seed 002's success criteria, measured by code", "", *report["criteria_lines"]]
+        lines += ["", "Ten assessments traced:", ""]
+        for item in report["criteria"]["sample"]:
+            figures = ", ".join(item["figures"].values())
+            status = "grounded" if item["grounded"] else "NOT grounded: " + "; ".join(item["problems"])
+            lines.append(
+                f"- {item['symbol']} {item['flag']}: {item['split']} Figures: {figures}. "
+                f"Sources: {', '.join(item['sources']) or 'none'}. {status}."
+            )
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from agents.screen.config import ScreenConfig
+from agents.screen.criteria import measure
 from agents.screen.display import LABELS, figure_text
 from agents.screen.flags import adjust
 from agents.screen.outputs import (
@@ -107,6 +108,7 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
     ]
     thin = sum(1 for view in sectors if view.evidence_quality != "strong")
     counted = Counter(a.flag for a in assessments)
+    paid = LLMCall.objects.filter(run_id=ctx.run.pk).exclude(outcome="cached").count()
     return ScreenResult(
         as_of=quant.market.as_of,
         assessments=assessments,
@@ -115,8 +117,11 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
         if thin * 2 >= len(sectors)
         else "",
         flag_counts={flag: counted.get(flag, 0) for flag in ("GREEN", "YELLOW", "RED")},
-        llm_calls=LLMCall.objects.filter(run_id=ctx.run.pk).exclude(outcome="cached").count(),
+        llm_calls=paid,
         call_bound=screen.call_bound(),
+        criteria=measure(
+            assessments, quant, news, llm_calls=paid, call_bound=screen.call_bound(), seed=str(ctx.run.pk)
+        ),
     )
 
 

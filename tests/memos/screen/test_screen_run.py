@@ -78,6 +78,14 @@ def test_a_screen_runs_within_the_call_bound_and_flags_every_symbol_by_the_proto
     # Every cited document resolves to a stored row.
     cited = {ref for n in news for ref in n.cited}
     assert cited and SourceDocument.objects.filter(doc_id__in=cited).count() == len(cited)
+    # Seed 002's success criteria, measured by code over every symbol.
+    criteria = result.criteria
+    assert criteria is not None
+    assert criteria.grounded == criteria.symbols == len(SYMBOLS)
+    assert criteria.consistent_sectors == criteria.sectors == 3
+    assert criteria.split_stated == criteria.symbols
+    assert criteria.low_evidence and criteria.said_no_catalyst / criteria.low_evidence >= 0.2
+    assert len(criteria.sample) == min(10, len(SYMBOLS))
     version = ArtefactVersion.objects.get(run=run)
     assert version.kind == "screen"
     assert "Executive summary" in version.sections
