@@ -133,5 +133,5 @@ def adjust(symbol: str, before: Flag, to: Flag, reason: str, rule: Floor) -> Adj
     if rule.forced is not None:
         why = f"the protocol fixes {symbol} at {rule.forced}: {rule.rule}"
     else:
-        why = f"{to} needs strong evidence and a transient driver, which {symbol}'s sector lacks"
+        why = f"{to} needs strong evidence and a transient driver, which {symbol}'s sector lacks."
     return Adjustment(symbol, before, to, reason, False, f"Refused: {why}")

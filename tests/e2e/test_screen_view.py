@@ -1,0 +1,49 @@
+"""Seed 002's dashboard in a real browser: an analyst screens a watchlist from the brief form, watches the
+stages fill in live, and when the flags are decided the dashboard appears on its own: the executive
+summary, the sector themes, then the symbol inspector with the quant profile and a price chart drawn by
+code. The frozen version shows the same dashboard, with its standalone report one click away."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.e2e.conftest import SCREENSHOTS, Desk, start_desk
+from tests.e2e.test_agency_view import log_in
+from tests.memos.pipeline_support import analyst
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+RUN_TIMEOUT_MS = 120_000
+
+
+def test_a_screen_from_the_form_ends_in_its_dashboard(browser: Browser, desk_factory: list[Desk]) -> None:
+    analyst("ana")
+    desk = start_desk(desk_factory, {}, latency_ms=300)
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    log_in(page, desk)
+    page.get_by_role("link", name="New brief").click()
+    page.check("input[name=workflow][value=screen]")
+    page.fill("textarea[name=watchlist]", "XOM, CVX, BP, DUK, NEE, JPM, BAC")
+    page.fill("textarea[name=question]", "Which symbols moved on their own this week, and why?")
+    page.get_by_role("button", name="Start the run").click()
+    page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}/$"))
+    expect(page.locator("#screen-dashboard[data-reload-when-done]")).to_be_visible()
+    desk.start_worker()
+    # The dashboard replaces the waiting panel when the run ends, without a reader's reload.
+    expect(page.get_by_role("heading", name="Executive summary")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_role("heading", name="Sector themes")).to_be_visible()
+    expect(page.locator(".sector-card")).to_have_count(3)
+    page.screenshot(path=str(SCREENSHOTS / "screen-run.png"), full_page=True)
+    page.locator(".symbol-table a", has_text="XOM").click()
+    inspector = page.locator("#inspect-XOM")
+    expect(inspector).to_be_visible()
+    expect(inspector.locator("svg.price-chart path")).to_have_count(4)  # close, two averages, the benchmark
+    expect(inspector).to_contain_text("is the market's move")
+    inspector.screenshot(path=str(SCREENSHOTS / "screen-inspector.png"))
+    page.locator("a.version-link").first.click()
+    expect(page.get_by_role("heading", name="Executive summary")).to_be_visible()
+    report = page.get_by_role("link", name="The standalone HTML report")
+    expect(report).to_have_attribute("href", re.compile(r"/versions/\d+/report\.html$"))
