@@ -467,3 +467,6 @@ SCREEN_SCHEDULE_OWNER = env_str("SCREEN_SCHEDULE_OWNER", "analyst")
 # In live mode, a screen reads its watchlist's daily prices from the live price adapter (Stooq over HTTPS,
 # agents.data.prices.LivePriceSource) instead of the bundled files; a strategy's own price folder still wins.
 SCREEN_LIVE_PRICES = DATA_MODE == "live" and env_bool("SCREEN_LIVE_PRICES", False)
+# In live mode, the screen's news analyst also asks a search API that answers in RSS 2.0, at this URL
+# template with a {query} placeholder (https, a fixed host: the fetcher reaches that host only); "" for none.
+SCREEN_SEARCH_URL = env_str("SCREEN_SEARCH_URL", "") if DATA_MODE == "live" else ""

@@ -278,6 +278,31 @@ class LiveNewsSource:
         return within(newest_first(unique_by_id(items)), since=since, until=until)
 
 
+class LiveSearch:
+    """A news search that answers in RSS 2.0 (a search feed: ``https://host/rss/search?q={query}``), fetched
+    through a Fetcher whose allow-list is ``feed_hosts(url_template)``: the query varies only the query
+    string, never the host. Each item is an untrusted news document, as a headline feed's is."""
+
+    def __init__(self, fetch: Fetcher, url_template: str) -> None:
+        if "{query}" not in url_template:
+            raise ValueError(f"the search URL template {url_template!r} has no {{query}} placeholder")
+        feed_hosts(url_template.replace("{query}", ""))  # https, a fixed host
+        self._fetch = fetch
+        self._template = url_template
+
+    def search(
+        self,
+        query: str,
+        *,
+        since: date | None = None,
+        until: date | None = None,
+        tickers: tuple[str, ...] = (),
+    ) -> list[SourceDocument]:
+        url = self._template.replace("{query}", quote(query.strip(), safe=""))
+        items = parse_rss(self._fetch(url), origin=url, tickers=tickers)
+        return within(newest_first(unique_by_id(items)), since=since, until=until)
+
+
 # FNSPID (CC BY-NC 4.0): read by tests from ../shared/data only, never bundled into the product.
 _FNSPID_HEADLINE_COLUMNS = ("Date", "Headline", "URL")
 _FNSPID_CONTENT_COLUMNS = ("Date", "Url", "Text", "Mark")

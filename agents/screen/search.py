@@ -42,6 +42,7 @@ class Query(BaseModel):
 
     kind: QueryKind
     text: str  # what it looks for, as the run page shows it
+    terms: str  # what a live search API is asked
     sector: str  # "" for the market overview
     symbols: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
@@ -62,6 +63,7 @@ def overview_queries(as_of: date, effort: NewsEffort, symbols: Sequence[str]) ->
         Query(
             kind="market",
             text=f"Market-wide news in the week to {end}",
+            terms="stock market week",
             sector="",
             words=MARKET_WORDS,
             start=start,
@@ -71,6 +73,7 @@ def overview_queries(as_of: date, effort: NewsEffort, symbols: Sequence[str]) ->
         Query(
             kind="posts",
             text=f"Posts on the watchlist that talk about the market, week to {end}",
+            terms="",
             sector="",
             symbols=tuple(symbols),
             words=MARKET_WORDS,
@@ -81,6 +84,7 @@ def overview_queries(as_of: date, effort: NewsEffort, symbols: Sequence[str]) ->
         Query(
             kind="market",
             text=f"Market-wide news in the month to {end}",
+            terms="stock market sell-off",
             sector="",
             words=MARKET_WORDS,
             start=end - timedelta(days=30),
@@ -108,6 +112,7 @@ def sector_queries(
         Query(
             kind="news",
             text=f"{group.sector}: news on {', '.join(symbols)} in the week to {end}",
+            terms=f"{group.sector} stocks {' '.join(symbols[:5])}",
             sector=group.sector,
             symbols=symbols,
             words=(group.sector.lower(),),
@@ -118,6 +123,7 @@ def sector_queries(
         Query(
             kind="posts",
             text=f"{group.sector}: posts on {', '.join(symbols)} in the week to {end}",
+            terms="",
             sector=group.sector,
             symbols=symbols,
             start=start,
@@ -139,6 +145,7 @@ def sector_queries(
                 f"{group.sector}: deep dive on the symbols past the alpha threshold "
                 f"({', '.join(movers) or 'none single'}), month to {end}"
             ),
+            terms=" OR ".join(movers or symbols[:5]),
             sector=group.sector,
             symbols=movers or symbols,
             start=end - timedelta(days=30),

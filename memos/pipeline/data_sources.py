@@ -12,6 +12,7 @@ from django.db import connection
 from agents.data.edgar import EdgarSource, LiveEdgarSource, SnapshotEdgarSource
 from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
 from agents.data.http import Fetcher, FetchError, http_fetcher
+from agents.data.news import NEWS_MAX_BYTES, LiveSearch, feed_hosts
 from agents.data.prices import STOOQ_HOSTS, STOOQ_MAX_BYTES, LivePriceSource
 from agents.data.social import StocknetSocialSource
 
@@ -47,6 +48,20 @@ def live_price_source() -> LivePriceSource:
         max_bytes=STOOQ_MAX_BYTES,
     )
     return LivePriceSource(outside_transactions(fetch))
+
+
+def live_search() -> LiveSearch | None:
+    """The configured news search API (``SCREEN_SEARCH_URL``, live mode only), or None."""
+    template = settings.SCREEN_SEARCH_URL
+    if not template:
+        return None
+    fetch = http_fetcher(
+        user_agent=settings.SEC_USER_AGENT,
+        per_second=1.0,
+        allowed_hosts=feed_hosts(template.replace("{query}", "")),
+        max_bytes=NEWS_MAX_BYTES,
+    )
+    return LiveSearch(outside_transactions(fetch), template)
 
 
 def social_source() -> StocknetSocialSource:

@@ -22,6 +22,7 @@ from agents.screen.search import Query, overview_queries, sector_queries
 from agents.text.sentences import trim_cut
 from agents.text.shown import shown
 from memos.pipeline.context import StageContext
+from memos.pipeline.data_sources import live_search
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
@@ -50,7 +51,7 @@ def run_news(ctx: StageContext) -> None:
     screen = ScreenConfig.model_validate(ctx.config)
     quant = quant_of(ctx)
     gw = gateway(screen.strategy.models)
-    reading = Reading(gw, ctx, screen, quant, DeskSearcher())
+    reading = Reading(gw, ctx, screen, quant, DeskSearcher(live_search()))
     work: dict[str, Callable[[], NewsOutput]] = {OVERVIEW: reading.overview}
     for sector in screen.sector_names:
         work[news_key(sector)] = partial(reading.sector, sector)

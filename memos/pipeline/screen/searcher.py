@@ -1,10 +1,11 @@
-"""The news analyst's searcher in snapshot mode: each query of the plan (agents.screen.search) answered from
-the desk's documents (news and prediction markets in the fact store) and the bundled stocknet posts, dated
-within the query's window and never after the as-of session. Deterministic: the same query finds the same
-documents in the same order, so an unchanged rerun sends the same prompts and the ledger answers them.
+"""The news analyst's searcher: each query of the plan (agents.screen.search) answered from the desk's
+documents (news and prediction markets in the fact store) and the bundled stocknet posts, dated within the
+query's window and never after the as-of session; in live mode, first from the configured search API.
+Deterministic over the desk's own documents: the same query finds the same documents in the same order, so
+an unchanged rerun sends the same prompts and the ledger answers them.
 
-Posts found are stored as documents (memos.pipeline.fact_store.save_documents), so every citation of one
-resolves to a row, as a news item's does.
+Posts and search results found are stored as documents (memos.pipeline.fact_store.save_documents), so every
+citation of one resolves to a row, as a news item's does.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from itertools import chain, zip_longest
 
+from agents.data.news import LiveSearch
 from agents.data.types import SourceDocument
 from agents.screen.search import Query
 from memos.models import SourceDocument as SourceDocumentRow
@@ -25,11 +27,16 @@ DESK_KINDS = ("news", "prediction-market", "filing")
 
 
 class DeskSearcher:
-    def __init__(self) -> None:
+    """``live``: the configured search API (live mode), asked for each query with terms, before the desk's
+    own documents; what it finds is stored as documents like any other."""
+
+    def __init__(self, live: LiveSearch | None = None) -> None:
         self._posts: dict[tuple[str, date], list[SourceDocument]] = {}
         self._lock = threading.Lock()
+        self._live = live
 
     def answer(self, query: Query) -> list[SourceDocument]:
+        searched = self._searched(query)
         if query.kind == "market":
             found = _matching(self._desk(query, symbols=()), query.words)
         elif query.kind == "posts":
@@ -38,9 +45,16 @@ class DeskSearcher:
             found = self._desk(query, symbols=query.symbols, words=query.words)
         else:  # the deep dive: the movers' own posts and news over the longer window
             found = list(chain(self._desk(query, symbols=query.symbols), self._symbol_posts(query)))
-        chosen = _distinct(found)[: query.limit]
-        save_documents(doc for doc in chosen if doc.kind == "social")
+        chosen = _distinct([*searched, *found])[: query.limit]
+        save_documents(doc for doc in chosen if doc.kind == "social" or doc in searched)
         return chosen
+
+    def _searched(self, query: Query) -> list[SourceDocument]:
+        if self._live is None or not query.terms:
+            return []
+        return self._live.search(
+            query.terms, since=query.start, until=query.end, tickers=tuple(query.symbols)
+        )[: query.limit]
 
     def _symbol_posts(self, query: Query) -> list[SourceDocument]:
         """The symbols' posts in the window, taken in turn (newest first for each), so one busy symbol does

@@ -1,6 +1,7 @@
 """Live mode: a watchlist's prices come from the live price adapter (Stooq's CSV over HTTPS, through the
 desk's allow-listed fetcher), answered here by recorded responses: the bundled stocknet bars written as
-Stooq sends them. A symbol the provider has no data for is said on the run, not filled from a stale file."""
+Stooq sends them. A symbol the provider has no data for is said on the run, not filled from a stale file.
+The news analyst also asks the configured search API for each sector, its answers kept as documents."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
+from agents.data.news import LiveSearch
 from agents.data.prices import LivePriceSource
-from agents.screen.outputs import QuantStep
-from memos.models import AgentStep, Run
+from agents.screen.outputs import NewsOutput, QuantStep
+from memos.models import AgentStep, Run, SourceDocument
 from memos.pipeline import driver
-from memos.pipeline.screen import universe
+from memos.pipeline.screen import news, universe
 from tests.memos.pipeline_support import fake_llm
 from tests.memos.screen.test_screen_run import _screen
 
@@ -69,3 +71,42 @@ def test_a_live_screen_reads_its_watchlist_from_the_provider(monkeypatch: pytest
     assert any(problem.startswith("VIX") for problem in quant.problems)
     xom = next(f for f in quant.figures if f.fact_id.startswith("XOM:alpha_1w"))
     assert xom.url.startswith("https://stooq.com/")
+
+
+SEARCH_TEMPLATE = "https://news.example.com/rss/search?q={query}"
+# An RSS 2.0 answer of a search API, as such a feed sends it (the items are this test's own).
+SEARCH_ANSWER = b"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>search</title>
+<item><title>Oil majors slide as crude falls to a six-year low</title><link>https://news.example.com/a1</link>
+<pubDate>Thu, 20 Aug 2015 18:00:00 GMT</pubDate>
+<description>Exxon and Chevron fell with crude.</description></item>
+<item><title>Energy shares lead the market lower</title><link>https://news.example.com/a2</link>
+<pubDate>Fri, 21 Aug 2015 20:00:00 GMT</pubDate>
+<description>The sector fell more than the market.</description></item>
+<item><title>An old story outside the window</title><link>https://news.example.com/a3</link>
+<pubDate>Mon, 02 Feb 2015 10:00:00 GMT</pubDate><description>Too old to count.</description></item>
+</channel></rss>"""
+
+
+def test_a_live_screen_asks_the_search_api_for_each_sector(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fetch(url: str) -> bytes:
+        asked.append(url)
+        return SEARCH_ANSWER
+
+    monkeypatch.setattr(news, "live_search", lambda: LiveSearch(fetch, SEARCH_TEMPLATE))
+    with override_settings(DATA_MODE="live", SCREEN_SEARCH_URL=SEARCH_TEMPLATE):
+        run = _screen(["XOM", "CVX", "DUK"])
+        with fake_llm():
+            driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    assert asked and all(url.startswith("https://news.example.com/rss/search?q=") for url in asked)
+    assert any("Basic%20Materials%20stocks" in url for url in asked)
+    readings = [NewsOutput.model_validate(s.output) for s in AgentStep.objects.filter(run=run, kind="news")]
+    titles = {d.title for n in readings for d in n.documents}
+    assert "Oil majors slide as crude falls to a six-year low" in titles
+    assert "An old story outside the window" not in titles  # the query's window holds
+    found = [d.doc_id for n in readings for d in n.documents if d.kind == "news"]
+    assert SourceDocument.objects.filter(doc_id__in=found).count() == len(set(found))
