@@ -210,3 +210,17 @@ def test_the_sector_spdr_etfs_are_grouped_by_the_override_table() -> None:
     quant = QuantStep.model_validate(_output(run, QUANT))
     assert quant.universe.sectors["XLF"] == "Financial"
     assert set(quant.universe.rules.values()) == {"override"}
+
+
+def test_the_strategy_puts_the_managing_director_on_a_model_of_its_own() -> None:
+    shared = _screen(["XOM", "DUK"])
+    apart = _screen(["XOM", "CVX"], models={"managing_director": "fake-judge"})
+    with fake_llm():
+        driver.run_inline(str(shared.pk))
+        driver.run_inline(str(apart.pk))
+    # Seed 003: the reviewer on the analysts' family is warned about; on a model of its own, not.
+    assert QuantStep.model_validate(_output(shared, QUANT)).same_model_warning
+    assert not QuantStep.model_validate(_output(apart, QUANT)).same_model_warning
+    models = dict(LLMCall.objects.filter(run=apart).values_list("role", "model").distinct())
+    assert models["managing_director"] == "fake-judge"
+    assert models["news_analyst"] != "fake-judge"
