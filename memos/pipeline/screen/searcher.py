@@ -10,6 +10,7 @@ citation of one resolves to a row, as a news item's does.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import date
@@ -23,6 +24,9 @@ from memos.pipeline.data_sources import social_source
 from memos.pipeline.fact_store import save_documents
 
 POSTS_READ = 40  # the newest posts read per symbol up to the as-of session (the month before it, mostly)
+# A post naming more tickers than this is a list ("$lly $exc $low $tgt ..."), not news about one of them.
+MOST_CASHTAGS = 3
+_CASHTAG = re.compile(r"\$[a-z][a-z.\-]*")
 DESK_KINDS = ("news", "prediction-market", "filing")
 
 
@@ -60,7 +64,8 @@ class DeskSearcher:
         """The symbols' posts in the window, taken in turn (newest first for each), so one busy symbol does
         not crowd out its sector."""
         lists = [
-            [p for p in self._posts_of(s, query.end) if _within(p.published, query)] for s in query.symbols
+            [p for p in self._posts_of(s, query.end) if _within(p.published, query) and _about_few(p)]
+            for s in query.symbols
         ]
         return [post for turn in zip_longest(*lists) for post in turn if post is not None]
 
@@ -99,6 +104,10 @@ class DeskSearcher:
                 )
             )
         return found
+
+
+def _about_few(post: SourceDocument) -> bool:
+    return len(_CASHTAG.findall(post.text.lower())) <= MOST_CASHTAGS
 
 
 def _within(published: date | None, query: Query) -> bool:
