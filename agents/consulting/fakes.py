@@ -10,12 +10,12 @@ names what moved it (an id new to the thread, or the critic's words). Scores spr
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from agents.consulting.roster import ANALYSTS, BOARD
+from agents.llm.fakes.reading import message_text, schema_enum, stable_number
 from agents.llm.fakes.server import FakeAnswer
 
 ROUND_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
@@ -52,38 +52,6 @@ POSITIONS = ("support", "conditional", "oppose")
 HEADER = re.compile(r"^\[round (\d+) · ([^\]]+)\]$", re.MULTILINE)
 
 
-def _text(messages: Any, role: str) -> str:
-    if not isinstance(messages, list):
-        return ""
-    return "\n".join(
-        str(m.get("content", "")) for m in messages if isinstance(m, dict) and m.get("role") == role
-    )
-
-
-def _enum(node: Any, name: str) -> list[str]:
-    """The first enum found under a property called ``name`` anywhere in the schema."""
-    if isinstance(node, dict):
-        prop = node.get("properties", {}).get(name) if isinstance(node.get("properties"), dict) else None
-        if isinstance(prop, dict):
-            items = prop.get("items", {})
-            if isinstance(items, dict) and isinstance(items.get("enum"), list):
-                return [str(value) for value in items["enum"]]
-        for value in node.values():
-            found = _enum(value, name)
-            if found:
-                return found
-    elif isinstance(node, list):
-        for value in node:
-            found = _enum(value, name)
-            if found:
-                return found
-    return []
-
-
-def _number(*parts: str) -> int:
-    return int(hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8], 16)
-
-
 def _line(text: str, prefix: str) -> str:
     for line in text.splitlines():
         if line.startswith(prefix):
@@ -92,7 +60,7 @@ def _line(text: str, prefix: str) -> str:
 
 
 def agency_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | None:
-    user, system = _text(messages, "user"), _text(messages, "system")
+    user, system = message_text(messages, "user"), message_text(messages, "system")
     answers: dict[str, Callable[[], Any]] = {
         "inference": lambda: _inference(schema, financial="financial inference agent" in system),
         "analyst": lambda: _moves(schema, system),
@@ -106,7 +74,7 @@ def agency_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | 
 
 
 def _inference(schema: Mapping[str, Any], *, financial: bool) -> dict[str, Any]:
-    ids = _enum(schema, "citations")
+    ids = schema_enum(schema, "citations")
     claims = []
     for index, ref in enumerate(ids[:4]):
         if financial:
@@ -122,7 +90,7 @@ def _moves(schema: Mapping[str, Any], system: str) -> dict[str, Any]:
     persona = next(
         (name for title, name in PERSONA_TITLES.items() if f"You are the {title}" in system), "capital"
     )
-    claims = _enum(schema, "citations")
+    claims = schema_enum(schema, "citations")
     answer = {}
     for offset, risk in enumerate(("low", "medium", "high")):
         action, target = MOVES[persona][risk]
@@ -185,15 +153,15 @@ def _board(schema: Mapping[str, Any], user: str, system: str) -> dict[str, Any]:
     member = next((m.upper() for m, board in BOARD.items() if f"as the {board.title}" in system), "D1")
     round_ = max(1, sum(1 for match in HEADER.finditer(user) if match.group(2) == "critic"))
     title = _title(user)
-    base = _number(title, member) % 3
-    changes = _number(title, member, "changes") % 2 == 1
+    base = stable_number(title, member) % 3
+    changes = stable_number(title, member, "changes") % 2 == 1
     position = POSITIONS[(base + 1) % 3] if changes and round_ >= 2 else POSITIONS[base]
     point = _last_critic_point(user)
     quote = " ".join(point.split()[:8])
-    citable = _enum(schema, "citations")
+    citable = schema_enum(schema, "citations")
     moved_by, cited = "", citable[:1]
     if changes and round_ == 2:
-        if _number(title, member, "why") % 2 and citable:
+        if stable_number(title, member, "why") % 2 and citable:
             moved_by, cited = citable[-1], [citable[-1]]
         else:
             moved_by = quote
@@ -213,9 +181,9 @@ def _scores(user: str, system: str) -> dict[str, Any]:
     quote = " ".join(_line(user, "The move:").split()[:8]) or title
     scores = {}
     for metric in ("impact", "feasibility", "risk_adjusted_return", "strategic_alignment"):
-        value = 3 + _number(title, system, metric) % 7
+        value = 3 + stable_number(title, system, metric) % 7
         if not blind:
-            value = max(0, min(10, value + (_number(title, system, metric, "shift") % 3) - 1))
+            value = max(0, min(10, value + (stable_number(title, system, metric, "shift") % 3) - 1))
         scores[metric] = {
             "score": value,
             "quote": quote,

@@ -9,51 +9,15 @@ managing director who asks for one change the protocol refuses and one it admits
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from agents.llm.fakes.reading import message_text, schema_enum, stable_number
 from agents.llm.fakes.server import FakeAnswer
 
 FLAGS = ("GREEN", "YELLOW", "RED")
 SECTOR = re.compile(r"^Sector: (.+?), in the week", re.MULTILINE)
-
-
-def _text(messages: Any, role: str) -> str:
-    if not isinstance(messages, list):
-        return ""
-    return "\n".join(
-        str(m.get("content", "")) for m in messages if isinstance(m, dict) and m.get("role") == role
-    )
-
-
-def _enum(node: Any, name: str) -> list[str]:
-    """The first enum (or const) under a property called ``name``, its own or its items', anywhere in the
-    schema."""
-    if isinstance(node, dict):
-        properties = node.get("properties")
-        if isinstance(properties, dict) and isinstance(properties.get(name), dict):
-            field = properties[name]
-            for holder in (field, field.get("items")):
-                if isinstance(holder, dict) and isinstance(holder.get("enum"), list):
-                    return [str(value) for value in holder["enum"]]
-                if isinstance(holder, dict) and "const" in holder:  # an enum of one
-                    return [str(holder["const"])]
-        for value in node.values():
-            found = _enum(value, name)
-            if found:
-                return found
-    elif isinstance(node, list):
-        for value in node:
-            found = _enum(value, name)
-            if found:
-                return found
-    return []
-
-
-def _number(*parts: str) -> int:
-    return int(hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8], 16)
 
 
 def _has(schema: Mapping[str, Any], name: str) -> bool:
@@ -61,7 +25,7 @@ def _has(schema: Mapping[str, Any], name: str) -> bool:
 
 
 def screen_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | None:
-    user = _text(messages, "user")
+    user = message_text(messages, "user")
     if role == "news_analyst":
         return _sector_news(schema, user) if _has(schema, "key_drivers") else _overview(schema)
     if role == "senior_analyst":
@@ -72,7 +36,7 @@ def screen_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | 
 
 
 def _overview(schema: Mapping[str, Any]) -> dict[str, Any]:
-    ids = _enum(schema, "citations")
+    ids = schema_enum(schema, "citations")
     return {
         "summary": "Documents from the week point to a broad risk-off move across the market.",
         "key_events": [{"event": "Posts describe a broad sell-off in equities.", "citations": ids[:2]}]
@@ -83,11 +47,11 @@ def _overview(schema: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _sector_news(schema: Mapping[str, Any], user: str) -> dict[str, Any]:
-    ids = _enum(schema, "citations")
-    symbols = _enum(schema, "affected_symbols")
+    ids = schema_enum(schema, "citations")
+    symbols = schema_enum(schema, "affected_symbols")
     found = SECTOR.search(user)
     sector = found.group(1) if found else ""
-    transient = _number(sector) % 3 != 0
+    transient = stable_number(sector) % 3 != 0
     drivers = []
     if ids:
         drivers.append(
@@ -107,7 +71,7 @@ def _sector_news(schema: Mapping[str, Any], user: str) -> dict[str, Any]:
 
 
 def _synthesis(schema: Mapping[str, Any], user: str) -> dict[str, Any]:
-    symbols = _enum(schema, "symbol")
+    symbols = schema_enum(schema, "symbol")
     found = SECTOR.search(user)
     sector = found.group(1) if found else "the sector"
     return {
@@ -117,7 +81,7 @@ def _synthesis(schema: Mapping[str, Any], user: str) -> dict[str, Any]:
         "symbols": [
             {
                 "symbol": symbol,
-                "flag": FLAGS[_number(symbol) % 3],
+                "flag": FLAGS[stable_number(symbol) % 3],
                 "flag_reason": f"{symbol} follows its sector's story, with its own momentum.",
                 "bullish_signals": ["momentum near oversold"],
                 "bearish_signals": ["the market's trend is down"],
@@ -136,7 +100,7 @@ def _overall() -> dict[str, Any]:
 
 
 def _director(schema: Mapping[str, Any]) -> dict[str, Any]:
-    symbols = _enum(schema, "symbol")
+    symbols = schema_enum(schema, "symbol")
     changes = []
     if symbols:
         changes.append({"symbol": symbols[0], "to": "GREEN", "reason": "The driver looks transient to me."})

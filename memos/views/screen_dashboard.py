@@ -29,22 +29,12 @@ from agents.screen.outputs import (
     QuantStep,
     ScreenResult,
 )
-from agents.screen.quant import Figure, MarketContext, QuantOutput, SectorGroup, SymbolProfile
+from agents.screen.quant import SHOWN, Figure, MarketContext, QuantOutput, SectorGroup, SymbolProfile
 from agents.text.figures import REF
 from memos.models import ArtefactVersion
 
 KIND = "screen"
-PROFILE_ROWS = (
-    "return_1w",
-    "beta",
-    "alpha_1w",
-    "sma50_distance_pct",
-    "sma200_distance_pct",
-    "rsi14",
-    "bb_position",
-    "volume_ratio",
-    "atr_pct",
-)
+PROFILE_ROWS = SHOWN  # the quant profile panel: the figures the screen shows per symbol
 
 
 @dataclass(frozen=True)
@@ -73,6 +63,11 @@ class SymbolView:
     @property
     def market_part_text(self) -> str:
         return value_text("return_1w", self.profile.market_part)
+
+    @property
+    def values(self) -> dict[str, str]:
+        """Each shown figure as printed, by its name (the symbols table reads a few)."""
+        return {key: value_text(key, self.profile.figures.get(key)) for key in PROFILE_ROWS}
 
 
 @dataclass(frozen=True)
