@@ -6,7 +6,8 @@
 #   bash scripts/reader-bench.sh --report STATE_DIR    only report the runs already in STATE_DIR
 # CASES defaults to "memo:AAPL memo:NVDA memo:TSLA deck:AAPL deck:NVDA"; LOCAL_MODEL to 1.5b. A case
 # "agency:TICKER" runs a quick agency; "stability:TICKER" three quick agency reruns in rotated move orders
-# (bench_run --reruns 3 --configured-model), written to STATE_DIR/stability-TICKER.json.
+# (bench_run --reruns 3 --configured-model), written to STATE_DIR/stability-TICKER.json; "screen:demo" the
+# demo strategy's weekly screen, its files in STATE_DIR/screen.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 REPORT_ONLY=false
@@ -43,6 +44,15 @@ if [ "$REPORT_ONLY" = false ]; then
   start_llama "$MODEL_PATH" "$LLAMA_PORT" "$STATE/logs/llama-server.log"
   for item in $CASES; do
     workflow="${item%%:*}" ticker="${item#*:}"
+    if [ "$workflow" = screen ]; then
+      # The weekly screen of the demo strategy (the ticker part is ignored): its summary and criteria printed,
+      # its files written to STATE_DIR/screen.
+      log "screen of the demo strategy (embedded $LOCAL_MODEL)"
+      started=$(date +%s)
+      "$PY" manage.py screen --inline --out "$STATE/screen" 2>&1 | grep -v WARNING | tail -n 20 || true
+      log "screen wall time: $(( $(date +%s) - started )) s"
+      continue
+    fi
     if [ "$workflow" = stability ]; then
       # The agency's rank stability: three reruns of one brief, the moves' order rotated each time.
       log "agency rank stability on $ticker (quick, embedded $LOCAL_MODEL, three reruns)"
