@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agents.data.types import SourceDocument
-from agents.screen.display import figure_lines
+from agents.screen.display import figure_lines, value_text
 from agents.screen.outputs import Document, NewsOutput, SynthesisOutput
 from agents.screen.quant import Figure, QuantOutput, SectorGroup, SymbolProfile
 
@@ -31,21 +31,36 @@ def market_block(quant: QuantOutput) -> str:
     )
 
 
-def sector_ids(profiles: Sequence[SymbolProfile]) -> list[str]:
-    """The figures a sector's prose may reference: its symbols' (each a fact with a row; a sector's averages
-    are derivations code prints, not facts a reference can resolve)."""
-    return [ref for p in profiles for ref in p.facts.values()]
+# What each role is given of a symbol by id (a prompt's length is the embedded model's time): the news
+# analyst names a symbol's own move; the senior analyst its week, beta, own move and momentum. The quant
+# note gives every role the split and the rest in words and numbers code wrote.
+NEWS_FIGURES = ("alpha_1w",)
+SENIOR_FIGURES = ("return_1w", "beta", "alpha_1w", "rsi14")
 
 
-def sector_block(quant: QuantOutput, group: SectorGroup, profiles: Sequence[SymbolProfile]) -> str:
-    """The sector's averages and interpretation, then each symbol: its name, code's split of its week, its
-    signal, and its figures by id."""
+def sector_ids(profiles: Sequence[SymbolProfile], keys: Sequence[str]) -> list[str]:
+    """The figures a sector's prose may reference: its symbols' ``keys`` (each a fact with a row; a sector's
+    averages are derivations code prints, not facts a reference can resolve)."""
+    return [p.facts[key] for p in profiles for key in keys if key in p.facts]
+
+
+def sector_block(
+    quant: QuantOutput, group: SectorGroup, profiles: Sequence[SymbolProfile], keys: Sequence[str]
+) -> str:
+    """The sector's averages and interpretation, then each symbol: its name, its signal, code's note (the
+    split of its week, momentum, volume), and its ``keys`` figures by id, on one line."""
+    by_id = {figure.fact_id: figure for figure in quant.figures}
     lines = [f"{group.sector}: {group.interpretation}", figure_lines(figures_of(quant, group.facts.values()))]
     for profile in profiles:
+        refs = "; ".join(
+            f"[{ref}] {value_text(key, by_id[ref].value)}"
+            for key in keys
+            if (ref := profile.facts.get(key)) in by_id
+        )
         lines += [
             "",
             f"{profile.symbol} ({profile.name}), signal {profile.quant_signal}. {profile.quant_note}",
-            figure_lines(figures_of(quant, profile.facts.values())),
+            f"By id: {refs}" if refs else "",
         ]
     return "\n".join(lines)
 

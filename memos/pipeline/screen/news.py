@@ -27,6 +27,7 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.handoffs import (
+    NEWS_FIGURES,
     document_block,
     document_of,
     market_block,
@@ -138,7 +139,7 @@ class Reading:
         searched, documents = search(self.searcher, queries)
         if not documents:
             return _silent(sector, searched, NO_NEWS)
-        facts = tuple(sector_ids(profiles))
+        facts = tuple(sector_ids(profiles, NEWS_FIGURES))
         ids = tuple(doc.doc_id for doc in documents)
         symbols = tuple(group.symbols)
         ctx.check()
@@ -146,7 +147,7 @@ class Reading:
             {
                 "sector": sector,
                 "as_of": str(quant.market.as_of),
-                "quant": sector_block(quant, group, profiles),
+                "quant": sector_block(quant, group, profiles, NEWS_FIGURES),
             },
             {"documents": document_block(documents)},
             nonce=ctx.run.nonce,

@@ -21,6 +21,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.handoffs import (
+    SENIOR_FIGURES,
     market_block,
     market_ids,
     news_block,
@@ -72,14 +73,14 @@ class Writer:
                 calls=[],
             )
         profiles = [p for p in (quant.symbol(s) for s in group.symbols) if p is not None]
-        facts = tuple(sector_ids(profiles))
+        facts = tuple(sector_ids(profiles, SENIOR_FIGURES))
         symbols = tuple(p.symbol for p in profiles)
         self.ctx.check()
         prompt = template("screen_senior_sector", self.ctx.run).render(
             {
                 "sector": sector,
                 "as_of": str(quant.market.as_of),
-                "quant": sector_block(quant, group, profiles),
+                "quant": sector_block(quant, group, profiles, SENIOR_FIGURES),
             },
             {"news": news_block(self.news.get(sector))},
             nonce=self.ctx.run.nonce,
