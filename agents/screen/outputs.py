@@ -208,6 +208,9 @@ class ScreenResult(_Frozen):
     sectors: list[SectorView]
     data_note: str  # the managing director's data-constrained note, with the counts ("" when none applies)
     flag_counts: dict[str, int]
-    llm_calls: int
+    llm_calls: int  # the roles' calls: answered by the model or from the ledger (seed 002's count)
     call_bound: int  # 2 x sectors + 3
+    paid_requests: int = (
+        0  # requests the model was paid for, re-asks after a cut-off or invalid answer included
+    )
     criteria: Criteria | None = None  # seed 002's success criteria, measured by code (agents.screen.criteria)

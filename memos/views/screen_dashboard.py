@@ -110,6 +110,7 @@ class Dashboard:
     flag_counts: dict[str, int]
     llm_calls: int
     call_bound: int
+    paid_requests: int
     warning: str
     refused: list[Assessment] = field(default_factory=list)  # the managing director's changes code refused
 
@@ -183,6 +184,7 @@ def build(content: dict[str, Any]) -> Dashboard:
         flag_counts=result.flag_counts,
         llm_calls=result.llm_calls,
         call_bound=result.call_bound,
+        paid_requests=result.paid_requests,
         warning=step.same_model_warning,
         refused=[a for a in result.assessments if a.adjustment is not None and not a.adjustment.accepted],
     )

@@ -148,6 +148,7 @@ def screen_json(run: Run) -> dict[str, Any] | None:
         ],
         "llm_calls": result.llm_calls,
         "llm_call_bound": result.call_bound,
+        "llm_requests_paid": result.paid_requests,
         "criteria": result.criteria.model_dump(mode="json") if result.criteria else None,
         "criteria_lines": criteria_lines(result.criteria) if result.criteria else [],
     }
@@ -170,7 +171,10 @@ def flags_markdown(report: dict[str, Any]) -> str:
         for symbol in (s for s in report["symbols"] if s["sector"] == sector["sector"]):
             lines.append(f"- **{symbol['symbol']}** {symbol['flag']}: {symbol['flag_reason']}")
         lines.append("")
-    lines.append(f"{report['llm_calls']} LLM calls (bound {report['llm_call_bound']})")
+    lines.append(
+        f"{report['llm_calls']} LLM calls (bound {report['llm_call_bound']}), "
+        f"{report['llm_requests_paid']} requests paid (re-asks included)"
+    )
     if report["criteria_lines"]:
         lines += ["", "## Seed 002's success criteria, measured by code", "", *report["criteria_lines"]]
         lines += ["", "Ten assessments traced:", ""]

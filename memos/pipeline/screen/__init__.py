@@ -69,7 +69,7 @@ def _flags(output: ScreenResult) -> str:
     counts = output.flag_counts
     return (
         f"{counts['GREEN']} green · {counts['YELLOW']} yellow · {counts['RED']} red · "
-        f"{output.llm_calls} calls (bound {output.call_bound})"
+        f"{output.llm_calls} calls (bound {output.call_bound}), {output.paid_requests} paid"
     )
 
 

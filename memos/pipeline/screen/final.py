@@ -108,7 +108,9 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
     ]
     thin = sum(1 for view in sectors if view.evidence_quality != "strong")
     counted = Counter(a.flag for a in assessments)
-    paid = LLMCall.objects.filter(run_id=ctx.run.pk).exclude(outcome="cached").count()
+    ledger = LLMCall.objects.filter(run_id=ctx.run.pk)
+    asked = ledger.filter(outcome__in=(LLMCall.Outcome.OK, LLMCall.Outcome.CACHED)).count()
+    paid = ledger.exclude(outcome=LLMCall.Outcome.CACHED).count()
     return ScreenResult(
         as_of=quant.market.as_of,
         assessments=assessments,
@@ -117,10 +119,11 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
         if thin * 2 >= len(sectors)
         else "",
         flag_counts={flag: counted.get(flag, 0) for flag in ("GREEN", "YELLOW", "RED")},
-        llm_calls=paid,
+        llm_calls=asked,
         call_bound=screen.call_bound(),
+        paid_requests=paid,
         criteria=measure(
-            assessments, quant, news, llm_calls=paid, call_bound=screen.call_bound(), seed=str(ctx.run.pk)
+            assessments, quant, news, llm_calls=asked, call_bound=screen.call_bound(), seed=str(ctx.run.pk)
         ),
     )
 
@@ -133,7 +136,7 @@ def ending(ctx: StageContext) -> Ending:
     line = (
         f"{len(result.assessments)} symbols in {len(result.sectors)} sectors as of {result.as_of}: "
         f"{counts['GREEN']} green, {counts['YELLOW']} yellow, {counts['RED']} red; "
-        f"{result.llm_calls} LLM calls (bound {result.call_bound})"
+        f"{result.llm_calls} LLM calls (bound {result.call_bound}), {result.paid_requests} requests paid"
     )
     return Ending(Run.Status.DONE, line)
 
