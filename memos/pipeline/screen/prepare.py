@@ -38,7 +38,6 @@ class Prices:
     """The run's price series, each file read once for both of the stage's steps."""
 
     def __init__(self, screen: ScreenConfig) -> None:
-        self.strategy = screen.strategy
         self.source = universe.prices(screen.strategy)
         self._read: dict[str, PriceSeries] = {}
 
