@@ -66,15 +66,18 @@ def paragraph(
     language: Language | None = None,
     *,
     withholds: Callable[[str], bool] | None = None,
+    unusable: Callable[[str], str] | None = None,
 ) -> Paragraph:
     """``text`` as a reader is shown it: the sentences with nothing to withhold, repeats collapsed, and the
     kinds of figure (and scripts) of those withheld, for the paragraph's one note. ``withholds``: a
     workflow's own rule for what it withholds, where code repairs more before a reader sees the text (a
-    deck prints a typed number a figure backs as that figure)."""
+    deck prints a typed number a figure backs as that figure). ``unusable``: a further reason a sentence is
+    withheld (agents.text.blanks: a figure's place left empty), said in the note."""
     parts: list[Segment] = []
     seen: set[str] = set()
     kinds: list[str] = []
     slipped: list[Slip] = []
+    others: list[str] = []
     total = withheld = repeated = 0
     for sentence in sentences(text):
         if not sentence.strip():
@@ -93,8 +96,14 @@ def paragraph(
             kinds.extend(removed)
             slipped.extend(found)
             continue
+        problem = unusable(sentence) if unusable is not None else ""
+        if problem:
+            withheld += 1
+            others.append(problem)
+            continue
         parts.extend(pieces)
-    return Paragraph(_merged(parts), total, withheld, repeated, _reasons(kinds, slipped), slipped)
+    reasons = _reasons(kinds, slipped) + list(dict.fromkeys(others))
+    return Paragraph(_merged(parts), total, withheld, repeated, reasons, slipped)
 
 
 def _key(sentence: str) -> str:

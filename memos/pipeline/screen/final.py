@@ -23,7 +23,7 @@ from agents.screen.outputs import (
 )
 from agents.screen.quant import decomposition
 from agents.screen.verdicts import decisions, proposals
-from memos.models import LLMCall, Run
+from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.screen.news import quant_of
@@ -138,6 +138,15 @@ def ending(ctx: StageContext) -> Ending:
         f"{counts['GREEN']} green, {counts['YELLOW']} yellow, {counts['RED']} red; "
         f"{result.llm_calls} LLM calls (bound {result.call_bound}), {result.paid_requests} requests paid"
     )
+    failed = list(
+        AgentStep.objects.filter(run_id=ctx.run.pk, status=AgentStep.Status.FAILED).values_list(
+            "title", flat=True
+        )
+    )
+    if failed:
+        # A role's step that did not finish (a call that timed out twice): its symbols were flagged by the
+        # protocol alone, so a person looks before the committee reads it as a whole screen.
+        return Ending(Run.Status.NEEDS_REVIEW, f"{line}; not finished: {', '.join(failed)}")
     return Ending(Run.Status.DONE, line)
 
 

@@ -224,3 +224,14 @@ def test_the_strategy_puts_the_managing_director_on_a_model_of_its_own() -> None
     models = dict(LLMCall.objects.filter(run=apart).values_list("role", "model").distinct())
     assert models["managing_director"] == "fake-judge"
     assert models["news_analyst"] != "fake-judge"
+
+
+def test_a_role_that_did_not_finish_leaves_the_screen_for_a_person_to_look_at() -> None:
+    run = _screen(["XOM", "CVX"])  # one sector: its one synthesis gets the two broken answers
+    with fake_llm({"screen_senior_sector": [{"broken": True}, {"broken": True}]}):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.NEEDS_REVIEW, run.status_message
+    assert "not finished: Senior analyst: Basic Materials" in run.status_message
+    result = ScreenResult.model_validate(_output(run, FLAGS))
+    assert {a.proposed for a in result.assessments} == {None}  # flagged by the protocol alone

@@ -1,0 +1,34 @@
+"""A sentence a reader cannot use because the model left a hole in it: a decoder barred from typing digits
+(agents.text.patterns) sometimes writes the words around a number and nothing in its place ("the VIX close
+at  and the SPY return of - ."), and a small model at its length bound repeats a word ("ert ert ert ert").
+Such a sentence is withheld whole, as a typed figure is, with code's reason."""
+
+from __future__ import annotations
+
+import re
+
+# A number's place left empty: a sign with nothing after it, two blanks where a word or a figure should be,
+# a preposition followed by punctuation, "the of", empty brackets.
+_EMPTY_FIGURE = re.compile(
+    r"(?:(?:^|\s)[-+−]\s*(?:[.,;:)%]|$))"
+    r"|(?:\S\s{2,}\S)"
+    r"|(?:\b(?:at|of|by|to|from|was|is|were|are|around|about|near)\s*[.,;:%])"
+    r"|(?:\b(?:at|of|by|to|from|was|is|were|are)\s+[-+−](?:\s|$))"
+    r"|(?:\bthe\s+(?:of|and|to|at|in)\b)"
+    r"|(?:\(\s*\))",
+    re.IGNORECASE,
+)
+_REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}", re.IGNORECASE)
+
+EMPTY_FIGURE = "it left a figure's place empty"
+REPEATED_WORD = "it repeated one word over and over"
+
+
+def blank_problem(sentence: str) -> str:
+    """Why a reader cannot use ``sentence`` (one of the reasons above), or ""."""
+    text = re.sub(r"\[\[[^\]]*\]\]", "x", sentence).strip()
+    if _REPEATED_WORD.search(text):
+        return REPEATED_WORD
+    if _EMPTY_FIGURE.search(text):
+        return EMPTY_FIGURE
+    return ""

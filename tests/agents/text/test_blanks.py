@@ -1,0 +1,42 @@
+"""Holes a reader cannot use, found by code: the sentences below are what the embedded 1.5B wrote in a demo
+screen when its decoder was barred from typing digits (a figure's place left empty) and when it ran into its
+length bound (one word over and over). Sentences a reader can use pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.text.blanks import EMPTY_FIGURE, REPEATED_WORD, blank_problem
+from agents.text.shown import shown
+
+WRITTEN = [
+    ("The week ended with a bear regime, with the VIX close at   and the SPY return of - .", EMPTY_FIGURE),
+    ("The market was driven by posts about dividend stocks, the of and the of , and the of .", EMPTY_FIGURE),
+    ("The alpha residual for XOM was -  and the market was driving the sector's decline.", EMPTY_FIGURE),
+    ("The Consumer Goods sector had a significant alpha residual of - on week.", EMPTY_FIGURE),
+    ("The market was the dominant force in the week ending ert ert ert ert ert ert ert", REPEATED_WORD),
+]
+USABLE = [
+    "XOM fell with crude; its own move [[XOM:alpha_1w:2015-08-21]] is large.",
+    "Most of the week in Basic Materials was the market's move; the news explains some more.",
+    "Energy shares fell as crude oil slid to a six-year low.",
+    "The sector fell - a sign of stress, not of a catalyst.",
+    "The close at the 50-day average held.",
+]
+
+
+@pytest.mark.parametrize(("sentence", "reason"), WRITTEN)
+def test_a_hole_or_a_babble_is_found(sentence: str, reason: str) -> None:
+    assert blank_problem(sentence) == reason
+
+
+@pytest.mark.parametrize("sentence", USABLE)
+def test_a_usable_sentence_passes(sentence: str) -> None:
+    assert blank_problem(sentence) == ""
+
+
+def test_the_hole_is_withheld_whole_and_the_note_says_why() -> None:
+    text = "Energy shares fell as crude slid. The VIX close was at   and SPY fell - ."
+    result = shown(text, frozenset(), unusable=blank_problem)
+    assert result.text == "Energy shares fell as crude slid."
+    assert result.note == f"Code withheld a sentence of this paragraph: {EMPTY_FIGURE}."
