@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -213,6 +214,10 @@ def ask(
         return start_run(brief=brief, user=owner, workflow=workflow, profile=profile, enqueue=enqueue)
 
 
+# A watchlist's symbol as the brief stores it (memos.models.runs.Brief.symbols: 16 characters at most).
+SYMBOL = re.compile(r"[A-Z0-9][A-Z0-9.\-^]{0,15}")
+
+
 def ask_watchlist(
     *,
     owner: User,
@@ -231,6 +236,9 @@ def ask_watchlist(
     cleaned = list(dict.fromkeys(symbol.strip().upper() for symbol in symbols if symbol.strip()))
     if not cleaned:
         raise ServiceError("The watchlist is empty: name at least one symbol.")
+    strange = [symbol for symbol in cleaned if not SYMBOL.fullmatch(symbol)]
+    if strange:
+        raise ServiceError(f"Not a ticker symbol: {', '.join(strange[:5])[:120]}.")
     if len(cleaned) > MAX_WATCHLIST:
         raise ServiceError(f"A watchlist holds at most {MAX_WATCHLIST} symbols; this one has {len(cleaned)}.")
     with transaction.atomic():

@@ -18,6 +18,7 @@ from memos.models import Run
 from memos.pipeline.registry import WORKFLOWS, workflow_for
 from memos.pipeline.screen.profiles import default_strategy
 from memos.pipeline.screen.universe import default_symbols
+from memos.pipeline.workflows import ConfigurationError
 from memos.services.access import can_start_runs
 from memos.services.errors import ServiceError
 from memos.services.runs import ask, ask_watchlist
@@ -53,9 +54,14 @@ def _start(user: User, data: dict[str, Any]) -> Run:
     profile = offered[0] if len(offered) == 1 else data["profile"]
     if workflow in WORKFLOWS and workflow_for(workflow).subject == "watchlist":
         symbols = [s for s in re.split(r"[\s,;]+", data["watchlist"].upper()) if s]
+        if not symbols:
+            try:
+                symbols = default_symbols(default_strategy())
+            except ConfigurationError as exc:
+                raise ServiceError(str(exc)) from exc
         return ask_watchlist(
             owner=user,
-            symbols=symbols or default_symbols(default_strategy()),
+            symbols=symbols,
             question=data["question"],
             audience=data["audience"],
             notes=data["notes"],

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from agents.screen.config import StrategyError, load_strategy
 from agents.screen.flags import NO_NEWS, PURE_BETA
 from agents.screen.outputs import DirectorOutput, NewsOutput, QuantStep, ScreenResult
-from memos.models import AgentStep, ArtefactVersion, FactRecord, LLMCall, Run, SourceDocument
+from memos.models import AgentStep, ArtefactVersion, Brief, FactRecord, LLMCall, Run, SourceDocument
 from memos.pipeline import driver
 from memos.pipeline.screen.plan import DIRECTOR, FLAGS, QUANT
 from memos.services.errors import ServiceError
@@ -153,7 +153,10 @@ def test_an_unchanged_rerun_makes_no_calls() -> None:
 def test_unknown_symbols_and_malformed_strategies_are_refused_with_one_line() -> None:
     with pytest.raises(ServiceError, match="No daily prices for ZZZZ"):
         _screen(["XOM", "ZZZZ"])
+    with pytest.raises(ServiceError, match=r"Not a ticker symbol: A\$B"):
+        _screen(["XOM", "A$B", "X" * 40])
     assert not Run.objects.exists()
+    assert not Brief.objects.exists()
     with pytest.raises(StrategyError, match=r"^thresholds\.pure_beta_alpha_pct"):
         load_strategy("thresholds:\n  pure_beta_alpha_pct: -1\n")
 
