@@ -11,10 +11,10 @@ import re
 # a preposition followed by punctuation, "the of", empty brackets.
 _EMPTY_FIGURE = re.compile(
     r"(?:(?:^|\s)[-+−]\s*(?:[.,;:)%]|$))"
-    r"|(?:\S\s{2,}\S)"
-    r"|(?:\b(?:at|of|by|to|from|was|is|were|are|around|about|near)\s*[.,;:%])"
+    r"|(?:\S[ \t]{2,}\S)"
+    r"|(?:\b(?:at|of|by|to|from|was|is|were|are|around|about|near)(?:\s+[.,;:]|\s*%))"
     r"|(?:\b(?:at|of|by|to|from|was|is|were|are)\s+[-+−](?:\s|$))"
-    r"|(?:\bthe\s+(?:of|and|to|at|in)\b)"
+    r"|(?:\bthe\s+(?:of|and|to|at|in)\b(?!-))"
     r"|(?:\(\s*\))",
     re.IGNORECASE,
 )

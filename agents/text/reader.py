@@ -3,7 +3,8 @@ withheld, and no sentence twice.
 
 Every workflow shows model-written paragraphs (a memo's analysis, a deck's bullets, a debate's turns, a sector
 narrative) under the same rule: a sentence that states a figure no cited fact backs, or slips into another
-script than the brief's, is not shown (agents.text.figures). A note in place of each such sentence made a
+script than the brief's, is not shown (agents.text.figures), nor is one with a hole where a figure
+was barred or a word babbled over and over (agents.text.blanks). A note in place of each such sentence made a
 paragraph read "Apple Inc. [withheld] Apple Inc. [withheld]"; here the paragraph keeps the sentences it can
 show, in order, and ends with one line saying how many were withheld and why. A paragraph left with nothing
 says so in that one line. A sentence the model wrote twice in a paragraph is shown once (a small model
@@ -17,6 +18,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agents.text.blanks import blank_problem
 from agents.text.figures import UNKNOWN_REFERENCE, Ids, Segment, joined, merged, segments
 from agents.text.scripts import Language, Slip, note, slips
 from agents.text.sentences import sentences
@@ -66,13 +68,12 @@ def paragraph(
     language: Language | None = None,
     *,
     withholds: Callable[[str], bool] | None = None,
-    unusable: Callable[[str], str] | None = None,
 ) -> Paragraph:
     """``text`` as a reader is shown it: the sentences with nothing to withhold, repeats collapsed, and the
     kinds of figure (and scripts) of those withheld, for the paragraph's one note. ``withholds``: a
     workflow's own rule for what it withholds, where code repairs more before a reader sees the text (a
-    deck prints a typed number a figure backs as that figure). ``unusable``: a further reason a sentence is
-    withheld (agents.text.blanks: a figure's place left empty), said in the note."""
+    deck prints a typed number a figure backs as that figure). A sentence with a figure's place left empty or
+    one word said over and over (agents.text.blanks) is withheld in every workflow, its reason in the note."""
     parts: list[Segment] = []
     seen: set[str] = set()
     kinds: list[str] = []
@@ -96,7 +97,7 @@ def paragraph(
             kinds.extend(removed)
             slipped.extend(found)
             continue
-        problem = unusable(sentence) if unusable is not None else ""
+        problem = blank_problem(sentence)
         if problem:
             withheld += 1
             others.append(problem)

@@ -4,7 +4,7 @@ workflows whose models write prose that cites figures by id (the agency, the scr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.text.figures import Ids, Segment
@@ -26,13 +26,6 @@ def _text(parts: Sequence[Segment]) -> str:
     return "".join(f"[[{part.text}]]" if part.kind == "fact" else part.text for part in parts).strip()
 
 
-def shown(
-    text: str,
-    known_ids: Ids,
-    keep: frozenset[str] = frozenset(),
-    *,
-    unusable: Callable[[str], str] | None = None,
-) -> Shown:
-    """``unusable``: a further rule of the workflow's for what a reader cannot use (agents.text.blanks)."""
-    para = paragraph(text, known_ids, keep, unusable=unusable)
+def shown(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> Shown:
+    para = paragraph(text, known_ids, keep)
     return Shown(_text(para.parts), para.note, para.withheld)

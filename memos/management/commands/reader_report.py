@@ -1,7 +1,8 @@
 """``manage.py reader_report [RUN_ID ...] [--json]``: what readers got of finished runs' prose.
 
 For each run (by default every finished run, oldest first): the sentences its writers wrote, those a reader
-is not shown (withheld: a figure typed that no fact backs, or another script than the brief's), those code
+is not shown (withheld: a figure typed that no fact backs, another script than the brief's, a figure's place
+left empty or a word babbled over and over: agents.text.blanks), those code
 repaired first, by lever (a typed number written as the fact that backs it, a sentence the writer rewrote
 when asked again, a falsifier written from its binding), repeated sentences collapsed, sections left empty,
 and what the repairs cost (re-ask calls and their seconds) beside the run's own calls and wall time.

@@ -18,9 +18,9 @@ from agents.screen.config import ScreenConfig
 from agents.screen.flags import LIMITED, NO_NEWS, Evidence, capped, evidence_ceiling
 from agents.screen.narrowing import overview_schema, sector_news_schema
 from agents.screen.outputs import Document, DriverOut, EventOut, NewsOutput, QuantStep, Searched
-from agents.screen.prose import said
 from agents.screen.search import Query, overview_queries, sector_queries
 from agents.text.sentences import trim_cut
+from agents.text.shown import shown
 from memos.pipeline.context import StageContext
 from memos.pipeline.data_sources import live_search
 from memos.pipeline.errors import StageFailed
@@ -100,7 +100,7 @@ class Reading:
         dropped: list[str] = []
         events = []
         for index, event in enumerate(answer.key_events, start=1):
-            text = said(event.event, known)
+            text = shown(event.event, known)
             unknown = [ref for ref in event.citations if ref not in ids]
             if unknown:
                 dropped.append(
@@ -115,7 +115,7 @@ class Reading:
             sector="",
             searched=searched,
             documents=documents,
-            summary=said(answer.summary, known).text,
+            summary=shown(answer.summary, known).text,
             claimed=answer.evidence_quality,
             cited=cited,
             events=events,
@@ -160,7 +160,7 @@ class Reading:
         for index, driver in enumerate(answer.key_drivers, start=1):
             unknown = [ref for ref in driver.citations if ref not in ids]
             strangers = [s for s in driver.affected_symbols if s not in symbols]
-            name, evidence = said(driver.driver, known), said(driver.evidence, known)
+            name, evidence = shown(driver.driver, known), shown(driver.evidence, known)
             if unknown:
                 dropped.append(
                     f"driver {index} cited documents the search did not find ({', '.join(unknown)})"
@@ -186,7 +186,7 @@ class Reading:
             sector=sector,
             searched=searched,
             documents=documents,
-            summary=said(answer.news_summary, known).text,
+            summary=shown(answer.news_summary, known).text,
             claimed=answer.evidence_quality,
             cited=cited,
             drivers=drivers,

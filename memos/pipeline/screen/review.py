@@ -11,9 +11,9 @@ from agents.screen.config import ScreenConfig
 from agents.screen.display import value_text
 from agents.screen.narrowing import director_schema
 from agents.screen.outputs import DirectorOutput, FlagChangeOut, OverallOutput, QuantStep, SynthesisOutput
-from agents.screen.prose import said
 from agents.screen.verdicts import decisions
 from agents.text.sentences import trim_cut
+from agents.text.shown import shown
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway, llm_settings, with_models
 from memos.pipeline.prompts import template
@@ -75,21 +75,21 @@ def review(ctx: StageContext, screen: ScreenConfig, step: QuantStep) -> Director
     answer, _ = trim_cut(gw.complete(prompt, director_schema(symbols, facts), context=context))
     known = frozenset(facts)
     texts = {
-        "quality_rationale": said(answer.quality_rationale, known),
-        "executive_summary": said(answer.executive_summary, known),
-        "portfolio_note": said(answer.portfolio_note, known),
+        "quality_rationale": shown(answer.quality_rationale, known),
+        "executive_summary": shown(answer.executive_summary, known),
+        "portfolio_note": shown(answer.portfolio_note, known),
     }
     changes = []
     dropped = [f"{name}: {text.note}" for name, text in texts.items() if text.note]
     for change in answer.flag_adjustments:
-        reason = said(change.reason, known)
+        reason = shown(change.reason, known)
         if change.symbol not in symbols:
             dropped.append(f"a flag change for {change.symbol}, not on the watchlist, left out")
         elif reason.withheld or reason.empty:
             dropped.append(f"the change of {change.symbol}: {reason.note or 'no reason left to show'}")
         else:
             changes.append(FlagChangeOut(symbol=change.symbol, to=change.to, reason=reason.text))
-    blind = [said(line, known) for line in answer.blind_spots]
+    blind = [shown(line, known) for line in answer.blind_spots]
     return DirectorOutput(
         quality_score=answer.quality_score,
         quality_rationale=texts["quality_rationale"].text,

@@ -15,9 +15,8 @@ from agents.llm.types import CallContext
 from agents.screen.config import ScreenConfig
 from agents.screen.narrowing import overall_schema, synthesis_schema
 from agents.screen.outputs import NewsOutput, OverallOutput, QuantStep, SymbolCallOut, SynthesisOutput
-from agents.screen.prose import said
 from agents.text.sentences import trim_cut
-from agents.text.shown import Shown
+from agents.text.shown import Shown, shown
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
@@ -96,7 +95,7 @@ class Writer:
                 why = "repeated" if call.symbol in calls else f"not in {sector}"
                 dropped.append(f"a proposal for {call.symbol} ({why}) left out")
                 continue
-            reason, concern = said(call.flag_reason, known), said(call.key_concern, known)
+            reason, concern = shown(call.flag_reason, known), shown(call.key_concern, known)
             dropped += [f"{call.symbol}: {t.note}" for t in (reason, concern) if t.note]
             calls[call.symbol] = SymbolCallOut(
                 symbol=call.symbol,
@@ -111,7 +110,7 @@ class Writer:
             dropped.append(
                 f"no proposal for {', '.join(missing)}: code decides their flags from the protocol"
             )
-        synthesis = said(answer.synthesis, known)
+        synthesis = shown(answer.synthesis, known)
         return SynthesisOutput(
             sector=sector,
             synthesis=synthesis.text or "(the synthesis typed figures; code withheld it)",
@@ -140,8 +139,8 @@ class Writer:
         context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
         answer, _ = trim_cut(self.gw.complete(prompt, overall_schema(facts), context=context))
         known = frozenset(facts)
-        view = said(answer.market_view, known)
-        themes = [said(theme, known) for theme in answer.themes]
+        view = shown(answer.market_view, known)
+        themes = [shown(theme, known) for theme in answer.themes]
         return OverallOutput(
             market_view=view.text or "(the view typed figures; code withheld it)",
             themes=[t.text for t in themes if t.text],
@@ -150,5 +149,5 @@ class Writer:
 
 
 def _kept(lines: list[str], known: frozenset[str]) -> list[str]:
-    texts: list[Shown] = [said(line, known) for line in lines]
+    texts: list[Shown] = [shown(line, known) for line in lines]
     return [t.text for t in texts if t.text and not t.withheld]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agents.text.blanks import EMPTY_FIGURE, REPEATED_WORD, blank_problem
+from agents.text.reader import paragraph
 from agents.text.shown import shown
 
 WRITTEN = [
@@ -22,6 +23,10 @@ USABLE = [
     "Energy shares fell as crude oil slid to a six-year low.",
     "The sector fell - a sign of stress, not of a catalyst.",
     "The close at the 50-day average held.",
+    "The question is: can the margin hold?",
+    "Revenue rose, as it was expected to.",
+    "The in-house team and the at-risk lines stay.",
+    "Revenue rose\n  and margins held.",
 ]
 
 
@@ -37,6 +42,16 @@ def test_a_usable_sentence_passes(sentence: str) -> None:
 
 def test_the_hole_is_withheld_whole_and_the_note_says_why() -> None:
     text = "Energy shares fell as crude slid. The VIX close was at   and SPY fell - ."
-    result = shown(text, frozenset(), unusable=blank_problem)
+    result = shown(text, frozenset())
     assert result.text == "Energy shares fell as crude slid."
     assert result.note == f"Code withheld a sentence of this paragraph: {EMPTY_FIGURE}."
+
+
+def test_every_workflow_reads_prose_under_the_same_rule() -> None:
+    """The memo, the deck and the agency read model prose through agents.text.reader.paragraph too: a
+    babbled sentence in a memo's analysis is withheld there as in the screen."""
+    text = "Margins held through the year. The outlook is is is is is uncertain."
+    result = paragraph(text, frozenset())
+    assert [part.text for part in result.parts] == ["Margins held through the year."]
+    assert result.withheld == 1
+    assert result.note == f"Code withheld a sentence of this paragraph: {REPEATED_WORD}."
