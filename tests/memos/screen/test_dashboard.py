@@ -12,6 +12,7 @@ from django.test import Client
 from memos.models import ArtefactVersion, Run, VersionFile
 from memos.pipeline import driver
 from memos.services.runs import ask_watchlist
+from memos.views import screen_dashboard
 from tests.memos.pipeline_support import analyst, fake_llm
 from tests.memos.screen.test_screen_run import DEMO
 
@@ -65,3 +66,23 @@ def test_the_report_is_one_file_that_fetches_nothing_and_its_pdf_is_kept() -> No
     assert files == {"report.html": "text/html; charset=utf-8", "render.pdf": "application/pdf"}
     pdf = VersionFile.objects.get(version=version, name="render.pdf").body
     assert bytes(pdf).startswith(b"%PDF")
+
+
+def test_a_frozen_version_s_dashboard_is_built_once_for_every_page_that_shows_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run page reloads, the version page, the report: a frozen version's content never changes, so
+    the pages after the first read the dashboard already built from it."""
+    run, version, client = _finished_screen()
+    built: list[str] = []
+    original = screen_dashboard.build
+
+    def counted(content: dict[str, object]) -> screen_dashboard.Dashboard:
+        built.append(str(len(content)))
+        return original(content)
+
+    monkeypatch.setattr(screen_dashboard, "_BUILT", type(screen_dashboard._BUILT)())
+    monkeypatch.setattr(screen_dashboard, "build", counted)
+    for url in (f"/runs/{run.pk}/", f"/versions/{version.pk}/", f"/runs/{run.pk}/"):
+        assert client.get(url, {"symbol": "XOM"}).status_code == 200
+    assert len(built) == 1
