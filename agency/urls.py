@@ -76,6 +76,7 @@ urlpatterns = [
     path("versions/<int:version_id>/scores.json", decks.version_scores_json, name="version_scores_json"),
     path("versions/<int:version_id>/vote/", review.vote, name="version_vote"),
     path("versions/<int:version_id>/recuse/", review.recuse, name="version_recuse"),
+    path("versions/<int:version_id>/score/", review.score, name="version_score"),
     path("versions/<int:version_id>/approve/", review.approve, name="version_approve"),
     path(
         "versions/<int:version_id>/request-changes/", review.request_changes, name="version_request_changes"

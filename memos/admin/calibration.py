@@ -3,9 +3,11 @@
 
 Gold scores: a superuser picks a frozen deck version and a rubric and gives one whole score 0-5 per dimension
 of that rubric's composite (the active version's); the form refuses a memo version, a missing dimension and
-a second score of the same deck by the same person. A gold score is added or deleted, never edited: a
-calibration already compared the judge with it. Calibrations are written by ``manage.py calibrate_judge``
-and only read here. Superusers only, like the rest of the admin: gold scores decide whether the loop's
+a second score of the same deck by the same person (committee members score on the version page:
+memos.services.gold_scores). A gold score is added or deleted, never edited: a calibration already compared
+the judge with it. Calibrations are written by the worker (queued from the Calibrations list's buttons, or
+after a committee member's score once five decks are scored) or by ``manage.py calibrate_judge``; they are
+only read here. Superusers only, like the rest of the admin: gold scores decide whether the loop's
 judge is trusted.
 """
 
@@ -14,16 +16,18 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import URLPattern, path, reverse
 
 from agents.deck.rubrics import DECK_R1, DECK_R2
 from memos.admin.base import RecordAdmin, SuperuserAdmin, superuser
 from memos.models import ArtefactVersion, Calibration, GoldScore
 from memos.models.calibration import DECK_KIND, SCORE_MAX, SCORE_MIN
-from memos.services.calibration import active_rubric, composite_keys, gold_score_problems
+from memos.services.calibration import active_rubric, agreement_text, composite_keys, gold_score_problems
+from memos.services.gold_scores import RUBRICS, queue_calibration, rubric_label, scored_versions
 
 FIELD_PREFIX = "score_"
 
@@ -121,6 +125,10 @@ class GoldScoreAdmin(SuperuserAdmin[GoldScore]):
 
 @admin.register(Calibration)
 class CalibrationAdmin(RecordAdmin[Calibration]):
+    """Calibrations are read here; a superuser also queues a new one for either rubric from the list's
+    buttons (``manage.py calibrate_judge`` does the same in the foreground)."""
+
+    change_list_template = "admin/memos/calibration/change_list.html"
     list_display = (
         "created_at",
         "rubric_version",
@@ -135,6 +143,41 @@ class CalibrationAdmin(RecordAdmin[Calibration]):
     list_select_related = ("rubric_version",)
     readonly_fields = ("by_dimension_table",)
 
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            path("calibrate/", self.admin_site.admin_view(self.calibrate_view), name="memos_calibration_run"),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        rubrics = [(name, rubric_label(name), scored_versions(name)) for name in RUBRICS]
+        return super().changelist_view(request, {**(extra_context or {}), "calibrate_rubrics": rubrics})
+
+    def calibrate_view(self, request: HttpRequest) -> HttpResponse:
+        """POST rubric=deck_r2|deck_r1: queue the judge's calibration on it for the worker."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not superuser(request):
+            raise PermissionDenied
+        name = request.POST.get("rubric", "")
+        changelist = reverse("admin:memos_calibration_changelist")
+        if name not in RUBRICS:
+            self.message_user(request, f"{name!r} is not a judge rubric: deck_r2 or deck_r1", messages.ERROR)
+            return HttpResponseRedirect(changelist)
+        scored = GoldScore.objects.filter(rubric=name).count()
+        if not scored:
+            self.message_user(
+                request, f"No gold scores for {name} yet: nothing to compare the judge with.", messages.ERROR
+            )
+            return HttpResponseRedirect(changelist)
+        queue_calibration(name)
+        self.message_user(
+            request,
+            f"Queued: the worker scores the {scored} gold example{'s' if scored != 1 else ''} of {name} with "
+            "the judge again (the ledger answers a request it has seen) and the result appears here.",
+        )
+        return HttpResponseRedirect(changelist)
+
     @admin.display(description="verdict", boolean=True, ordering="passed")
     def verdict(self, obj: Calibration) -> bool:
         return obj.passed
@@ -143,9 +186,6 @@ class CalibrationAdmin(RecordAdmin[Calibration]):
     def within_one_share(self, obj: Calibration) -> str:
         return f"{obj.within_one:.0%}"
 
-    @admin.display(description="per dimension: mean |judge - human|, within +-1")
+    @admin.display(description="per dimension")
     def by_dimension_table(self, obj: Calibration) -> str:
-        return "; ".join(
-            f"{key}: {found['mean_abs_diff']:.2f}, {found['within_one']:.0%}"
-            for key, found in obj.by_dimension.items()
-        )
+        return "; ".join(f"{key}: {agreement_text(found)}" for key, found in obj.by_dimension.items())

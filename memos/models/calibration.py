@@ -80,8 +80,17 @@ class Calibration(models.Model):
     )
     pairs = models.PositiveIntegerField(help_text="(dimension, example) pairs compared")
     within_one = models.FloatField(help_text="share of pairs where the judge was within one point")
+    mean_diff = models.FloatField(
+        default=0.0, help_text="mean of judge minus person over every pair: above 0, the judge is the kinder"
+    )
+    correlation = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Pearson correlation of judge and person; none when either is constant",
+    )
     by_dimension = models.JSONField(
-        default=dict, help_text="dimension -> {mean_abs_diff, within_one, pairs}: judge against person"
+        default=dict,
+        help_text="dimension -> {mean_abs_diff, mean_diff, within_one, correlation, pairs}: judge vs person",
     )
     passed = models.BooleanField()
     created_at = models.DateTimeField(auto_now_add=True)

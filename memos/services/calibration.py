@@ -13,7 +13,8 @@ compares people with the very scores the loop acted on. A new rubric version or 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import statistics
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,7 +150,7 @@ def calibrate(*, rubric_name: str) -> Calibration:
     if not gold:
         raise CalibrationError(f"no gold scores for {rubric_name}: add some in the admin first")
     keys = composite_keys(rubric)
-    diffs: dict[str, list[int]] = {key: [] for key in keys}
+    pairs: dict[str, list[tuple[int, int]]] = {key: [] for key in keys}  # (judge, person)
     examples = skipped = 0
     for example in gold:
         judged = judge_scores(example.version, rubric_name, rubric, model_written=row.model_written_anchors)
@@ -160,27 +161,86 @@ def calibrate(*, rubric_name: str) -> Calibration:
         for key in keys:
             human = example.scores.get(key)
             if isinstance(human, int) and key in judged:
-                diffs[key].append(judged[key] - human)
-    every = [d for found in diffs.values() for d in found]
-    within_one = _within(every)
+                pairs[key].append((judged[key], human))
+    every = [pair for found in pairs.values() for pair in found]
+    overall = agreement(every)
     return Calibration.objects.create(
         rubric_version=row,
         scorer_model=llm_settings().endpoint_for(Role.SCORER).model,
         examples=examples,
         skipped=skipped,
         pairs=len(every),
-        within_one=within_one,
-        by_dimension={
-            key: {
-                "mean_abs_diff": sum(abs(d) for d in found) / len(found) if found else 0.0,
-                "within_one": _within(found),
-                "pairs": len(found),
-            }
-            for key, found in diffs.items()
-        },
-        passed=examples >= MIN_EXAMPLES and within_one >= WITHIN_ONE_BAR,
+        within_one=overall.within_one,
+        mean_diff=overall.mean_diff,
+        correlation=overall.correlation,
+        by_dimension={key: agreement(found).as_json() for key, found in pairs.items()},
+        passed=examples >= MIN_EXAMPLES and overall.within_one >= WITHIN_ONE_BAR,
     )
 
 
-def _within(diffs: list[int]) -> float:
-    return sum(1 for d in diffs if abs(d) <= 1) / len(diffs) if diffs else 0.0
+@dataclass(frozen=True)
+class Agreement:
+    """The judge against people over (judge, person) score pairs: the figures the run page shows."""
+
+    pairs: int
+    within_one: float  # share of pairs within one point
+    mean_diff: float  # mean of judge minus person: above 0, the judge scores kinder than people
+    mean_abs_diff: float
+    correlation: float | None  # Pearson; None when either side never varies (or fewer than two pairs)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "pairs": self.pairs,
+            "within_one": self.within_one,
+            "mean_diff": self.mean_diff,
+            "mean_abs_diff": self.mean_abs_diff,
+            "correlation": self.correlation,
+        }
+
+
+def agreement(pairs: Sequence[tuple[int, int]]) -> Agreement:
+    if not pairs:
+        return Agreement(0, 0.0, 0.0, 0.0, None)
+    diffs = [judge - human for judge, human in pairs]
+    return Agreement(
+        pairs=len(pairs),
+        within_one=sum(1 for d in diffs if abs(d) <= 1) / len(diffs),
+        mean_diff=sum(diffs) / len(diffs),
+        mean_abs_diff=sum(abs(d) for d in diffs) / len(diffs),
+        correlation=_pearson(pairs),
+    )
+
+
+def _pearson(pairs: Sequence[tuple[int, int]]) -> float | None:
+    if len(pairs) < 2:
+        return None
+    judges = [float(j) for j, _ in pairs]
+    humans = [float(h) for _, h in pairs]
+    if len(set(judges)) < 2 or len(set(humans)) < 2:
+        return None
+    return statistics.correlation(judges, humans)
+
+
+def agreement_text(found: Mapping[str, Any]) -> str:
+    """One calibration figure set (a Calibration's overall figures or one of its ``by_dimension`` entries)
+    in words: "within +-1 80%, judge - person +0.40, correlation 0.62, 15 pairs". An older calibration has no
+    signed difference or correlation: those parts are left out."""
+    parts = [f"within +-1 {found.get('within_one', 0.0):.0%}"]
+    if found.get("mean_diff") is not None:
+        parts.append(f"judge - person {found['mean_diff']:+.2f}")
+    elif found.get("mean_abs_diff") is not None:
+        parts.append(f"mean |judge - person| {found['mean_abs_diff']:.2f}")
+    if "correlation" in found:
+        correlation = found["correlation"]
+        parts.append("correlation n/a" if correlation is None else f"correlation {correlation:.2f}")
+    parts.append(f"{found.get('pairs', 0)} pairs")
+    return ", ".join(parts)
+
+
+def overall_of(calibration: Calibration) -> dict[str, Any]:
+    return {
+        "within_one": calibration.within_one,
+        "mean_diff": calibration.mean_diff,
+        "correlation": calibration.correlation,
+        "pairs": calibration.pairs,
+    }

@@ -1,6 +1,7 @@
-"""The review's actions on a version, each a POST from its page: vote, recuse, approve, request changes,
-publish. The rules live in memos.services.review; a refusal shows the page again with the reason (409) and
-changes nothing but the audit row a refused approval leaves."""
+"""The review's actions on a version, each a POST from its page: vote, recuse, score a deck for the judge's
+calibration, approve, request changes, publish. The rules live in memos.services.review (and
+memos.services.gold_scores); a refusal shows the page again with the reason (409) and changes nothing but
+the audit row a refused approval leaves."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from memos.models import ArtefactVersion, Vote
-from memos.services import review
+from memos.services import gold_scores, review
 from memos.services.review import ReviewRefused
 from memos.views.users import user_of
 from memos.views.versions import refused, version_for
@@ -46,6 +47,19 @@ def _vote(user: User, version: ArtefactVersion, request: HttpRequest) -> object:
 @login_required
 def vote(request: HttpRequest, version_id: int) -> HttpResponse:
     return _act(request, version_id, _vote)
+
+
+@require_POST
+@login_required
+def score(request: HttpRequest, version_id: int) -> HttpResponse:
+    """A committee member's scores of a deck on the judge's rubrics (memos.services.gold_scores)."""
+    return _act(
+        request,
+        version_id,
+        lambda user, version, r: gold_scores.record_committee_scores(
+            version=version, member=user, answers=r.POST
+        ),
+    )
 
 
 @require_POST

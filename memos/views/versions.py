@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from memos.models import ArtefactVersion, Notice, Vote
-from memos.services import review
+from memos.services import gold_scores, review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
 from memos.services.schedules import schedule_panel
@@ -80,6 +80,7 @@ def page_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
             "line": [other for other in readable if other.kind == version.kind],
             "others": [other for other in readable if other.kind != version.kind],
             "schedule": schedule_panel(user, version.brief) if version.kind == "deck" else None,
+            "scoring": gold_scores.scoring_panel(user, version),
         }
     )
 

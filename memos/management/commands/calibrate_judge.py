@@ -1,9 +1,9 @@
 """``manage.py calibrate_judge [--rubric deck_r2]``: seed 001 section 2's check of the deck judge against
 people's gold scores, stored as a Calibration of the active rubric version and the configured scorer model.
 
-Prints one line per dimension of the rubric's composite (the mean |judge - person| and the share of
-examples within one point) and a verdict line. Exit status 0 when the judge passed, 1 when it did not, 2 on
-bad input (an unknown rubric, no gold scores): one line on stderr, nothing on stdout.
+Prints one line per dimension of the rubric's composite (the share of examples within one point, the mean
+of judge minus person, the correlation) and a verdict line. Exit status 0 when the judge passed, 1 when it
+did not, 2 on bad input (an unknown rubric, no gold scores): one line on stderr, nothing on stdout.
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ from django.core.management.base import BaseCommand
 
 from agents.deck.rubrics import DECK_R2
 from memos.models import Calibration
-from memos.services.calibration import MIN_EXAMPLES, WITHIN_ONE_BAR, CalibrationError, calibrate
+from memos.services.calibration import (
+    MIN_EXAMPLES,
+    WITHIN_ONE_BAR,
+    CalibrationError,
+    agreement_text,
+    calibrate,
+    overall_of,
+)
 
 
 class Command(BaseCommand):
@@ -37,17 +44,13 @@ class Command(BaseCommand):
 
 
 def report_lines(result: Calibration) -> list[str]:
-    lines = [
-        f"{key}: mean |judge - human| {found['mean_abs_diff']:.2f}, within +-1 {found['within_one']:.0%}"
-        f" ({found['pairs']} examples)"
-        for key, found in result.by_dimension.items()
-    ]
+    lines = [f"{key}: {agreement_text(found)}" for key, found in result.by_dimension.items()]
     verdict = "PASSED" if result.passed else "NOT PASSED"
     why = f"needs {WITHIN_ONE_BAR:.0%} within +-1 over at least {MIN_EXAMPLES} examples"
     skipped = f", {result.skipped} skipped (no R2 or no scope to show the judge)" if result.skipped else ""
     lines.append(
         f"{verdict}: {result.rubric_version.name} v{result.rubric_version.version} on {result.scorer_model}, "
-        f"{result.within_one:.0%} of {result.pairs} scores within +-1 over {result.examples} examples"
+        f"{agreement_text(overall_of(result))} over {result.examples} examples"
         f"{skipped} ({why})"
     )
     return lines

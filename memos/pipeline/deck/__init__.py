@@ -85,8 +85,9 @@ def calibration_notices(steps: Sequence[AgentStep]) -> list[str]:
             if calibrated is False:
                 return [
                     "The judge's R2 rubric is not calibrated against human gold scores for the scorer model "
-                    "in use: the loop's improvements may be the judge's own variance. Add gold scores in the "
-                    "admin and run manage.py calibrate_judge."
+                    "in use: the loop's improvements may be the judge's own variance. Committee members "
+                    "score decks on their version pages (an admin may add gold scores in the admin); from "
+                    "five scored decks the judge is compared with them."
                 ]
             return []
     return []
@@ -130,6 +131,7 @@ WORKFLOW = Workflow(
     configure=profiles.configure,
     describe=profiles.describe,
     notices=notices,
+    run_banner="memos/decks/run_banner.html",
     artefact=deck_artefact,
     rubrics={DECK_R1: R1_CONTRACT, DECK_R2: R2_CONTRACT},
     fakes="agents.deck.fakes",

@@ -22,7 +22,7 @@ from memos.models import ArtefactVersion, Brief, Calibration, GoldScore, LLMCall
 from memos.pipeline import driver
 from memos.pipeline.deck.calibration import is_calibrated
 from memos.pipeline.workflows import Artefact
-from memos.services.calibration import calibrate, record_gold_score
+from memos.services.calibration import agreement, calibrate, record_gold_score
 from memos.services.errors import ServiceError
 from memos.services.versions import freeze
 from tests.agents.deck.samples import cleared_r1, sample_deck
@@ -47,9 +47,9 @@ QUESTIONS = (
 )
 
 
-def finished_decks(count: int, owner: User) -> list[ArtefactVersion]:
+def finished_decks(count: int, owner: User, questions: tuple[str, ...] = QUESTIONS) -> list[ArtefactVersion]:
     versions = []
-    for question in QUESTIONS[:count]:
+    for question in questions[:count]:
         run = deck_run("quick", user=owner, question=question)
         driver.run_inline(str(run.pk))
         run.refresh_from_db()
@@ -101,8 +101,13 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
 
         code, out, err = run_command()
         assert code == 0 and err == ""
-        assert "actionability: mean |judge - human| 0.67, within +-1 100% (3 examples)" in out
-        assert out.strip().splitlines()[-1].startswith("PASSED: deck_r2 v1 on fake-judge, 100% of 15 scores")
+        # The fake judge says 4 to every deck: no spread, so no correlation to speak of.
+        assert "actionability: within +-1 100%, judge - person +0.00, correlation n/a, 3 pairs" in out
+        verdict = out.strip().splitlines()[-1]
+        assert verdict.startswith("PASSED: deck_r2 v1 on fake-judge, within +-1 100%, judge - person +0.00")
+        assert verdict.endswith(
+            ", correlation n/a, 15 pairs over 3 examples (needs 80% within +-1 over at least 3 examples)"
+        )
 
         GoldScore.objects.all().delete()
         score_all(versions, owner, [1, 1, 1])  # three points below the judge everywhere
@@ -114,7 +119,7 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
         assert not is_calibrated(DECK_R2, pins)  # the latest check withdrew the earlier pass
         code, out, _ = run_command()
         assert code == 1
-        assert "metric_traceability: mean |judge - human| 3.00, within +-1 0%" in out
+        assert "metric_traceability: within +-1 0%, judge - person +3.00" in out  # the judge is the kinder
         assert out.strip().splitlines()[-1].startswith("NOT PASSED")
 
         score_all(versions, owner, [4, 5, 3], rubric=DECK_R1)  # the gate's judge, asked as the gate asks
@@ -206,3 +211,19 @@ def test_a_superuser_adds_a_gold_score_with_one_field_per_dimension_and_the_form
     assert client.post("/admin/memos/goldscore/add/", form).status_code == 302
     gold = GoldScore.objects.get()
     assert gold.scored_by == root and gold.scores == dict.fromkeys(R2_KEYS, 4)
+
+
+def test_the_agreement_figures_are_the_share_within_one_the_signed_difference_and_the_correlation() -> None:
+    # (judge, person): the judge one point kinder on the first two, in step with the person throughout.
+    found = agreement([(4, 3), (5, 4), (2, 2), (1, 1)])
+    assert found.within_one == 1.0 and found.pairs == 4
+    assert found.mean_diff == pytest.approx(0.5) and found.mean_abs_diff == pytest.approx(0.5)
+    assert found.correlation == pytest.approx(0.98995, abs=1e-4)
+    opposed = agreement([(5, 0), (0, 5), (3, 2)])
+    assert (
+        opposed.correlation is not None
+        and opposed.correlation < -0.9
+        and opposed.within_one == pytest.approx(1 / 3)
+    )
+    assert agreement([(4, 1), (4, 5)]).correlation is None  # a judge who never varies correlates with nothing
+    assert agreement([]).pairs == 0

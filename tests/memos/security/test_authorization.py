@@ -34,6 +34,7 @@ from rq.registry import FailedJobRegistry
 from rq.worker import Worker
 
 import memos.admin.review  # noqa: F401  # the review's admin pages (memos/admin/__init__.py imports it too)
+from agents.deck.gates import Scored
 from memos.models import (
     AgentStep,
     AuditEvent,
@@ -56,7 +57,7 @@ from memos.services import review
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.governance import seed_from_files
 from memos.services.versions import freeze
-from tests.agents.deck.samples import cleared_r1, sample_deck
+from tests.agents.deck.samples import clean_measure, cleared_r1, sample_deck
 from tests.memos.factories import company, ledger_row, revenue_fact, run_for
 from tests.memos.screen.samples import sample_screen_content
 
@@ -229,6 +230,7 @@ A_BRIEF = {"ticker": "AAPL", "question": "What would change the thesis?", "profi
 RQ_SELECTED = {"action": "delete", "job_ids": "{job}", "_selected_action": "{job}"}
 # A superuser's own gold score of the deck version, one whole score per dimension of R2's composite.
 R2_COMPOSITE = ("actionability", "executive_altitude", "visual_digestibility", "clean_concise_story")
+R1_ONLY = ("thesis_clarity", "coverage_depth", "narrative_flow", "visual_baseline")
 A_GOLD_SCORE = {"version": "{deck_version}", "rubric": "deck_r2"} | {
     f"score_{key}": "4" for key in (*R2_COMPOSITE, "metric_traceability")
 }
@@ -313,6 +315,13 @@ TABLE: dict[str, Row] = {
         everyone(NOT_ALLOWED),
         review_action("committee", redirect("/versions/{version}/")),
         {"choice": "approve"},
+    ),
+    # A committee member's scores of a deck for the judge's calibration (memos.services.gold_scores).
+    "versions/<int:version_id>/score/": Row(
+        "/versions/{deck_version}/score/",
+        everyone(NOT_ALLOWED),
+        review_action("committee", redirect("/versions/{deck_version}/")),
+        {f"score_{key}": "3" for key in (*R2_COMPOSITE, "metric_traceability", *R1_ONLY)},
     ),
     "versions/<int:version_id>/recuse/": Row(
         "/versions/{version}/recuse/",
@@ -902,6 +911,13 @@ TABLE: dict[str, Row] = {
     "admin/memos/calibration/": Row(
         "/admin/memos/calibration/", superuser(OK), superuser(OK), delete_selected("{calibration}")
     ),
+    # Queues the judge's calibration on a rubric for the worker (a POST from the list's buttons).
+    "admin/memos/calibration/calibrate/": Row(
+        "/admin/memos/calibration/calibrate/",
+        superuser(NOT_ALLOWED),
+        superuser(redirect("/admin/memos/calibration/")),
+        {"rubric": "deck_r2"},
+    ),
     "admin/memos/calibration/add/": Row(
         "/admin/memos/calibration/add/", superuser(FORBIDDEN), superuser(FORBIDDEN)
     ),
@@ -1056,7 +1072,9 @@ def deck_values(owner: User, of: Company) -> dict[str, str]:
         brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.DECK
     )
     deck = sample_deck(3)
-    content = cleared_r1(deck, composite=3.6).model_dump(mode="json")
+    # Past the entry bar and scored on R2, so the committee may score it as a gold example.
+    scored = Scored(scores=dict.fromkeys(R2_COMPOSITE, 4), composite=4.0, measured=clean_measure(deck))
+    content = cleared_r1(deck, composite=3.6).model_copy(update={"r2": scored}).model_dump(mode="json")
     step = AgentStep.objects.create(
         run=run, stage="deck", key="deck", kind="deck", title="The deck", status="done", output=content
     )

@@ -1,0 +1,127 @@
+"""The committee scores decks beside its vote, and those scores become the judge's gold set: a member scores
+every dimension of the judge's two rubrics on the version page; a bad or partial answer is refused and
+records nothing; from five scored decks the calibration is queued and the deck run page shows how far the
+judge agrees with people."""
+
+from __future__ import annotations
+
+import re
+
+import django_rq
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from rq import Queue
+
+from agents.deck.rubrics import DECK_R1, DECK_R2
+from memos.models import ArtefactVersion, GoldScore
+from memos.pipeline import driver
+from memos.services.accounts import Roles
+from memos.services.gold_scores import run_calibration
+from tests.memos.deck.test_calibration import R1_KEYS, R2_KEYS, finished_decks
+from tests.memos.deck_support import fake_deck_llm
+from tests.memos.pipeline_support import analyst
+from tests.memos.review.support import frozen, member
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+KEYS = list(dict.fromkeys(R2_KEYS + R1_KEYS))  # actionability counts toward both: one field
+MORE_QUESTIONS = (
+    "Should the board fund the services push next year?",
+    "Should the committee hedge the supply-chain exposure now?",
+)
+
+
+def signed_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def answers(value: int | str, **override: int | str) -> dict[str, str]:
+    return {f"score_{key}": str(override.get(key, value)) for key in KEYS}
+
+
+def test_a_committee_member_scores_a_deck_once_and_both_rubrics_keep_it_as_gold() -> None:
+    owner = analyst()
+    with fake_deck_llm():
+        (version,) = finished_decks(1, owner)
+    carol = member("carol", Roles.COMMITTEE)
+    client = signed_in(carol)
+    page = client.get(f"/versions/{version.pk}/").content.decode()
+    form = page[page.index('id="score-form"') :]
+    assert sorted(set(re.findall(r'name="score_([a-z_]+)"', form))) == sorted(KEYS)
+    assert "Every section ends in a decision-relevant takeaway" in form  # each dimension's anchors
+
+    score_url = f"/versions/{version.pk}/score/"
+    partial = answers(4)
+    del partial["score_metric_traceability"]
+    refused = client.post(score_url, partial)
+    assert refused.status_code == 409
+    assert "give every dimension a score: Metric traceability has none" in refused.content.decode()
+    refused = client.post(score_url, answers(4, narrative_flow=7))
+    assert "a score is a whole number 0-5: Narrative flow" in refused.content.decode()
+    assert not GoldScore.objects.exists()
+
+    assert client.post(score_url, answers(4, actionability=2)).status_code == 302
+    gold = {g.rubric: g.scores for g in GoldScore.objects.filter(version=version, scored_by=carol)}
+    assert gold == {
+        DECK_R2: {**dict.fromkeys(R2_KEYS, 4), "actionability": 2},
+        DECK_R1: {**dict.fromkeys(R1_KEYS, 4), "actionability": 2},
+    }
+    page = client.get(f"/versions/{version.pk}/").content.decode()
+    assert 'id="score-form"' not in page and "Your scores of" in page and "Actionability 2" in page
+    again = client.post(score_url, answers(1))
+    assert again.status_code == 409 and "a gold score is not changed once given" in again.content.decode()
+    assert GoldScore.objects.count() == 2
+
+    # Whoever owns the brief does not grade its deck; a reviewer off the committee is not asked at all.
+    own_page = signed_in(owner).get(f"/versions/{version.pk}/").content.decode()
+    assert 'id="score-form"' not in own_page
+    rita = signed_in(member("rita", Roles.REVIEWER))
+    reviewer_page = rita.get(f"/versions/{version.pk}/")
+    assert reviewer_page.status_code == 200 and 'id="scoring"' not in reviewer_page.content.decode()
+    assert "only committee members score" in rita.post(score_url, answers(3)).content.decode()
+    assert GoldScore.objects.count() == 2
+
+
+def test_a_memo_is_not_scored_on_the_deck_judge_s_rubrics() -> None:
+    memo = frozen(analyst(), kind="memo")
+    carol = member("carol", Roles.COMMITTEE)
+    response = signed_in(carol).post(f"/versions/{memo.pk}/score/", answers(3))
+    assert response.status_code == 409
+    assert "only a deck is scored on the judge&#x27;s rubrics" in response.content.decode()
+    assert not GoldScore.objects.exists()
+
+
+def test_from_five_scored_decks_the_judge_is_compared_and_the_run_page_shows_how_far_it_agrees() -> None:
+    owner = analyst()
+    carol = member("carol", Roles.COMMITTEE)
+    queue = django_rq.get_queue(driver.QUEUE)
+    earlier = set(queue.job_ids)
+    client = signed_in(carol)
+    with fake_deck_llm():
+        versions: list[ArtefactVersion] = finished_decks(3, owner)
+        versions += finished_decks(2, owner, MORE_QUESTIONS)
+        for version, value in zip(versions[:4], [3, 4, 5, 4], strict=True):
+            client.post(f"/versions/{version.pk}/score/", answers(value))
+        run_page = client.get(f"/runs/{versions[0].run_id}/").content.decode()
+        assert "4 of 5 decks scored by the committee" in run_page
+        assert not calibrations(queue, earlier)
+
+        client.post(f"/versions/{versions[4].pk}/score/", answers(4))
+        queued = calibrations(queue, earlier)
+        assert queued == [DECK_R1, DECK_R2]
+        for rubric in queued:  # what the worker does with the jobs
+            assert run_calibration(rubric)["passed"] is True
+        run_page = client.get(f"/runs/{versions[0].run_id}/").content.decode()  # the same judge configured
+    panel = run_page[run_page.index('id="judge-agreement"') :]
+    # The fake judge says 4 to every deck; the committee said 3, 4, 5, 4, 4.
+    assert "R2: within +-1 100%, judge - person +0.00, correlation n/a, 25 pairs" in panel
+    assert "calibrated" in panel and "actionability" in panel
+
+
+def calibrations(queue: Queue, earlier: set[str]) -> list[str]:
+    """The rubrics of the calibration jobs queued since ``earlier``."""
+    jobs = [job for job in queue.jobs if job.id not in earlier]
+    return sorted(str(job.args[0]) for job in jobs if (job.func_name or "").endswith(".run_calibration"))
