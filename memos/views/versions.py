@@ -23,6 +23,7 @@ from memos.models import ArtefactVersion, Notice, Vote
 from memos.services import gold_scores, review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
+from memos.services.memo_drift import memo_drift
 from memos.services.schedules import schedule_panel
 from memos.services.versions import diff, previous_of
 from memos.views.falsifiers import register_rows
@@ -76,6 +77,7 @@ def page_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
             "falsifier_watches": register_rows(version),
             "previous": previous,
             "diff": diff(previous, version) if previous is not None else [],
+            "drift": memo_drift(previous, version),
             # The version's own line, then the brief's other lines, named with their kind ("memo v2").
             "line": [other for other in readable if other.kind == version.kind],
             "others": [other for other in readable if other.kind != version.kind],
