@@ -17,10 +17,10 @@ What the pattern cannot stop (a number in words, "eight percent") code still wit
 the pattern is sent in the schema, never checked against an answer, so a backend without it costs nothing.
 
 llama.cpp drops a string's ``maxLength`` when it has a ``pattern`` (the pattern wins), so the pattern carries
-the bound itself as a count of units: a character, or one whole reference. A reference is longer than one
-character, so a string may pass its character bound by what its references add; the narrowed schema allows
-for that (``allowance``) and code cuts such a string back to its whole sentences within the bound
-(agents.text.sentences.within_bounds).
+the bound itself as a count of units: a character, or one whole reference, with the space before it. A unit
+may be longer than one character, so a string may pass its character bound by its spaces and what its
+references add; the narrowed schema allows for that (``allowance``, and twice the bound) and code cuts such
+a string back to its whole sentences within the bound (agents.text.sentences.within_bounds).
 """
 
 from __future__ import annotations
@@ -47,7 +47,11 @@ M = TypeVar("M", bound=BaseModel)
 NUMERALS = "²³¹¼-¾٠-٩۰-۹०-९⁰-⁹₀-₉⅐-↉①-⓿❶-➓０-９"
 # Nor an invisible character: barred from digits, the 0.5B filled its bound with variation selectors.
 INVISIBLE = "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
-PLAIN = "[^0-9" + NUMERALS + INVISIBLE + r'\[\]{}"\\\x00-\x1f\x7f]'
+# Nor a space other than the plain one; and a plain space only between two things, one at a time: barred
+# from typing the alpha it wanted, the 1.5B wrote "the sector's own alpha residual was -" and then spaces
+# to the field's bound, 600 tokens of nothing at two tokens a second.
+SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+WORD = "[^ 0-9" + NUMERALS + INVISIBLE + SPACES + r'\[\]{}"\\\x00-\x1f\x7f]'
 REFERENCE_EXTRA = 4  # "[[" and "]]"
 MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance
 
@@ -58,12 +62,14 @@ def _literal(text: str) -> str:
 
 
 def prose_pattern(ids: Iterable[str], *, bound: int) -> str:
-    """The pattern for a prose field of at most ``bound`` units: plain characters, references to ``ids``."""
-    units = [PLAIN]
+    """The pattern for a prose field of at most ``bound`` units: a character that is not a space, or a
+    reference to one of ``ids``, each after at most one space (so no leading, trailing or doubled space)."""
+    units = [WORD]
     references = sorted(set(ids))
     if references:
         units.append(r"\[\[(?:" + "|".join(_literal(ref) for ref in references) + r")\]\]")
-    return "^(?:" + "|".join(units) + "){1," + str(bound) + "}$"
+    unit = "(?:" + "|".join(units) + ")"
+    return "^" + unit + "(?: ?" + unit + "){0," + str(bound - 1) + "}$"
 
 
 def allowance(ids: Iterable[str]) -> int:
@@ -115,7 +121,7 @@ def _list_field(info: FieldInfo) -> Any:
 def _prose_field(prose: Prose, bound: int, extra: int, about: str | None) -> Any:
     return Field(
         min_length=1,
-        max_length=bound + extra,
+        max_length=2 * bound + extra,  # a unit may carry a space before it: code cuts back to ``bound``
         description=about,
         json_schema_extra={"pattern": prose.pattern(bound), "maxLength": bound},
     )

@@ -50,6 +50,11 @@ def test_prose_with_references_and_words_matches(text: str) -> None:
         "Revenue in\ufe0f\ufe0f\ufe0f.",  # the 0.5B padded its bound with variation selectors
         'A "quoted" word.',  # a raw quote would end the JSON string the pattern sits in
         "Up 3x.",
+        "The sector's own alpha residual was -" + " " * 40,  # the 1.5B padded its bound with spaces
+        "The return was  small.",  # two spaces
+        " A leading space.",
+        "A trailing space. ",
+        "A no\u2003break space run\u00a0\u00a0.",  # another space character, to pad with
     ],
 )
 def test_a_typed_figure_or_an_unknown_reference_does_not_match(text: str) -> None:
@@ -59,7 +64,8 @@ def test_a_typed_figure_or_an_unknown_reference_does_not_match(text: str) -> Non
 def test_the_pattern_counts_a_reference_as_one_unit_of_its_bound() -> None:
     tight = prose_pattern([FACT], bound=10)
     assert re.fullmatch(tight, "Up to [[" + FACT + "]].")  # ten units, more than ten characters
-    assert not re.fullmatch(tight, "Up to the top.")  # fourteen units
+    assert not re.fullmatch(tight, "Up to the top.")  # eleven units: a space goes with what follows it
+    assert re.fullmatch(tight, "Up to a top")  # ten units, eleven characters
 
 
 def test_the_date_pattern_admits_exactly_the_days_of_the_window() -> None:
