@@ -14,6 +14,9 @@ class Role(StrEnum):
     NEWS = "news"
     SYNTHESIZER = "synthesizer"
     EVALUATOR = "evaluator"
+    # A second evaluator of the memo, asked beside the first where it is configured on another model; code
+    # keeps the more conservative verdict of the two (memos.pipeline.memo.evaluation).
+    SECOND_EVALUATOR = "second_evaluator"
     # The deck (seed 001 section 6b): the scorer is the judge, configured apart from the drafter and reviser.
     SCOPE_BUILDER = "scope_builder"
     RUBRIC_BUILDER = "rubric_builder"

@@ -20,6 +20,7 @@ from agents.memo.escape import EscapeCheck
 from agents.memo.falsifiers import DroppedBinding
 from agents.memo.gaps import GapCheck
 from agents.memo.hillclimb import HillClimbCheck
+from agents.memo.opinions import Disagreement, Opinion
 from agents.memo.quotes import QuoteCheck
 from agents.memo.schemas import (
     Analysis,
@@ -140,12 +141,21 @@ class SelfScore(_Output):
 
 
 class EvaluationOutput(_Output):
+    """The evaluation the run's verdict rests on. With a second evaluator configured, ``evaluation``,
+    ``verdict`` and ``quotes`` are the kept (more conservative) evaluator's, named by ``kept_role``;
+    ``other`` is the other evaluator's opinion, ``disagreements`` where the two part ways, and
+    ``other_error`` why the second gave none (the first's verdict then stands alone)."""
+
     evaluation: Evaluation
     verdict: Verdict
     self_scores: list[SelfScore]
     same_model_warning: str
     quotes: list[QuoteCheck] = []  # one per divergence: found word for word in what was judged, or not
     trimmed: list[str] = []
+    kept_role: str = "evaluator"
+    other: Opinion | None = None
+    disagreements: list[Disagreement] = []
+    other_error: str = ""
 
 
 class Withheld(_Output):

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
-from agents.llm.config import LLMSettings
+from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.gateway import LLMGateway
 from agents.llm.limiter import RedisLimiter
 from agents.llm.roles import Role
@@ -82,6 +82,17 @@ def with_models(llm: LLMSettings, models: Mapping[str, str]) -> LLMSettings:
 def gateway(models: Mapping[str, str] | None = None) -> LLMGateway:
     """The gateway for the configured settings, with ``models`` where a run names its own per role."""
     return _shared.get(with_models(llm_settings(), models or {}))
+
+
+def second_evaluator(llm: LLMSettings | None = None) -> Endpoint | None:
+    """The second evaluator's endpoint, where ``LLM_MODEL_SECOND_EVALUATOR`` (or its base URL) names another
+    model than the evaluator's; None otherwise: the same model asked twice would only repeat itself."""
+    config = llm or llm_settings()
+    second = config.roles.get(Role.SECOND_EVALUATOR)
+    first = config.endpoint_for(Role.EVALUATOR)
+    if second is None or (first.base_url, first.model) == (second.base_url, second.model):
+        return None
+    return second
 
 
 def same_model_warning(llm: LLMSettings | None = None) -> str:

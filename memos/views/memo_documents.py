@@ -182,6 +182,11 @@ def evaluation_context(output: EvaluationOutput, step: AgentStep, refs: Refs) ->
         "verdict": verdict,
         "recalibrated": verdict.recalibrated_hill_climb,
         "same_model_warning": output.same_model_warning,
+        # A second evaluator on another model: whose verdict was kept, the other's, and where they part ways.
+        "kept_role": output.kept_role,
+        "other": output.other,
+        "disagreements": output.disagreements,
+        "other_error": output.other_error,
     }
     if last_self is not None:
         context["jplus"] = _calibrated(

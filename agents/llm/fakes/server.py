@@ -2,12 +2,13 @@
 
 It answers ``POST /v1/chat/completions`` with schema-valid JSON made from the request's
 ``response_format.json_schema.schema`` (the same request always gets the same answer), realistic ``usage``,
-and an optional per-request latency. Scripted answers are keyed by prompt name (``X-Prompt-Name``) or role
-(``X-Analyst-Role``), consumed in order (in-process, a scripted answer may be a function of the request's
-schema and messages: an answer shaped like the request, with one thing changed); then a workflow's canned
-answer for the role, where the server was given the modules that hold them (``answers``: each workflow
-declares its own); then a generated answer. Faults are queued through ``POST /_control/faults`` (or
-``inject``) and consumed one per matching request, in order:
+and an optional per-request latency. Scripted answers are keyed by prompt name and role together
+(``"evaluator@second_evaluator"``: one prompt asked by two roles), by prompt name (``X-Prompt-Name``) or by
+role (``X-Analyst-Role``), the first of these that has answers left, consumed in order (in-process, a scripted
+answer may be a function of the request's schema and messages: an answer shaped like the request, with one
+thing changed); then a workflow's canned answer for the role, where the server was given the modules that
+hold them (``answers``: each workflow declares its own); then a generated answer. Faults are queued through
+``POST /_control/faults`` (or ``inject``) and consumed one per matching request, in order:
 
 - ``"500"``, ``"503"``, ``"400"``, ... any HTTP status; ``"429"`` sends ``Retry-After`` when given
   ``retry_after`` (seconds);
@@ -238,7 +239,7 @@ class _State:
 
     def scripted(self, role: str, prompt: str) -> Any | None:
         with self.lock:
-            for key in (prompt, role):
+            for key in (f"{prompt}@{role}", prompt, role):
                 answers = self.script.get(key)
                 if answers:
                     return answers.popleft()

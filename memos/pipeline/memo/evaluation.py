@@ -1,4 +1,7 @@
 """Stage 4, evaluation: a separate model grades every iteration; code turns its grades into the verdict.
+Where a second evaluator is configured on another model (``LLM_MODEL_SECOND_EVALUATOR``), both grade at once
+and code keeps the more conservative verdict, listing where they disagree (agents.memo.opinions); a second
+evaluator that fails leaves the first's verdict standing, and the step says so.
 
 Code checks every passage the evaluator quotes against what it was shown (``agents.memo.quotes``): a score
 resting on a quote that is not there does not count. A run is not lost to an evaluator that fumbles: when
@@ -13,20 +16,23 @@ from __future__ import annotations
 
 import json
 
-from agents.llm.errors import InvalidOutput, ProviderFailure, TransientFailure
+from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, ProviderFailure, TransientFailure
+from agents.llm.roles import Role
 from agents.llm.types import CallContext
+from agents.memo.opinions import Opinion, conservative, disagreements
 from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.quotes import check as check_quotes
 from agents.memo.quotes import iteration_texts
 from agents.memo.rubric import MEMO_RUBRIC, MemoRubric
-from agents.memo.schemas import Evaluation
+from agents.memo.schemas import Evaluation, SynthesisIteration
 from agents.memo.verdict import decide
 from agents.text.sentences import trim_cut
 from memos.models import AgentStep
+from memos.pipeline import fanout
 from memos.pipeline.claims import max_attempts
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import shown
-from memos.pipeline.gateway import gateway, same_model_warning
+from memos.pipeline.gateway import gateway, llm_settings, same_model_warning, second_evaluator
 from memos.pipeline.inputs import brief_block
 from memos.pipeline.memo.plan import EVALUATION
 from memos.pipeline.memo.reads import audit_output, briefs_text, config, iterations, specialist_outputs
@@ -55,9 +61,18 @@ def run_evaluation(ctx: StageContext) -> None:
         nonce=ctx.run.nonce,
     )
     ctx.check()
-    context = CallContext(run_id=ctx.run_id, stage=EVALUATION, role="evaluator")
+    roles = [Role.EVALUATOR] + ([Role.SECOND_EVALUATOR] if second_evaluator() is not None else [])
+    asked = {
+        role: (
+            lambda role=role: gateway().complete(
+                prompt, Evaluation, context=CallContext(run_id=ctx.run_id, stage=EVALUATION, role=role)
+            )
+        )
+        for role in roles
+    }
+    answers = {role: future for role, future in fanout.in_parallel(asked.items(), limit=len(roles))}
     try:
-        answer = gateway().complete(prompt, Evaluation, context=context)
+        answer = answers[Role.EVALUATOR].result()
     except (InvalidOutput, ProviderFailure) as exc:
         ctx.fail_step(step, f"The evaluation failed: {shown(exc)}.")
         return
@@ -66,19 +81,48 @@ def run_evaluation(ctx: StageContext) -> None:
             raise  # the endpoint may answer later: the engine resumes this stage (bounded)
         ctx.fail_step(step, f"The evaluation failed: the evaluator's endpoint did not answer ({exc}).")
         return
-    evaluation, trimmed = trim_cut(answer)
-    quotes = check_quotes(evaluation, [text for it in done for text in iteration_texts(it)] + [briefs])
+    judged = [text for it in done for text in iteration_texts(it)] + [briefs]
+    memo_rubric = MemoRubric(rubric(MEMO_RUBRIC, ctx.run))
+    first, trimmed = _opinion(Role.EVALUATOR, answer, done, judged, memo_rubric)
+    other: Opinion | None = None
+    other_error = ""
+    if Role.SECOND_EVALUATOR in answers:
+        try:
+            other, _ = _opinion(
+                Role.SECOND_EVALUATOR, answers[Role.SECOND_EVALUATOR].result(), done, judged, memo_rubric
+            )
+        except BudgetExceeded:
+            raise
+        except LLMError as exc:  # the first's verdict stands alone, and the page says why
+            other_error = f"The second evaluator gave no verdict: {shown(exc)}."
+    kept, other = conservative(first, other) if other is not None else (first, None)
     ctx.finish(
         step,
         EvaluationOutput(
-            evaluation=evaluation,
-            verdict=decide(done, evaluation, quotes, rubric=MemoRubric(rubric(MEMO_RUBRIC, ctx.run))),
+            evaluation=kept.evaluation,
+            verdict=kept.verdict,
             self_scores=[
                 SelfScore(iteration=n, jplus=it.self_jplus, jminus=it.self_jminus)
                 for n, it in enumerate(done, 1)
             ],
             same_model_warning=same_model_warning(),
-            quotes=quotes,
+            quotes=kept.quotes,
             trimmed=trimmed,
+            kept_role=kept.role,
+            other=other,
+            disagreements=disagreements(kept, other) if other is not None else [],
+            other_error=other_error,
         ),
     )
+
+
+def _opinion(
+    role: Role, answer: Evaluation, done: list[SynthesisIteration], judged: list[str], memo_rubric: MemoRubric
+) -> tuple[Opinion, list[str]]:
+    """One evaluator's answer as code reads it: cut back to whole sentences, its quotes checked against what
+    it was shown, its verdict drawn by the same code for either evaluator."""
+    evaluation, trimmed = trim_cut(answer)
+    quotes = check_quotes(evaluation, judged)
+    verdict = decide(done, evaluation, quotes, rubric=memo_rubric)
+    model = llm_settings().endpoint_for(role).model
+    return Opinion(role=role, model=model, evaluation=evaluation, verdict=verdict, quotes=quotes), trimmed
