@@ -396,6 +396,10 @@ SEC_USER_AGENT = env_str("SEC_USER_AGENT", "Analyst Desk (self-hosted) admin@loc
 SEC_MAX_REQUESTS_PER_SECOND = env_int("SEC_MAX_REQUESTS_PER_SECOND", 10)
 if not 1 <= SEC_MAX_REQUESTS_PER_SECOND <= 10:
     raise ImproperlyConfigured("SEC_MAX_REQUESTS_PER_SECOND must be between 1 and 10 (SEC fair-access limit)")
+# Live mode: how old a watched company's SEC figures may get before the scheduler's tick refreshes them.
+DATA_REFRESH_HOURS = env_int("DATA_REFRESH_HOURS", 24)
+if DATA_REFRESH_HOURS < 1:
+    raise ImproperlyConfigured("DATA_REFRESH_HOURS must be at least 1")
 
 try:
     LLM_SETTINGS = load_llm_settings(os.environ)

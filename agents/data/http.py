@@ -25,6 +25,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterable
 from types import TracebackType
+from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
 from agents.data.errors import DataError
@@ -51,8 +52,15 @@ class FetchError(DataError):
     """
 
 
+class Limiter(Protocol):
+    """What a fetcher asks before each request: to wait for its turn."""
+
+    def wait(self) -> None: ...
+
+
 class RateLimiter:
-    """Spaces calls at least ``1 / per_second`` seconds apart, across the threads of one process."""
+    """Spaces calls at least ``1 / per_second`` seconds apart, across the threads of one process (every
+    process together: agents.data.shared_rate.SharedRateLimiter)."""
 
     def __init__(
         self,
@@ -282,15 +290,17 @@ def http_fetcher(
     deadline_s: float = DEFAULT_DEADLINE_S,
     max_redirects: int = DEFAULT_MAX_REDIRECTS,
     connect: Connector | None = None,
+    limiter: Limiter | None = None,
 ) -> Fetcher:
-    """A Fetcher over HTTPS to ``allowed_hosts`` only, declaring ``user_agent``, under ``per_second``.
+    """A Fetcher over HTTPS to ``allowed_hosts`` only, declaring ``user_agent``, under ``per_second`` (in this
+    process, or under ``limiter`` where one is given: a limit shared by every process).
 
     ``connect`` is the seam tests use to reach a local server; production leaves it to
     ``public_https_connector``.
     """
     return _HttpsFetcher(
         user_agent=user_agent,
-        limiter=RateLimiter(per_second),
+        limiter=limiter or RateLimiter(per_second),
         hosts=allowed_host_set(allowed_hosts),
         max_bytes=max_bytes,
         deadline_s=deadline_s,
@@ -304,7 +314,7 @@ class _HttpsFetcher:
         self,
         *,
         user_agent: str,
-        limiter: RateLimiter,
+        limiter: Limiter,
         hosts: frozenset[str],
         max_bytes: int,
         deadline_s: float,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from django.db import models
+from django.utils import timezone
 
 
 class Company(models.Model):
@@ -18,6 +19,11 @@ class Company(models.Model):
     )
     sector = models.CharField(max_length=80, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Live mode's daily refresh of its SEC figures (memos.services.fact_refresh): when it last succeeded, and
+    # why the last attempt failed ("" when it did not).
+    facts_refreshed_at = models.DateTimeField(null=True, blank=True)
+    refresh_failed_at = models.DateTimeField(null=True, blank=True)
+    refresh_error = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering: ClassVar = ["ticker"]
@@ -110,3 +116,25 @@ class DataLoad(models.Model):
 
     def __str__(self) -> str:
         return f"{self.data_version[:12]} loaded {self.loaded_at:%Y-%m-%d %H:%M}"
+
+
+class RawResponse(models.Model):
+    """What a live source sent, byte for byte (gzip-packed), kept so a figure can be derived again from it
+    (seed 001 T1: "cache raw"). One row per URL and content: the same answer fetched again only moves
+    ``last_seen_at``; a changed one (a new filing) is a new row beside the old."""
+
+    url = models.CharField(max_length=500)
+    sha256 = models.CharField(max_length=64, help_text="of the bytes as sent (unpacked)")
+    size = models.PositiveIntegerField(help_text="bytes as sent (unpacked)")
+    body = models.BinaryField(help_text="the bytes as sent, gzip-packed")
+    fetched_at = models.DateTimeField(default=timezone.now)
+    last_seen_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering: ClassVar = ["-fetched_at", "-pk"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["url", "sha256"], name="one_raw_response_per_content")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.url} ({self.sha256[:12]}, {self.fetched_at:%Y-%m-%d %H:%M})"

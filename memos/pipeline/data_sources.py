@@ -14,7 +14,17 @@ from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
 from agents.data.http import Fetcher, FetchError, http_fetcher
 from agents.data.news import NEWS_MAX_BYTES, LiveSearch, feed_hosts
 from agents.data.prices import STOOQ_HOSTS, STOOQ_MAX_BYTES, LivePriceSource
+from agents.data.shared_rate import SharedRateLimiter
 from agents.data.social import StocknetSocialSource
+from memos.pipeline.liveness import redis_client
+from memos.services.raw_responses import keep_raw
+
+SEC_LIMIT_KEY = "analyst-desk:sec-next-slot"
+
+
+def sec_limiter() -> SharedRateLimiter:
+    """SEC's fair-access limit, one for every process of the desk (its slots in Redis)."""
+    return SharedRateLimiter(redis_client(), settings.SEC_MAX_REQUESTS_PER_SECOND, key=SEC_LIMIT_KEY)
 
 
 def edgar_source(data_dir: Path | None = None) -> EdgarSource:
@@ -27,8 +37,9 @@ def edgar_source(data_dir: Path | None = None) -> EdgarSource:
             per_second=settings.SEC_MAX_REQUESTS_PER_SECOND,
             allowed_hosts=EDGAR_HOSTS,
             max_bytes=EDGAR_MAX_BYTES,
+            limiter=sec_limiter(),
         )
-        return LiveEdgarSource(outside_transactions(fetch), max_bytes=EDGAR_MAX_BYTES)
+        return LiveEdgarSource(outside_transactions(fetch), max_bytes=EDGAR_MAX_BYTES, keep=keep_raw)
     return snapshot_source(Path(settings.SNAPSHOT_DIR))
 
 

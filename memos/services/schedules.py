@@ -26,6 +26,7 @@ from memos.services.access import visible_runs
 from memos.services.accounts import Roles
 from memos.services.deck_cycles import start_cycle
 from memos.services.errors import ServiceError
+from memos.services.fact_refresh import refresh_due
 from memos.services.screen_schedule import weekly_screen
 
 # The cadences a person chooses from: cycles a day, 0 for off.
@@ -209,9 +210,11 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome |
 
 
 def tick() -> list[str]:
-    """The job RQ's cron scheduler queues: one check, now, of the deck cycles and of the weekly screen
-    (memos.services.screen_schedule). Its result, kept in Redis a while, says what it did."""
+    """The job RQ's cron scheduler queues: one check, now, of the deck cycles, the weekly screen
+    (memos.services.screen_schedule) and, in live mode, the watched companies' daily SEC refresh
+    (memos.services.fact_refresh). Its result, kept in Redis a while, says what it did."""
     now = timezone.now()
     done = [str(outcome) for outcome in run_due(now=now)]
     screen = weekly_screen(now=now)
-    return [*done, screen] if screen else done
+    refreshed = [f"refresh SEC figures of {ticker}" for ticker in refresh_due(now=now)]
+    return [*done, *([screen] if screen else []), *refreshed]

@@ -89,5 +89,18 @@ def home(request: HttpRequest) -> HttpResponse:
         .select_related("brief__company")
         .order_by("-published_at")[:10],
         "can_start_runs": can_start_runs(request.user),
+        "refreshes": refresh_rows() if settings.DATA_MODE == "live" else None,
+        "refresh_hours": settings.DATA_REFRESH_HOURS,
     }
     return render(request, "memos/home.html", context)
+
+
+def refresh_rows() -> list[Company]:
+    """Live mode: each watched company (a brief is about it) with its last SEC refresh and what failed, in
+    one query (memos.services.fact_refresh refreshes them daily)."""
+    watched = Company.objects.filter(briefs__isnull=False).values("pk").distinct()
+    return list(
+        Company.objects.filter(pk__in=watched)
+        .only("ticker", "name", "facts_refreshed_at", "refresh_failed_at", "refresh_error")
+        .order_by("ticker")
+    )

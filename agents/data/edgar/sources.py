@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
@@ -131,9 +131,17 @@ class LiveEdgarSource:
     """SEC's public endpoints through ``fetch`` (``agents.data.http.http_fetcher`` in production, limited to
     ``EDGAR_HOSTS``)."""
 
-    def __init__(self, fetch: Fetcher, *, max_bytes: int = EDGAR_MAX_BYTES) -> None:
+    def __init__(
+        self,
+        fetch: Fetcher,
+        *,
+        max_bytes: int = EDGAR_MAX_BYTES,
+        keep: Callable[[str, bytes], None] | None = None,
+    ) -> None:
+        """``keep``: given each answer SEC sent (its URL and bytes, unpacked) before it is read."""
         self._fetch = fetch
         self._max_bytes = max_bytes
+        self._keep = keep
         self._tickers: dict[str, tuple[int, str]] | None = None
 
     def company_tickers(self) -> TickerMap:
@@ -157,4 +165,6 @@ class LiveEdgarSource:
                 raw = gunzip_capped(raw, max_bytes=self._max_bytes, what=url)
         except FetchError as exc:
             raise DocumentUnavailable(f"SEC did not serve {url}: {exc}") from exc
+        if self._keep is not None:
+            self._keep(url, raw)
         return decode_json(raw, what=url)

@@ -1,0 +1,73 @@
+"""SEC's answers kept byte for byte (seed 001 T1: "cache raw"): every live EDGAR fetch is stored before it
+is read, gzip-packed, once per URL and content, so a figure in the fact store can be derived again from what
+SEC sent (``raw_source``), and a restatement shows as two answers to one URL."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from agents.data.edgar.sources import (
+    COMPANYFACTS_URL,
+    SUBMISSIONS_URL,
+    TICKERS_URL,
+    DocumentUnavailable,
+    decode_json,
+    parse_company_tickers,
+)
+from memos.models import RawResponse
+
+
+def keep_raw(url: str, raw: bytes) -> None:
+    """Store ``raw`` as the answer to ``url``; an answer seen before only moves its ``last_seen_at``."""
+    digest = hashlib.sha256(raw).hexdigest()
+    now = timezone.now()
+    if RawResponse.objects.filter(url=url, sha256=digest).update(last_seen_at=now):
+        return
+    try:
+        with transaction.atomic():
+            RawResponse.objects.create(
+                url=url,
+                sha256=digest,
+                size=len(raw),
+                body=gzip.compress(raw, mtime=0),
+                fetched_at=now,
+                last_seen_at=now,
+            )
+    except IntegrityError:  # another process kept the same answer a moment ago
+        RawResponse.objects.filter(url=url, sha256=digest).update(last_seen_at=now)
+
+
+def latest_raw(url: str) -> bytes:
+    """The newest answer kept for ``url``, unpacked; DocumentUnavailable when none was kept."""
+    row = RawResponse.objects.filter(url=url).order_by("-fetched_at", "-pk").first()
+    if row is None:
+        raise DocumentUnavailable(f"no answer from SEC to {url} was kept")
+    return gzip.decompress(bytes(row.body))
+
+
+class KeptEdgarSource:
+    """An EDGAR source that answers from the kept raw responses alone: what a live refresh last read, read
+    again without the network (agents.data.edgar.EdgarSource)."""
+
+    def company_tickers(self) -> dict[str, tuple[int, str]]:
+        return parse_company_tickers(decode_json(latest_raw(TICKERS_URL), what=TICKERS_URL), what=TICKERS_URL)
+
+    def companyfacts(self, cik: int) -> dict[str, Any]:
+        url = COMPANYFACTS_URL.format(cik=cik)
+        return _object(url)
+
+    def submissions(self, cik: int) -> dict[str, Any]:
+        url = SUBMISSIONS_URL.format(cik=cik)
+        return _object(url)
+
+
+def _object(url: str) -> dict[str, Any]:
+    found = decode_json(latest_raw(url), what=url)
+    if not isinstance(found, dict):
+        raise DocumentUnavailable(f"the kept answer to {url} is not a JSON object")
+    return found

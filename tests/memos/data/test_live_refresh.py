@@ -1,0 +1,109 @@
+"""Data that stays fresh in live mode, against recorded SEC responses: one SEC rate limit for every process
+(in Redis), SEC's answers kept byte for byte so the figures derive again from them without the network, the
+daily refresh of watched companies with its failures recorded, and the home page saying both."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import redis
+from django.conf import settings
+from django.test import Client, override_settings
+from django.utils import timezone
+
+from agents.data.edgar import LiveEdgarSource, load_company_facts
+from agents.data.errors import DataError
+from agents.data.shared_rate import SharedRateLimiter
+from memos.models import Brief, Company, RawResponse
+from memos.services import fact_refresh
+from memos.services.fact_refresh import refresh_company_facts, refresh_due
+from memos.services.raw_responses import KeptEdgarSource, keep_raw
+from memos.services.runs import create_brief
+from tests.agents.data.test_edgar_sources import COMPANYFACTS_API, RecordedSec
+from tests.memos.pipeline_support import analyst, load_desk_data
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_two_processes_share_one_sec_rate_limit() -> None:
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    key = "test:sec-next-slot"
+    client.delete(key)
+    waits: list[float] = []
+    web, worker = (SharedRateLimiter(client, 10, key=key, sleep=waits.append) for _ in range(2))
+    for limiter in (web, worker, web, worker):  # four requests in the same instant, from two processes
+        limiter.wait()
+    assert len(waits) == 3  # the first goes at once; each later one waits for its own slot
+    assert waits == pytest.approx([0.1, 0.2, 0.3], abs=0.03)
+
+
+def test_an_unreachable_redis_leaves_each_process_its_own_limit() -> None:
+    down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+    waits: list[float] = []
+    limiter = SharedRateLimiter(down, 0.5, key="test:sec", sleep=waits.append)  # one request per 2 s
+    limiter.wait()
+    limiter.wait()  # Redis is not asked again for a while: this process spaces its own requests
+    assert len(waits) == 1 and 1.5 < waits[0] <= 2.0
+
+
+def test_secs_answers_are_kept_once_and_the_figures_derive_again_from_them() -> None:
+    live = LiveEdgarSource(RecordedSec(), keep=keep_raw)
+    fetched = load_company_facts(live, "AAPL")
+    urls = set(RawResponse.objects.values_list("url", flat=True))
+    assert urls == {
+        "https://www.sec.gov/files/company_tickers.json",
+        f"{COMPANYFACTS_API}/CIK0000320193.json",
+    }
+    assert load_company_facts(KeptEdgarSource(), "AAPL") == fetched  # no network: what SEC sent
+
+    load_company_facts(LiveEdgarSource(RecordedSec(), keep=keep_raw), "AAPL")
+    assert RawResponse.objects.count() == 2  # the same answers again: seen, not stored twice
+    keep_raw(f"{COMPANYFACTS_API}/CIK0000320193.json", b'{"cik": 320193, "facts": {}}')
+    assert RawResponse.objects.filter(url__endswith="CIK0000320193.json").count() == 2  # a changed answer
+
+
+def test_a_refresh_records_when_it_succeeded_and_why_it_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    load_desk_data("AAPL")
+    monkeypatch.setattr(fact_refresh, "edgar_source", lambda: LiveEdgarSource(RecordedSec(), keep=keep_raw))
+    refresh_company_facts("AAPL")
+    apple = Company.objects.get(ticker="AAPL")
+    assert apple.facts_refreshed_at is not None and apple.refresh_error == ""
+
+    def refused(url: str) -> bytes:
+        from agents.data.http import FetchError
+
+        raise FetchError(f"{url} answered HTTP 503")
+
+    monkeypatch.setattr(fact_refresh, "edgar_source", lambda: LiveEdgarSource(refused))
+    with pytest.raises(DataError):
+        refresh_company_facts("AAPL")
+    apple.refresh_from_db()
+    assert "answered HTTP 503" in apple.refresh_error and apple.refresh_failed_at is not None
+    assert apple.facts_refreshed_at is not None  # the last success still stands
+
+    owner = analyst()
+    create_brief(owner=owner, ticker="AAPL", question="Keep the position?")  # AAPL is watched
+    client = Client()
+    client.force_login(owner)
+    with override_settings(DATA_MODE="live"):
+        panel = client.get("/").content.decode()
+    panel = panel[panel.index('id="refreshes"') :]
+    assert "AAPL" in panel and "failed" in panel and "answered HTTP 503" in panel
+
+
+def test_the_daily_refresh_queues_the_watched_companies_that_are_due() -> None:
+    owner = analyst()
+    for ticker, name in (("AAPL", "Apple Inc."), ("TSLA", "Tesla, Inc."), ("NVDA", "NVIDIA Corp.")):
+        company = Company.objects.create(ticker=ticker, name=name)
+        if ticker != "NVDA":  # NVDA is in the fact store, but no brief is about it
+            Brief.objects.create(company=company, question="Keep the position?", owner=owner)
+    now = timezone.now()
+    Company.objects.filter(ticker="AAPL").update(facts_refreshed_at=now - timedelta(hours=2))
+    Company.objects.filter(ticker="TSLA").update(facts_refreshed_at=now - timedelta(hours=30))
+    assert refresh_due(now=now, enqueue=False) == []  # snapshot mode: nothing to refresh
+    with override_settings(DATA_MODE="live"):
+        assert refresh_due(now=now, enqueue=False) == ["TSLA"]  # NVDA has no brief; AAPL is fresh
+        Company.objects.filter(ticker="TSLA").update(refresh_failed_at=now - timedelta(minutes=10))
+        assert refresh_due(now=now, enqueue=False) == []  # failed a moment ago: it waits an hour
+        assert refresh_due(now=now + timedelta(hours=2), enqueue=False) == ["TSLA"]
