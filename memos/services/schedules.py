@@ -24,7 +24,7 @@ from memos.models import ArtefactVersion, Brief, RefineSchedule
 from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
 from memos.services.access import visible_runs
 from memos.services.accounts import Roles
-from memos.services.deck_cycles import start_cycle
+from memos.services.deck_cycles import CYCLES_PER_DAY, cycles_today, start_cycle
 from memos.services.errors import ServiceError
 from memos.services.fact_refresh import refresh_due
 from memos.services.screen_schedule import weekly_screen
@@ -134,6 +134,12 @@ class SchedulePanel:
     may_set: bool
     held_off_by_admin: bool = False
     choices: tuple[tuple[int, str], ...] = CADENCES
+    cycles_today: int = 0  # started since midnight UTC, the schedule's and "refine now" together
+    cycles_per_day: int = CYCLES_PER_DAY
+
+    @property
+    def may_refine_now(self) -> bool:
+        return self.may_set and not self.held_off_by_admin and self.cycles_today < self.cycles_per_day
 
 
 def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> SchedulePanel | None:
@@ -143,8 +149,9 @@ def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> 
         return None
     schedule = RefineSchedule.objects.filter(brief=brief).first()
     may_set = may_set_schedule(user, brief)
+    today = cycles_today(brief, now=now)
     if schedule is None:
-        return SchedulePanel(0, FIRST_SLOT, SECOND_SLOT, None, "", None, None, may_set)
+        return SchedulePanel(0, FIRST_SLOT, SECOND_SLOT, None, "", None, None, may_set, cycles_today=today)
     run_id = schedule.last_run_id
     if run_id is not None and not visible_runs(user).filter(pk=run_id).exists():
         run_id = None
@@ -160,6 +167,7 @@ def schedule_panel(user: User, brief: Brief, *, now: datetime | None = None) -> 
         last_run_id=run_id,
         may_set=may_set,
         held_off_by_admin=schedule.held_off_by_admin,
+        cycles_today=today,
     )
 
 
@@ -195,7 +203,7 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome |
         try:
             # Its own savepoint: a refused start rolls back what it wrote, and this row is still saved.
             with transaction.atomic():
-                run = start_cycle(brief=schedule.brief, enqueue=enqueue)
+                run = start_cycle(brief=schedule.brief, enqueue=enqueue, now=now)
         except ServiceError as exc:
             message = f"Not started: {exc}"
         else:

@@ -1,5 +1,5 @@
-"""Setting a deck brief's refinement schedule: the POST of the form in templates/memos/decks/_schedule.html
-(its panel comes from memos.services.schedules.schedule_panel).
+"""Setting a deck brief's refinement schedule, and starting a cycle now: the POSTs of the forms in
+templates/memos/decks/_schedule.html (its panel comes from memos.services.schedules.schedule_panel).
 
 Who may see the brief (one of its versions) sees the schedule; its analyst and admins set it. A user who may
 not see the brief gets a 404, one who may only read it a 403; a refused change shows the brief's latest
@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 from memos.models import ArtefactVersion
 from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
 from memos.services.access import visible_versions
+from memos.services.deck_cycles import start_cycle
 from memos.services.errors import ServiceError
 from memos.services.schedules import CADENCES, may_set_schedule, set_schedule
 from memos.views.users import user_of
@@ -79,3 +80,19 @@ def set_brief_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
         return refused(request, version, str(exc))
     back = local_path(request.POST.get("next", ""))
     return redirect(back) if back else redirect("version", version_id=version.pk)
+
+
+@require_POST
+@login_required
+def refine_now(request: HttpRequest, brief_id: int) -> HttpResponse:
+    """Start a refinement cycle of the brief's deck now: its analyst or an admin, within the day's two."""
+    user = user_of(request)
+    version = _latest_readable(user, brief_id)
+    brief = version.brief
+    if not may_set_schedule(user, brief):
+        raise PermissionDenied("Only the brief's analyst or an admin starts a refinement cycle.")
+    try:
+        run = start_cycle(brief=brief)
+    except ServiceError as exc:
+        return refused(request, version, f"No cycle was started: {exc}")
+    return redirect("run", run_id=run.pk)

@@ -518,3 +518,34 @@ def test_the_database_refuses_a_schedule_held_off_by_an_admin_that_is_on(brief: 
     schedule = scheduled(brief, 1)
     with pytest.raises(IntegrityError, match="refine_schedule_held_off_is_off"), transaction.atomic():
         RefineSchedule.objects.filter(pk=schedule.pk).update(held_off_by_admin=True)
+
+
+# --- "refine now"
+
+
+def test_refine_now_starts_a_cycle_and_counts_within_the_day_s_two(brief: Brief) -> None:
+    client = Client()
+    client.force_login(brief.owner)
+    first = client.post(f"/briefs/{brief.pk}/refine-now/")
+    assert first.status_code == 302 and len(cycles_of(brief)) == 1
+    Run.objects.filter(brief=brief).exclude(status=Run.Status.DONE).update(status=Run.Status.NEEDS_REVIEW)
+
+    assert "1 of 2 cycles today (UTC)" in panel_html(brief.owner, brief, now=timezone.now())
+
+    # The schedule's cycle later the same day is the second; a third, by hand, is refused with the reason.
+    scheduled(brief, 2, now=timezone.now() - timedelta(minutes=1))
+    assert client.post(f"/briefs/{brief.pk}/refine-now/").status_code == 302
+    Run.objects.filter(brief=brief).exclude(status=Run.Status.DONE).update(status=Run.Status.NEEDS_REVIEW)
+    third = client.post(f"/briefs/{brief.pk}/refine-now/")
+    assert third.status_code == 409
+    assert "had its 2 refinement cycles today (UTC)" in third.content.decode()
+    panel = panel_html(brief.owner, brief, now=timezone.now())
+    assert "2 of 2 cycles today (UTC)" in panel and "disabled>Refine now" in panel
+
+
+def test_only_the_brief_s_analyst_or_an_admin_refines_now(brief: Brief) -> None:
+    member = person("carol", "committee")
+    client = Client()
+    client.force_login(member)
+    assert client.post(f"/briefs/{brief.pk}/refine-now/").status_code == 403
+    assert not cycles_of(brief)

@@ -292,6 +292,22 @@ TABLE: dict[str, Row] = {
         ),
         {"cycles": "1", "next": "/"},
     ),
+    # Starting a refinement cycle now: the same people as the schedule; this brief has no deck version to
+    # refine, so even they are refused on its page with the reason.
+    "briefs/<int:brief_id>/refine-now/": Row(
+        "/briefs/{brief}/refine-now/",
+        everyone(NOT_ALLOWED),
+        access(
+            anonymous=LOGIN,
+            owner=REFUSED_ON_PAGE,
+            analyst=NOT_FOUND,
+            committee=FORBIDDEN,
+            reviewer=FORBIDDEN,
+            executive=NOT_FOUND,
+            outsider=NOT_FOUND,
+            admin=REFUSED_ON_PAGE,
+        ),
+    ),
     # Frozen versions and their review (memos/views/versions.py, memos/views/review.py): each action is a POST
     # by the role it belongs to; the version's other readers are refused with the reason on its page.
     "versions/<int:version_id>/": Row("/versions/{version}/", VERSION_READERS),
