@@ -51,7 +51,10 @@ INVISIBLE = "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
 # from typing the alpha it wanted, the 1.5B wrote "the sector's own alpha residual was -" and then spaces
 # to the field's bound, 600 tokens of nothing at two tokens a second.
 SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
-WORD = "[^ 0-9" + NUMERALS + INVISIBLE + SPACES + r'\[\]{}"\\\x00-\x1f\x7f]'
+# Nor a combining mark or a spacing modifier: barred from spaces too, the 1.5B padded with " ̂ ̂ ̂" (a space
+# and a combining circumflex, 1,600 tokens of it). Prose needs neither: letters come precomposed.
+MARKS = "\u02b0-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+WORD = "[^ 0-9" + NUMERALS + INVISIBLE + SPACES + MARKS + r'\[\]{}"\\\x00-\x1f\x7f]'
 REFERENCE_EXTRA = 4  # "[[" and "]]"
 MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance
 

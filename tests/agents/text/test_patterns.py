@@ -28,6 +28,7 @@ PATTERN = prose_pattern([FACT, "AAPL:cash:FY2025"], bound=200)
         "The next report and the third-quarter call are the catalysts.",
         "Hold it over the next twelve months.",
         "Margins are thin; growth is slowing.",
+        "Nestlé and Société Générale: café-style résumé, naïve coöperation.",  # precomposed letters pass
     ],
 )
 def test_prose_with_references_and_words_matches(text: str) -> None:
@@ -55,6 +56,8 @@ def test_prose_with_references_and_words_matches(text: str) -> None:
         " A leading space.",
         "A trailing space. ",
         "A no\u2003break space run\u00a0\u00a0.",  # another space character, to pad with
+        "The mean alpha residual was + \u0302 \u0302 \u0302 \u0302",  # the 1.5B padded with combining marks
+        "A caret \u02c6 or a tilde \u02dc modifier.",
     ],
 )
 def test_a_typed_figure_or_an_unknown_reference_does_not_match(text: str) -> None:
