@@ -19,15 +19,17 @@ _EMPTY_FIGURE = re.compile(
     re.IGNORECASE,
 )
 _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}", re.IGNORECASE)
+# Padding a decoder wrote where it wanted a figure: one sign or mark over and over (" ̂ ̂ ̂", ". . . .").
+_REPEATED_SIGN = re.compile(r"([^\w\s])(?:\s*\1){4,}")
 
 EMPTY_FIGURE = "it left a figure's place empty"
-REPEATED_WORD = "it repeated one word over and over"
+REPEATED_WORD = "it repeated one word or sign over and over"
 
 
 def blank_problem(sentence: str) -> str:
     """Why a reader cannot use ``sentence`` (one of the reasons above), or ""."""
     text = re.sub(r"\[\[[^\]]*\]\]", "x", sentence).strip()
-    if _REPEATED_WORD.search(text):
+    if _REPEATED_WORD.search(text) or _REPEATED_SIGN.search(text):
         return REPEATED_WORD
     if _EMPTY_FIGURE.search(text):
         return EMPTY_FIGURE

@@ -16,6 +16,11 @@ WRITTEN = [
     ("The alpha residual for XOM was -  and the market was driving the sector's decline.", EMPTY_FIGURE),
     ("The Consumer Goods sector had a significant alpha residual of - on week.", EMPTY_FIGURE),
     ("The market was the dominant force in the week ending ert ert ert ert ert ert ert", REPEATED_WORD),
+    (
+        "The healthcare sector's mean alpha residual was + \u0302 \u0302 \u0302 \u0302 \u0302 \u0302",
+        REPEATED_WORD,
+    ),
+    ("The sector's beta is . . . . . . and rising.", REPEATED_WORD),
 ]
 USABLE = [
     "XOM fell with crude; its own move [[XOM:alpha_1w:2015-08-21]] is large.",
@@ -27,6 +32,7 @@ USABLE = [
     "Revenue rose, as it was expected to.",
     "The in-house team and the at-risk lines stay.",
     "Revenue rose\n  and margins held.",
+    "Wait... and see -- the market did.",
 ]
 
 
