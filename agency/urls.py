@@ -53,6 +53,9 @@ urlpatterns = [
     path("briefs/new/", briefs.new_brief, name="new_brief"),
     path("briefs/<int:brief_id>/schedule/", schedules.set_brief_schedule, name="brief_schedule"),
     path("briefs/<int:brief_id>/refine-now/", schedules.refine_now, name="brief_refine_now"),
+    path(
+        "briefs/<int:brief_id>/memo-schedule/", schedules.set_brief_memo_schedule, name="brief_memo_schedule"
+    ),
     path("runs/<uuid:run_id>/", runs.run_page, name="run"),
     path("runs/<uuid:run_id>/steps/<int:step_id>/", runs.step_document, name="run_step"),
     path(

@@ -9,7 +9,7 @@ from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion
 from memos.models.ledger import LLMCall
 from memos.models.runs import DEFAULT_AUDIENCE, AgentStep, Brief, Run, StageClaim
-from memos.models.schedules import RefineSchedule
+from memos.models.schedules import MemoSchedule, RefineSchedule
 from memos.models.versions import (
     ArtefactVersion,
     AuditEvent,
@@ -35,6 +35,7 @@ __all__ = [
     "FalsifierWatch",
     "GoldScore",
     "LLMCall",
+    "MemoSchedule",
     "Motion",
     "Move",
     "MoveScore",

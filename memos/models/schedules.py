@@ -111,3 +111,34 @@ class RefineSchedule(models.Model):
         if not self.enabled:
             return None
         return self.latest_slot(now) if self.is_due(now) else self.next_slot(now)
+
+
+MEMO_DEFAULT_TIME = time(7, 0)
+
+
+class MemoSchedule(models.Model):
+    """A memo brief's weekly position (seed 000: "weekly positions"): the brief's memo is written again once a
+    week, on ``weekday`` at ``at`` (UTC), as a new version of its memo line; with unchanged data and prompts
+    the ledger answers every call, so a quiet week costs nothing. Set by the brief's analyst or an admin
+    (memos.services.memo_schedule); the scheduler's tick acts on each weekly time once, recording what it did.
+    """
+
+    brief = models.OneToOneField(Brief, on_delete=models.CASCADE, related_name="memo_schedule")
+    enabled = models.BooleanField(default=True)
+    weekday = models.PositiveSmallIntegerField(default=0, help_text="0 Monday ... 6 Sunday")
+    at = models.TimeField(default=MEMO_DEFAULT_TIME, help_text="time of day, UTC")
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    set_at = models.DateTimeField(help_text="when it was last changed: a change never starts a run at once")
+    last_slot_at = models.DateTimeField(null=True, blank=True, help_text="the weekly time last acted on")
+    last_run = models.ForeignKey(Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    last_outcome = models.TextField(blank=True, help_text="what the scheduler's last attempt did")
+    last_outcome_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["brief"]
+        constraints: ClassVar = [
+            models.CheckConstraint(condition=Q(weekday__lte=6), name="memo_schedule_weekday"),
+        ]
+
+    def __str__(self) -> str:
+        return f"weekly memo of {self.brief_id}: day {self.weekday} at {self.at:%H:%M} UTC"

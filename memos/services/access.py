@@ -9,7 +9,7 @@ from uuid import UUID
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, User
 from django.db.models import Q, QuerySet
 
-from memos.models import ArtefactVersion, Run
+from memos.models import ArtefactVersion, Brief, Run
 from memos.services.accounts import Roles
 
 _READERS_OF_ALL_RUNS = (Roles.COMMITTEE, Roles.REVIEWER)
@@ -85,3 +85,13 @@ def visible_versions(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Artefac
     if Roles.EXECUTIVE in roles:
         shown |= Q(published_at__isnull=False)
     return ArtefactVersion.objects.filter(shown)
+
+
+def may_set_schedule(user: AbstractBaseUser | AnonymousUser, brief: Brief) -> bool:
+    """Who sets when a brief's work runs on its own (a deck's cycles, a weekly memo): the brief's analyst
+    (while an analyst) or an admin; anyone else who may see the brief only reads it."""
+    if not isinstance(user, User) or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    return user.pk == brief.owner_id and user.groups.filter(name=Roles.ANALYST).exists()

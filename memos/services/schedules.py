@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from uuid import UUID
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from memos.models import ArtefactVersion, Brief, RefineSchedule
 from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
-from memos.services.access import visible_runs
-from memos.services.accounts import Roles
+from memos.services.access import may_set_schedule, visible_runs
 from memos.services.deck_cycles import CYCLES_PER_DAY, cycles_today, start_cycle
 from memos.services.errors import ServiceError
 from memos.services.fact_refresh import refresh_due
+from memos.services.memo_schedule import due_memos
 from memos.services.screen_schedule import weekly_screen
 
 # The cadences a person chooses from: cycles a day, 0 for off.
@@ -49,15 +49,6 @@ class CycleOutcome:
 
     def __str__(self) -> str:
         return f"brief {self.brief_id}, {self.slot:%Y-%m-%d %H:%M} UTC: {self.message}"
-
-
-def may_set_schedule(user: AbstractBaseUser | AnonymousUser, brief: Brief) -> bool:
-    """The brief's analyst (while an analyst) or an admin; anyone else who may see the brief only reads it."""
-    if not isinstance(user, User) or not user.is_active:
-        return False
-    if user.is_superuser:
-        return True
-    return user.pk == brief.owner_id and user.groups.filter(name=Roles.ANALYST).exists()
 
 
 def is_deck_brief(brief: Brief) -> bool:
@@ -219,10 +210,11 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome |
 
 def tick() -> list[str]:
     """The job RQ's cron scheduler queues: one check, now, of the deck cycles, the weekly screen
-    (memos.services.screen_schedule) and, in live mode, the watched companies' daily SEC refresh
-    (memos.services.fact_refresh). Its result, kept in Redis a while, says what it did."""
+    (memos.services.screen_schedule), the weekly memos (memos.services.memo_schedule) and, in live mode,
+    the watched companies' daily SEC refresh (memos.services.fact_refresh). Its result, kept in Redis a
+    while, says what it did."""
     now = timezone.now()
     done = [str(outcome) for outcome in run_due(now=now)]
     screen = weekly_screen(now=now)
     refreshed = [f"refresh SEC figures of {ticker}" for ticker in refresh_due(now=now)]
-    return [*done, *([screen] if screen else []), *refreshed]
+    return [*done, *([screen] if screen else []), *refreshed, *due_memos(now=now)]

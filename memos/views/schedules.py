@@ -18,11 +18,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from memos.models import ArtefactVersion
-from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
-from memos.services.access import visible_versions
+from memos.models.schedules import FIRST_SLOT, MEMO_DEFAULT_TIME, SECOND_SLOT
+from memos.services.access import may_set_schedule, visible_versions
 from memos.services.deck_cycles import start_cycle
 from memos.services.errors import ServiceError
-from memos.services.schedules import CADENCES, may_set_schedule, set_schedule
+from memos.services.memo_schedule import set_memo_schedule
+from memos.services.schedules import CADENCES, set_schedule
 from memos.views.users import user_of
 from memos.views.versions import refused
 
@@ -40,14 +41,14 @@ def local_path(url: str) -> str | None:
     return None
 
 
-def _latest_readable(user: User, brief_id: int) -> ArtefactVersion:
-    """The head of the brief's deck line the user may read (the page a refusal is shown on), or else the
+def _latest_readable(user: User, brief_id: int, *, kind: str = "deck") -> ArtefactVersion:
+    """The head of the brief's ``kind`` line the user may read (the page a refusal is shown on), or else the
     newest version of the brief they may read."""
     readable = (
         visible_versions(user).filter(brief_id=brief_id).select_related("brief__owner", "brief__company")
     )
     version: ArtefactVersion | None = (
-        readable.filter(kind="deck").order_by("-number").first()
+        readable.filter(kind=kind).order_by("-number").first()
         or readable.order_by("-created_at", "-pk").first()
     )
     if version is None:
@@ -96,3 +97,36 @@ def refine_now(request: HttpRequest, brief_id: int) -> HttpResponse:
     except ServiceError as exc:
         return refused(request, version, f"No cycle was started: {exc}")
     return redirect("run", run_id=run.pk)
+
+
+class MemoScheduleForm(forms.Form):
+    enabled = forms.TypedChoiceField(choices=[("on", "weekly"), ("off", "off")], coerce=lambda v: v == "on")
+    weekday = forms.TypedChoiceField(choices=[(str(n), n) for n in range(7)], coerce=int, required=False)
+    at = forms.TimeField(required=False)
+
+
+@require_POST
+@login_required
+def set_brief_memo_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
+    """A memo brief's weekly position: on a day and time (UTC), or off; its analyst or an admin."""
+    user = user_of(request)
+    version = _latest_readable(user, brief_id, kind="memo")
+    brief = version.brief
+    if not may_set_schedule(user, brief):
+        raise PermissionDenied("Only the brief's analyst or an admin sets its weekly memo.")
+    form = MemoScheduleForm(request.POST)
+    if not form.is_valid():
+        reasons = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
+        return refused(request, version, f"The weekly memo was not changed ({reasons}).")
+    data = form.cleaned_data
+    try:
+        set_memo_schedule(
+            brief=brief,
+            user=user,
+            enabled=data["enabled"],
+            weekday=data["weekday"] if data["weekday"] is not None else 0,
+            at=data["at"] or MEMO_DEFAULT_TIME,
+        )
+    except ServiceError as exc:
+        return refused(request, version, str(exc))
+    return redirect("version", version_id=version.pk)

@@ -24,6 +24,7 @@ from memos.services import gold_scores, review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
 from memos.services.memo_drift import memo_drift
+from memos.services.memo_schedule import memo_schedule_panel
 from memos.services.schedules import schedule_panel
 from memos.services.versions import diff, previous_of
 from memos.views.falsifiers import register_rows
@@ -82,6 +83,7 @@ def page_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
             "line": [other for other in readable if other.kind == version.kind],
             "others": [other for other in readable if other.kind != version.kind],
             "schedule": schedule_panel(user, version.brief) if version.kind == "deck" else None,
+            "memo_schedule": memo_schedule_panel(user, version.brief) if version.kind == "memo" else None,
             "scoring": gold_scores.scoring_panel(user, version),
         }
     )

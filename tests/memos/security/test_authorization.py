@@ -292,6 +292,23 @@ TABLE: dict[str, Row] = {
         ),
         {"cycles": "1", "next": "/"},
     ),
+    # A memo brief's weekly memo: its analyst or a superuser sets it (this brief's latest version is a memo);
+    # whoever may only read the brief is refused outright.
+    "briefs/<int:brief_id>/memo-schedule/": Row(
+        "/briefs/{brief}/memo-schedule/",
+        everyone(NOT_ALLOWED),
+        access(
+            anonymous=LOGIN,
+            owner=redirect("/versions/{version}/"),
+            analyst=NOT_FOUND,
+            committee=FORBIDDEN,
+            reviewer=FORBIDDEN,
+            executive=NOT_FOUND,
+            outsider=NOT_FOUND,
+            admin=redirect("/versions/{version}/"),
+        ),
+        {"enabled": "on", "weekday": "0", "at": "07:00"},
+    ),
     # Starting a refinement cycle now: the same people as the schedule; this brief has no deck version to
     # refine, so even they are refused on its page with the reason.
     "briefs/<int:brief_id>/refine-now/": Row(
