@@ -108,8 +108,8 @@ def why_not_scoring(user: User, version: ArtefactVersion) -> str:
         return "You started this deck's run: it is scored by the rest of the committee."
     if not _judged(version):
         return (
-            f"{version.label} did not clear the entry bar, so the judge gave it no R2 scores to compare "
-            "with yours: it is not a gold example."
+            f"{version.label} has no R2 judgement (it did not clear the entry bar, or was never scored on "
+            "R2), so the judge has nothing to compare with yours: it is not a gold example."
         )
     return ""
 

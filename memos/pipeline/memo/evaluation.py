@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 
-from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, ProviderFailure, TransientFailure
+from agents.llm.errors import InvalidOutput, LLMError, ProviderFailure, TransientFailure
 from agents.llm.roles import Role
 from agents.llm.types import CallContext
 from agents.memo.opinions import Opinion, conservative, disagreements
@@ -70,31 +70,38 @@ def run_evaluation(ctx: StageContext) -> None:
         )
         for role in roles
     }
-    answers = {role: future for role, future in fanout.in_parallel(asked.items(), limit=len(roles))}
-    try:
-        answer = answers[Role.EVALUATOR].result()
-    except (InvalidOutput, ProviderFailure) as exc:
-        ctx.fail_step(step, f"The evaluation failed: {shown(exc)}.")
-        return
-    except TransientFailure as exc:
-        if ctx.hold.attempt < max_attempts():
-            raise  # the endpoint may answer later: the engine resumes this stage (bounded)
-        ctx.fail_step(step, f"The evaluation failed: the evaluator's endpoint did not answer ({exc}).")
-        return
+    results: dict[Role, Evaluation | LLMError] = {}
+    for role, future in fanout.in_parallel(asked.items(), limit=len(roles)):
+        try:
+            results[role] = future.result()
+        except (InvalidOutput, ProviderFailure, TransientFailure) as exc:  # anything else ends the run
+            results[role] = exc
     judged = [text for it in done for text in iteration_texts(it)] + [briefs]
     memo_rubric = MemoRubric(rubric(MEMO_RUBRIC, ctx.run))
-    first, trimmed = _opinion(Role.EVALUATOR, answer, done, judged, memo_rubric)
-    other: Opinion | None = None
-    other_error = ""
-    if Role.SECOND_EVALUATOR in answers:
-        try:
-            other, _ = _opinion(
-                Role.SECOND_EVALUATOR, answers[Role.SECOND_EVALUATOR].result(), done, judged, memo_rubric
+    opinions = [
+        _opinion(role, answer, done, judged, memo_rubric)
+        for role, answer in sorted(results.items())
+        if isinstance(answer, Evaluation)
+    ]
+    failed = {role: exc for role, exc in results.items() if isinstance(exc, LLMError)}
+    if not opinions:
+        failure = failed[Role.EVALUATOR]
+        if isinstance(failure, TransientFailure):
+            if ctx.hold.attempt < max_attempts():
+                raise failure  # the endpoint may answer later: the engine resumes this stage (bounded)
+            ctx.fail_step(
+                step, f"The evaluation failed: the evaluator's endpoint did not answer ({failure})."
             )
-        except BudgetExceeded:
-            raise
-        except LLMError as exc:  # the first's verdict stands alone, and the page says why
-            other_error = f"The second evaluator gave no verdict: {shown(exc)}."
+        else:
+            ctx.fail_step(step, f"The evaluation failed: {shown(failure)}.")
+        return
+    trimmed = opinions[0][1]
+    first = opinions[0][0]
+    other = opinions[1][0] if len(opinions) > 1 else None
+    # With one evaluator failed, the other's verdict stands alone, and the page says why.
+    other_error = " ".join(
+        f"The {_ordinal(role)} evaluator gave no verdict: {shown(exc)}." for role, exc in failed.items()
+    )
     kept, other = conservative(first, other) if other is not None else (first, None)
     ctx.finish(
         step,
@@ -114,6 +121,10 @@ def run_evaluation(ctx: StageContext) -> None:
             other_error=other_error,
         ),
     )
+
+
+def _ordinal(role: Role) -> str:
+    return "second" if role == Role.SECOND_EVALUATOR else "first"
 
 
 def _opinion(

@@ -96,3 +96,11 @@ def test_a_second_evaluator_that_fails_leaves_the_first_verdict_standing() -> No
     step = AgentStep.objects.get(run=run, key="evaluation")
     page = client.get(f"/runs/{run.pk}/steps/{step.pk}/").content.decode()
     assert "The first evaluator's verdict stands alone." in page
+
+
+def test_a_first_evaluator_that_fails_leaves_the_second_verdict_standing() -> None:
+    broken: dict[str, list[Any]] = {"evaluator@evaluator": ["not json at all"] * 6}
+    _run, output = evaluated(broken)
+    assert output.kept_role == "second_evaluator" and output.other is None
+    assert output.verdict.decision == "REVISE"  # the harsh second, on its own
+    assert output.other_error.startswith("The first evaluator gave no verdict:")
