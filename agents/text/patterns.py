@@ -38,13 +38,14 @@ from agents.text.sentences import field_bounds
 
 M = TypeVar("M", bound=BaseModel)
 
-# Not a digit of any script a decoder might reach for (ASCII; superscripts and subscripts; fractions such
-# as "⅔", which the 1.5B wrote as "USD ⅔ more" once ASCII digits were barred; Roman numerals; circled,
-# full-width, Arabic-Indic and Devanagari digits: code withholds any numeral, so the decoder may not write
-# one); not a bracket (brackets open references) or a brace (the 1.5B faked an id's digits as
-# "AAPL:cash:FY{FY}"); not a quote, a backslash or a control character: llama.cpp writes a pattern's
-# characters into the JSON string as they are, so these would break the JSON.
-NUMERALS = "²³¹¼-¾٠-٩۰-۹०-९⁰-⁹₀-₉⅐-↉①-⓿❶-➓０-９"
+# Not a digit of any script a decoder might reach for (ASCII; superscripts and subscripts; fractions such as
+# "⅔", which the 1.5B wrote as "USD ⅔ more" once ASCII digits were barred; Roman numerals; circled,
+# full-width, Arabic-Indic and Devanagari digits, and the mathematical alphanumerics, whose bold digits the
+# 1.5B wrote as "GE moved - 𝟪.𝟐%": code withholds any numeral, so the decoder may not write one); not a
+# bracket (brackets open references) or a brace (the 1.5B faked an id's digits as "AAPL:cash:FY{FY}"); not a
+# quote, a backslash or a control character: llama.cpp writes a pattern's characters into the JSON string as
+# they are, so these would break the JSON.
+NUMERALS = "²³¹¼-¾٠-٩۰-۹०-९⁰-⁹₀-₉⅐-↉①-⓿❶-➓０-９\U0001d400-\U0001d7ff"
 # Nor an invisible character: barred from digits, the 0.5B filled its bound with variation selectors.
 INVISIBLE = "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
 # Nor a space other than the plain one; and a plain space only between two things, one at a time: barred

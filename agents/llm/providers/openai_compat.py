@@ -23,10 +23,17 @@ from openai.types.chat import (
     ChatCompletionUserMessageParam,
 )
 
-from agents.llm.config import Endpoint
+from agents.llm.config import LOCAL_MODEL_ALIAS, Endpoint
 from agents.llm.errors import ProviderFailure, TransientError, TransientKind
 from agents.llm.types import Message, ProviderRequest, ProviderResponse
 
+# llama-server's DRY sampler ("don't repeat yourself") for the embedded model: a penalty that grows with the
+# length of a sequence the answer already wrote. Barred from typing a figure, the 1.5B padded a field to its
+# bound with one filler over and over (spaces, then " ̂", then " –": 2,400 tokens of it); the pattern can bar
+# a filler once found, not every next one. Quotes, colons and newlines break a sequence, so JSON keys that
+# repeat from item to item are not penalised. Sent only to the embedded server (its alias): a hosted API
+# refuses parameters it does not know.
+LOCAL_SAMPLING = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length": 2}
 # 408 and 5xx are the server's trouble, 429 is ours for now; every other status means the request is wrong.
 _TIMEOUT_STATUS = 408
 _RATE_LIMIT_STATUS = 429
@@ -70,6 +77,8 @@ class OpenAICompatProvider:
                 "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": True},
             },
         }
+        if self.endpoint.model == LOCAL_MODEL_ALIAS and self.endpoint.is_loopback:
+            body |= LOCAL_SAMPLING
         headers = {"X-Analyst-Role": request.role, "X-Prompt-Name": request.prompt_name}
         try:
             raw = self._client.post(
