@@ -15,7 +15,8 @@ _EMPTY_FIGURE = re.compile(
     r"|(?:\b(?:at|of|by|to|from|was|is|were|are|around|about|near)(?:\s+[.,;:]|\s*%))"
     r"|(?:\b(?:at|of|by|to|from|was|is|were|are)\s+[-+−](?:\s|$))"
     r"|(?:\bthe\s+(?:of|and|to|at|in)\b(?!-))"
-    r"|(?:\(\s*\))",
+    r"|(?:\(\s*\))"
+    r"|(?:(?<![0-9\]])%)",  # a percent sign after no number: "moved -██% this week", "of %"
     re.IGNORECASE,
 )
 _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}", re.IGNORECASE)
@@ -28,7 +29,7 @@ REPEATED_WORD = "it repeated one word or sign over and over"
 
 def blank_problem(sentence: str) -> str:
     """Why a reader cannot use ``sentence`` (one of the reasons above), or ""."""
-    text = re.sub(r"\[\[[^\]]*\]\]", "x", sentence).strip()
+    text = re.sub(r"\[\[[^\]]*\]\]", "1", sentence).strip()  # a reference stands for a number
     if _REPEATED_WORD.search(text) or _REPEATED_SIGN.search(text):
         return REPEATED_WORD
     if _EMPTY_FIGURE.search(text):

@@ -54,7 +54,8 @@ INVISIBLE = "\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
 SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
 # Nor a combining mark or a spacing modifier: barred from spaces too, the 1.5B padded with " ̂ ̂ ̂" (a space
 # and a combining circumflex, 1,600 tokens of it). Prose needs neither: letters come precomposed.
-MARKS = "\u02b0-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+# Box drawing, block elements and geometric shapes too: the 1.5B wrote "moved -██% this week".
+MARKS = "\u02b0-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u2500-\u25ff"
 WORD = "[^ 0-9" + NUMERALS + INVISIBLE + SPACES + MARKS + r'\[\]{}"\\\x00-\x1f\x7f]'
 REFERENCE_EXTRA = 4  # "[[" and "]]"
 MOST_REFERENCES = 6  # references one field is expected to hold, for the length allowance

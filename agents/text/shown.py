@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from agents.text.figures import Ids, Segment
 from agents.text.reader import paragraph
+from agents.text.scripts import Language
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ def _text(parts: Sequence[Segment]) -> str:
     return "".join(f"[[{part.text}]]" if part.kind == "fact" else part.text for part in parts).strip()
 
 
-def shown(text: str, known_ids: Ids, keep: frozenset[str] = frozenset()) -> Shown:
-    para = paragraph(text, known_ids, keep)
+def shown(
+    text: str, known_ids: Ids, keep: frozenset[str] = frozenset(), *, language: Language | None = None
+) -> Shown:
+    """``language``: the brief's; a sentence that slips into another script is withheld too."""
+    para = paragraph(text, known_ids, keep, language)
     return Shown(_text(para.parts), para.note, para.withheld)

@@ -25,6 +25,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.data_sources import live_search
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
+from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.handoffs import (
     NEWS_FIGURES,
@@ -97,10 +98,11 @@ class Reading:
         context = CallContext(run_id=ctx.run_id, stage=NEWS, role=Role.NEWS_ANALYST)
         answer, _ = trim_cut(gw.complete(prompt, overview_schema(ids, facts), context=context))
         known = frozenset(facts)
+        said_in = brief_language(ctx.run.brief)
         dropped: list[str] = []
         events = []
         for index, event in enumerate(answer.key_events, start=1):
-            text = shown(event.event, known)
+            text = shown(event.event, known, language=said_in)
             unknown = [ref for ref in event.citations if ref not in ids]
             if unknown:
                 dropped.append(
@@ -115,7 +117,7 @@ class Reading:
             sector="",
             searched=searched,
             documents=documents,
-            summary=shown(answer.summary, known).text,
+            summary=shown(answer.summary, known, language=said_in).text,
             claimed=answer.evidence_quality,
             cited=cited,
             events=events,
@@ -155,12 +157,16 @@ class Reading:
         context = CallContext(run_id=ctx.run_id, stage=NEWS, role=Role.NEWS_ANALYST)
         answer, _ = trim_cut(gw.complete(prompt, sector_news_schema(ids, symbols, facts), context=context))
         known = frozenset(facts)
+        said_in = brief_language(ctx.run.brief)
         dropped: list[str] = []
         drivers = []
         for index, driver in enumerate(answer.key_drivers, start=1):
             unknown = [ref for ref in driver.citations if ref not in ids]
             strangers = [s for s in driver.affected_symbols if s not in symbols]
-            name, evidence = shown(driver.driver, known), shown(driver.evidence, known)
+            name, evidence = (
+                shown(driver.driver, known, language=said_in),
+                shown(driver.evidence, known, language=said_in),
+            )
             if unknown:
                 dropped.append(
                     f"driver {index} cited documents the search did not find ({', '.join(unknown)})"
@@ -186,7 +192,7 @@ class Reading:
             sector=sector,
             searched=searched,
             documents=documents,
-            summary=shown(answer.news_summary, known).text,
+            summary=shown(answer.news_summary, known, language=said_in).text,
             claimed=answer.evidence_quality,
             cited=cited,
             drivers=drivers,

@@ -16,6 +16,7 @@ from agents.text.sentences import trim_cut
 from agents.text.shown import shown
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway, llm_settings, with_models
+from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.handoffs import market_block, market_ids, synthesis_block
 from memos.pipeline.screen.news import quant_of
@@ -74,22 +75,23 @@ def review(ctx: StageContext, screen: ScreenConfig, step: QuantStep) -> Director
     context = CallContext(run_id=ctx.run_id, stage=REVIEW, role=Role.MANAGING_DIRECTOR)
     answer, _ = trim_cut(gw.complete(prompt, director_schema(symbols, facts), context=context))
     known = frozenset(facts)
+    said_in = brief_language(ctx.run.brief)
     texts = {
-        "quality_rationale": shown(answer.quality_rationale, known),
-        "executive_summary": shown(answer.executive_summary, known),
-        "portfolio_note": shown(answer.portfolio_note, known),
+        "quality_rationale": shown(answer.quality_rationale, known, language=said_in),
+        "executive_summary": shown(answer.executive_summary, known, language=said_in),
+        "portfolio_note": shown(answer.portfolio_note, known, language=said_in),
     }
     changes = []
     dropped = [f"{name}: {text.note}" for name, text in texts.items() if text.note]
     for change in answer.flag_adjustments:
-        reason = shown(change.reason, known)
+        reason = shown(change.reason, known, language=said_in)
         if change.symbol not in symbols:
             dropped.append(f"a flag change for {change.symbol}, not on the watchlist, left out")
         elif reason.withheld or reason.empty:
             dropped.append(f"the change of {change.symbol}: {reason.note or 'no reason left to show'}")
         else:
             changes.append(FlagChangeOut(symbol=change.symbol, to=change.to, reason=reason.text))
-    blind = [shown(line, known) for line in answer.blind_spots]
+    blind = [shown(line, known, language=said_in) for line in answer.blind_spots]
     return DirectorOutput(
         quality_score=answer.quality_score,
         quality_rationale=texts["quality_rationale"].text,

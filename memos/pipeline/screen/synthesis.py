@@ -15,10 +15,12 @@ from agents.llm.types import CallContext
 from agents.screen.config import ScreenConfig
 from agents.screen.narrowing import overall_schema, synthesis_schema
 from agents.screen.outputs import NewsOutput, OverallOutput, QuantStep, SymbolCallOut, SynthesisOutput
+from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from agents.text.shown import Shown, shown
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
+from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.handoffs import (
     SENIOR_FIGURES,
@@ -88,6 +90,7 @@ class Writer:
         context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
         answer, _ = trim_cut(self.gw.complete(prompt, synthesis_schema(symbols, facts), context=context))
         known = frozenset(facts)
+        said_in = brief_language(self.ctx.run.brief)
         dropped: list[str] = []
         calls: dict[str, SymbolCallOut] = {}
         for call in answer.symbols:
@@ -95,14 +98,17 @@ class Writer:
                 why = "repeated" if call.symbol in calls else f"not in {sector}"
                 dropped.append(f"a proposal for {call.symbol} ({why}) left out")
                 continue
-            reason, concern = shown(call.flag_reason, known), shown(call.key_concern, known)
+            reason, concern = (
+                shown(call.flag_reason, known, language=said_in),
+                shown(call.key_concern, known, language=said_in),
+            )
             dropped += [f"{call.symbol}: {t.note}" for t in (reason, concern) if t.note]
             calls[call.symbol] = SymbolCallOut(
                 symbol=call.symbol,
                 proposed=call.flag,
                 flag_reason=reason.text,
-                bullish_signals=_kept(call.bullish_signals, known),
-                bearish_signals=_kept(call.bearish_signals, known),
+                bullish_signals=_kept(call.bullish_signals, known, said_in),
+                bearish_signals=_kept(call.bearish_signals, known, said_in),
                 key_concern=concern.text,
             )
         missing = [s for s in symbols if s not in calls]
@@ -110,7 +116,7 @@ class Writer:
             dropped.append(
                 f"no proposal for {', '.join(missing)}: code decides their flags from the protocol"
             )
-        synthesis = shown(answer.synthesis, known)
+        synthesis = shown(answer.synthesis, known, language=said_in)
         return SynthesisOutput(
             sector=sector,
             synthesis=synthesis.text or "(the synthesis typed figures; code withheld it)",
@@ -139,8 +145,9 @@ class Writer:
         context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
         answer, _ = trim_cut(self.gw.complete(prompt, overall_schema(facts), context=context))
         known = frozenset(facts)
-        view = shown(answer.market_view, known)
-        themes = [shown(theme, known) for theme in answer.themes]
+        said_in = brief_language(self.ctx.run.brief)
+        view = shown(answer.market_view, known, language=said_in)
+        themes = [shown(theme, known, language=said_in) for theme in answer.themes]
         return OverallOutput(
             market_view=view.text or "(the view typed figures; code withheld it)",
             themes=[t.text for t in themes if t.text],
@@ -148,6 +155,6 @@ class Writer:
         )
 
 
-def _kept(lines: list[str], known: frozenset[str]) -> list[str]:
-    texts: list[Shown] = [shown(line, known) for line in lines]
+def _kept(lines: list[str], known: frozenset[str], said_in: Language) -> list[str]:
+    texts: list[Shown] = [shown(line, known, language=said_in) for line in lines]
     return [t.text for t in texts if t.text and not t.withheld]

@@ -8,6 +8,7 @@ import pytest
 
 from agents.text.blanks import EMPTY_FIGURE, REPEATED_WORD, blank_problem
 from agents.text.reader import paragraph
+from agents.text.scripts import ENGLISH
 from agents.text.shown import shown
 
 WRITTEN = [
@@ -15,6 +16,7 @@ WRITTEN = [
     ("The market was driven by posts about dividend stocks, the of and the of , and the of .", EMPTY_FIGURE),
     ("The alpha residual for XOM was -  and the market was driving the sector's decline.", EMPTY_FIGURE),
     ("The Consumer Goods sector had a significant alpha residual of - on week.", EMPTY_FIGURE),
+    ("XOM moved -\u2588\u2588% this week: -\u2588\u2588% is the market's move.", EMPTY_FIGURE),
     ("The market was the dominant force in the week ending ert ert ert ert ert ert ert", REPEATED_WORD),
     (
         "The healthcare sector's mean alpha residual was + \u0302 \u0302 \u0302 \u0302 \u0302 \u0302",
@@ -33,6 +35,7 @@ USABLE = [
     "The in-house team and the at-risk lines stay.",
     "Revenue rose\n  and margins held.",
     "Wait... and see -- the market did.",
+    "It fell [[XOM:alpha_1w:2015-08-21]]% on its own.",
 ]
 
 
@@ -61,3 +64,12 @@ def test_every_workflow_reads_prose_under_the_same_rule() -> None:
     assert [part.text for part in result.parts] == ["Margins held through the year."]
     assert result.withheld == 1
     assert result.note == f"Code withheld a sentence of this paragraph: {REPEATED_WORD}."
+
+
+def test_prose_shown_under_the_brief_s_language_withholds_another_script() -> None:
+    """What the embedded 1.5B wrote in a screen's executive summary, barred from digits: Chinese numerals.
+    The screen reads its roles' prose under the brief's language, as the memo and the deck do."""
+    text = "Energy led the fall. The market's beta of 九点零 against the S&P 五百 was a factor."
+    result = shown(text, frozenset(), language=ENGLISH)
+    assert result.text == "Energy led the fall."
+    assert "another script" in result.note

@@ -58,6 +58,7 @@ def test_prose_with_references_and_words_matches(text: str) -> None:
         "A no\u2003break space run\u00a0\u00a0.",  # another space character, to pad with
         "The mean alpha residual was + \u0302 \u0302 \u0302 \u0302",  # the 1.5B padded with combining marks
         "A caret \u02c6 or a tilde \u02dc modifier.",
+        "XOM moved -\u2588\u2588% this week.",  # block elements for digits
         "MMM moved - \U0001d7ea.\U0001d7d0% with an alpha residual of -\U0001d700.",  # mathematical digits
     ],
 )
