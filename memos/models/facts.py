@@ -23,7 +23,7 @@ class Company(models.Model):
     # why the last attempt failed ("" when it did not).
     facts_refreshed_at = models.DateTimeField(null=True, blank=True)
     refresh_failed_at = models.DateTimeField(null=True, blank=True)
-    refresh_error = models.CharField(max_length=500, blank=True)
+    refresh_error = models.CharField(max_length=500, blank=True, db_default="")
 
     class Meta:
         ordering: ClassVar = ["ticker"]

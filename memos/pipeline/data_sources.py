@@ -17,7 +17,7 @@ from agents.data.prices import STOOQ_HOSTS, STOOQ_MAX_BYTES, LivePriceSource
 from agents.data.shared_rate import SharedRateLimiter
 from agents.data.social import StocknetSocialSource
 from memos.pipeline.liveness import redis_client
-from memos.services.raw_responses import keep_raw
+from memos.pipeline.raw_responses import keep_raw
 
 SEC_LIMIT_KEY = "analyst-desk:sec-next-slot"
 

@@ -19,8 +19,10 @@ from pytest_django.fixtures import Settings
 from agents.data.edgar import SnapshotEdgarSource, load_company_facts
 from agents.data.edgar.sources import EDGAR_HOSTS, EDGAR_MAX_BYTES
 from agents.data.http import FetchError
-from memos.models import Company, FactRecord
+from agents.data.shared_rate import SharedRateLimiter
+from memos.models import Company, FactRecord, RawResponse
 from memos.pipeline import data_sources as sources
+from memos.pipeline.data_sources import SEC_LIMIT_KEY
 from tests.agents.data import REPO_ROOT, SHARED_DATA, shared_file
 
 METRIC_KEYS = {"value", "unit", "concept", "form", "accession", "filed", "url"}
@@ -168,6 +170,7 @@ def test_a_missing_or_malformed_file_exits_2_and_writes_nothing(tmp_path: Path) 
     assert not Company.objects.exists() and not FactRecord.objects.exists()
 
 
+@pytest.mark.django_db
 def test_live_mode_asks_sec_with_the_configured_user_agent_and_rate(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -195,13 +198,16 @@ def test_live_mode_asks_sec_with_the_configured_user_agent_and_rate(
     settings.DATA_MODE = "live"
     monkeypatch.setattr(sources, "http_fetcher", fake_http_fetcher)
     document = json.loads(run("NVDA", "--json")[0])
+    limiter = configured.pop("limiter")
     assert configured == {
         "user_agent": settings.SEC_USER_AGENT,
         "per_second": settings.SEC_MAX_REQUESTS_PER_SECOND,
         "allowed_hosts": EDGAR_HOSTS,
         "max_bytes": EDGAR_MAX_BYTES,
     }
+    assert isinstance(limiter, SharedRateLimiter) and limiter.key == SEC_LIMIT_KEY  # one limit, every process
     assert asked == list(recorded)
+    assert set(RawResponse.objects.values_list("url", flat=True)) == set(recorded)  # what SEC sent, kept
     years = {year["fiscal_year"]: year for year in document["fiscal_years"]}
     assert years[2025]["metrics"]["revenue"]["value"] == 130497000000
 

@@ -16,9 +16,9 @@ from agents.data.edgar import LiveEdgarSource, load_company_facts
 from agents.data.errors import DataError
 from agents.data.shared_rate import SharedRateLimiter
 from memos.models import Brief, Company, RawResponse
+from memos.pipeline.raw_responses import KeptEdgarSource, keep_raw
 from memos.services import fact_refresh
 from memos.services.fact_refresh import refresh_company_facts, refresh_due
-from memos.services.raw_responses import KeptEdgarSource, keep_raw
 from memos.services.runs import create_brief
 from tests.agents.data.test_edgar_sources import COMPANYFACTS_API, RecordedSec
 from tests.memos.pipeline_support import analyst, load_desk_data
