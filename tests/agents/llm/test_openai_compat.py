@@ -13,6 +13,7 @@ import pytest
 from agents.llm.config import Endpoint
 from agents.llm.errors import ProviderFailure, TransientError
 from agents.llm.providers.openai_compat import (
+    LOCAL_SAMPLING,
     MAX_TOKEN_COUNT,
     OpenAICompatProvider,
     parse_completion,
@@ -77,6 +78,24 @@ def test_it_sends_the_json_schema_format_the_role_headers_and_the_key() -> None:
     )
     assert response.model == "local-q4"
     assert json.loads(response.raw) == completion()
+
+
+def test_the_embedded_server_alone_is_asked_to_sample_against_repeated_fillers() -> None:
+    """DRY goes to the embedded llama-server (its alias, on loopback); a hosted API would refuse it."""
+    bodies: list[dict[str, object]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return httpx2.Response(200, json=completion())
+
+    provider(handler).complete(REQUEST)
+    hosted = Endpoint(base_url="http://127.0.0.1:8081/v1", api_key="secret-key", model="gpt-4.1")
+    OpenAICompatProvider(hosted, timeout_s=1.0, transport=httpx2.MockTransport(handler)).complete(
+        REQUEST.model_copy(update={"model": "gpt-4.1"})
+    )
+    local, other = bodies
+    assert {key: local[key] for key in LOCAL_SAMPLING} == LOCAL_SAMPLING
+    assert not set(LOCAL_SAMPLING) & set(other)
 
 
 @pytest.mark.parametrize(
