@@ -212,7 +212,7 @@ class Debate:
         notes: list[str] = []
         cited: list[str] = []
         for point in answer.points:
-            seen = shown(point.point, self.known, self.keep)
+            seen = shown(point.point, self.known, self.keep, language=self.inputs.language)
             if seen.note:
                 notes.append(seen.note)
             if not seen.empty:
@@ -238,7 +238,7 @@ class Debate:
             BOARD[member].prompt, {}, {"move": self.document, "thread": thread_text(history)}
         )
         answer, key = self._ask(prompt, board_schema(self.citable), BOARD_ROLE)
-        reply = shown(answer.reply, self.known, self.keep)
+        reply = shown(answer.reply, self.known, self.keep, language=self.inputs.language)
         echoed = echoes(answer.reply, critic_turns)
         cited = [ref for ref in answer.citations if ref in self.citable]
         moved = change(

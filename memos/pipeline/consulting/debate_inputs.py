@@ -14,6 +14,7 @@ from agents.consulting.outputs import (
     SourcesOutput,
 )
 from agents.text.figures import brief_numbers
+from agents.text.scripts import Language
 from memos.models import AgentStep, Run
 from memos.pipeline.consulting.plan import (
     F1,
@@ -27,6 +28,7 @@ from memos.pipeline.consulting.plan import (
 )
 from memos.pipeline.consulting.reads import Findings
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.language import brief_language
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class DebateInputs:
     proposals: dict[str, ProposedMove]
     merged: MovesOutput
     keep: frozenset[str]  # numbers the analyst's brief contains: the brief's, not a model's
+    language: Language | None = None  # the brief's: a turn that slips into another script is withheld
 
     @classmethod
     def of(cls, run: Run) -> DebateInputs:
@@ -68,4 +71,5 @@ class DebateInputs:
             proposals=proposals,
             merged=MovesOutput.model_validate(merged),
             keep=brief_numbers(brief.question, brief.audience, brief.notes),
+            language=brief_language(brief),
         )

@@ -16,6 +16,7 @@ from agents.consulting.roster import INFERENCE_ROLE
 from agents.consulting.schemas import Inference
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
+from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.pipeline.consulting.plan import F1, F2, INFERENCE
 from memos.pipeline.consulting.reads import sources
@@ -23,7 +24,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import fact_lines
 from memos.pipeline.gateway import gateway
-from memos.pipeline.inputs import brief_block, kept_numbers
+from memos.pipeline.inputs import brief_block, kept_numbers, language
 from memos.pipeline.prompts import template
 
 
@@ -119,7 +120,7 @@ def _infer(
     )
     context = CallContext(run_id=ctx.run_id, stage=INFERENCE, role=INFERENCE_ROLE)
     answer, _ = trim_cut(gw.complete(prompt, inference_schema(ids, facts), context=context))
-    return checked(name, answer, set(ids), figures_of(gathered), kept_numbers(ctx))
+    return checked(name, answer, set(ids), figures_of(gathered), kept_numbers(ctx), said_in=language(ctx))
 
 
 def figures_of(gathered: SourcesOutput) -> dict[str, Figure]:
@@ -138,7 +139,13 @@ def figures_of(gathered: SourcesOutput) -> dict[str, Figure]:
 
 
 def checked(
-    name: str, answer: Inference, ids: set[str], figures: dict[str, Figure], keep: frozenset[str]
+    name: str,
+    answer: Inference,
+    ids: set[str],
+    figures: dict[str, Figure],
+    keep: frozenset[str],
+    *,
+    said_in: Language | None = None,
 ) -> InferenceOutput:
     """The claims that cite only ids the role was shown, type no figure and claim no direction their cited
     figures contradict, numbered F1.1, F1.2, ..."""
@@ -147,7 +154,7 @@ def checked(
     facts = frozenset(figures)
     for index, claim in enumerate(answer.claims, start=1):
         unknown = [ref for ref in claim.citations if ref not in ids]
-        text = shown(claim.statement, facts, keep)
+        text = shown(claim.statement, facts, keep, language=said_in)
         contradicted = direction_problem(
             claim.statement, [figures[r] for r in claim.citations if r in figures]
         )
@@ -161,5 +168,8 @@ def checked(
             claims.append(
                 Claim(claim_id=f"{name}.{len(claims) + 1}", statement=text.text, citations=claim.citations)
             )
-    gaps = [shown(gap, facts, keep).text or "(a gap stated with a figure, withheld)" for gap in answer.gaps]
+    gaps = [
+        shown(gap, facts, keep, language=said_in).text or "(a gap stated with a figure, withheld)"
+        for gap in answer.gaps
+    ]
     return InferenceOutput(name=name, claims=claims, gaps=gaps, dropped=dropped)

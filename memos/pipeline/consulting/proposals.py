@@ -19,6 +19,7 @@ from agents.consulting.roster import ANALYST_ROLE, ANALYSTS, RISKS, Risk
 from agents.consulting.schemas import MoveDraft
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext
+from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.models import AgentStep, Move
 from memos.pipeline.claims import fenced_write
@@ -27,7 +28,7 @@ from memos.pipeline.consulting.reads import Findings, config, findings, proposed
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
-from memos.pipeline.inputs import brief_block, kept_numbers
+from memos.pipeline.inputs import brief_block, kept_numbers, language
 from memos.pipeline.prompts import template
 from memos.pipeline.skips import skip_steps
 
@@ -75,6 +76,7 @@ def propose(
             identifier=move_id(numbers[(persona, risk)]),
             found=found,
             keep=keep,
+            said_in=language(ctx),
         )
         for risk in RISKS
     ]
@@ -82,13 +84,20 @@ def propose(
 
 
 def checked(
-    draft: MoveDraft, *, persona: str, risk: Risk, identifier: str, found: Findings, keep: frozenset[str]
+    draft: MoveDraft,
+    *,
+    persona: str,
+    risk: Risk,
+    identifier: str,
+    found: Findings,
+    keep: frozenset[str],
+    said_in: Language | None = None,
 ) -> ProposedMove:
     known = frozenset(found.citable)  # prose may reference the claims ([[F1.2]]) and the figures
     notes: list[str] = []
 
     def text(label: str, value: str) -> str:
-        seen = shown(value, known, keep)
+        seen = shown(value, known, keep, language=said_in)
         if seen.note:
             notes.append(f"{label}: {seen.note}")
         return seen.text
