@@ -97,7 +97,8 @@ def _tiers(before: MemoSide, after: MemoSide) -> list[Drift]:
     out = []
     weakest_before, ids_before = _weakest(before)
     weakest_after, ids_after = _weakest(after)
-    if weakest_before and weakest_after and TIER_RANK[weakest_after] < TIER_RANK[weakest_before]:
+    fell = TIER_RANK.get(weakest_after, 0) < TIER_RANK.get(weakest_before, 0)
+    if weakest_before and weakest_after and fell:
         out.append(
             Drift(
                 "tier",
