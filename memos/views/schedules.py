@@ -56,18 +56,28 @@ def _latest_readable(user: User, brief_id: int, *, kind: str = "deck") -> Artefa
     return version
 
 
+def _settable(request: HttpRequest, brief_id: int, kind: str, what: str) -> tuple[User, ArtefactVersion]:
+    """The signed-in user and the version a refusal is shown on, when the user may set the brief's schedules
+    (its analyst or an admin); 404 for a brief they may not see, 403 for one they may only read."""
+    user = user_of(request)
+    version = _latest_readable(user, brief_id, kind=kind)
+    if not may_set_schedule(user, version.brief):
+        raise PermissionDenied(f"Only the brief's analyst or an admin {what}.")
+    return user, version
+
+
+def _reasons(form: forms.Form) -> str:
+    return "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
+
+
 @require_POST
 @login_required
 def set_brief_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
-    user = user_of(request)
-    version = _latest_readable(user, brief_id)
+    user, version = _settable(request, brief_id, "deck", "sets when its deck is refined")
     brief = version.brief
-    if not may_set_schedule(user, brief):
-        raise PermissionDenied("Only the brief's analyst or an admin sets when its deck is refined.")
     form = ScheduleForm(request.POST)
     if not form.is_valid():
-        reasons = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
-        return refused(request, version, f"The schedule was not changed ({reasons}).")
+        return refused(request, version, f"The schedule was not changed ({_reasons(form)}).")
     data = form.cleaned_data
     try:
         set_schedule(
@@ -87,13 +97,9 @@ def set_brief_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
 @login_required
 def refine_now(request: HttpRequest, brief_id: int) -> HttpResponse:
     """Start a refinement cycle of the brief's deck now: its analyst or an admin, within the day's two."""
-    user = user_of(request)
-    version = _latest_readable(user, brief_id)
-    brief = version.brief
-    if not may_set_schedule(user, brief):
-        raise PermissionDenied("Only the brief's analyst or an admin starts a refinement cycle.")
+    _user, version = _settable(request, brief_id, "deck", "starts a refinement cycle")
     try:
-        run = start_cycle(brief=brief)
+        run = start_cycle(brief=version.brief)
     except ServiceError as exc:
         return refused(request, version, f"No cycle was started: {exc}")
     return redirect("run", run_id=run.pk)
@@ -109,15 +115,11 @@ class MemoScheduleForm(forms.Form):
 @login_required
 def set_brief_memo_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
     """A memo brief's weekly position: on a day and time (UTC), or off; its analyst or an admin."""
-    user = user_of(request)
-    version = _latest_readable(user, brief_id, kind="memo")
+    user, version = _settable(request, brief_id, "memo", "sets its weekly memo")
     brief = version.brief
-    if not may_set_schedule(user, brief):
-        raise PermissionDenied("Only the brief's analyst or an admin sets its weekly memo.")
     form = MemoScheduleForm(request.POST)
     if not form.is_valid():
-        reasons = "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
-        return refused(request, version, f"The weekly memo was not changed ({reasons}).")
+        return refused(request, version, f"The weekly memo was not changed ({_reasons(form)}).")
     data = form.cleaned_data
     try:
         set_memo_schedule(
