@@ -4,6 +4,8 @@ daily refresh of watched companies with its failures recorded, and the home page
 
 from __future__ import annotations
 
+import itertools
+import time
 from datetime import timedelta
 
 import pytest
@@ -30,12 +32,20 @@ def test_two_processes_share_one_sec_rate_limit() -> None:
     client = redis.Redis.from_url(settings.REDIS_URL)
     key = "test:sec-next-slot"
     client.delete(key)
-    waits: list[float] = []
-    web, worker = (SharedRateLimiter(client, 10, key=key, sleep=waits.append) for _ in range(2))
-    for limiter in (web, worker, web, worker):  # four requests in the same instant, from two processes
+    slots: list[float] = []  # when each request may go: when it asked, plus the wait it was given
+    asked = 0.0
+
+    def sleep(seconds: float) -> None:  # nothing sleeps: the wait is recorded against when it was asked
+        slots[-1] = asked + seconds
+
+    web, worker = (SharedRateLimiter(client, 10, key=key, sleep=sleep) for _ in range(2))
+    for limiter in (web, worker, web, worker):  # four requests at once, from two processes
+        asked = time.monotonic()
+        slots.append(asked)
         limiter.wait()
-    assert len(waits) == 3  # the first goes at once; each later one waits for its own slot
-    assert waits == pytest.approx([0.1, 0.2, 0.3], abs=0.03)
+    # However slowly a loaded machine asks, the slots are a tenth of a second apart, one after another.
+    gaps = [later - earlier for earlier, later in itertools.pairwise(slots)]
+    assert gaps == pytest.approx([0.1, 0.1, 0.1], abs=0.02)
 
 
 def test_an_unreachable_redis_leaves_each_process_its_own_limit() -> None:
