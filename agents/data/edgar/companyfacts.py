@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.data.edgar.citations import filing_index_url
-from agents.data.edgar.derived import annual_derived_facts
+from agents.data.edgar.derived import annual_derived_facts, quarterly_derived_facts
 from agents.data.edgar.factset import CompanyFactSet, period_facts
 from agents.data.edgar.metrics import METRICS, TAXONOMIES, US_GAAP, Metric
 from agents.data.edgar.observations import Observation, ObservationTable, PeriodKey
@@ -129,19 +129,22 @@ def _facts(
             annual[year] = {fact.metric: fact for fact in found}
     facts = [fact for metrics in annual.values() for fact in metrics.values()]
     facts.extend(annual_derived_facts(annual))
+    quarters: dict[tuple[int, str], dict[str, Fact]] = {}
     for (year, number), period in calendar.quarters.items():
-        facts.extend(
-            period_facts(
-                ticker=ticker,
-                taxonomy=taxonomy,
-                table=table,
-                start=period.start,
-                end=period.end,
-                fiscal_year=year,
-                fiscal_period=QUARTER_PERIODS[number],
-                cite=cite,
-            )
+        found = period_facts(
+            ticker=ticker,
+            taxonomy=taxonomy,
+            table=table,
+            start=period.start,
+            end=period.end,
+            fiscal_year=year,
+            fiscal_period=QUARTER_PERIODS[number],
+            cite=cite,
         )
+        facts.extend(found)
+        if found:
+            quarters[(year, QUARTER_PERIODS[number])] = {fact.metric: fact for fact in found}
+    facts.extend(quarterly_derived_facts(annual, quarters))
     return facts
 
 

@@ -21,7 +21,33 @@ MARGINS: dict[str, tuple[str, str, str]] = {
     "operating_margin": ("operating_income", "revenue", "Operating margin"),
     "net_margin": ("net_income", "revenue", "Net margin"),
 }
-DERIVED_METRICS = ("revenue_growth_yoy", *MARGINS, "fcf")
+# The steps of a bridge from revenue to net income (seed 001 T3: "bridges"), each the gap between two
+# filed figures of the same fiscal year: name -> (from, to, what it is). A positive step is taken away.
+BRIDGE_STEPS: dict[str, tuple[str, str, str]] = {
+    "cost_of_revenue": ("revenue", "gross_profit", "Cost of revenue: revenue - gross_profit"),
+    "operating_expenses": (
+        "gross_profit",
+        "operating_income",
+        "Operating expenses: gross_profit - operating_income",
+    ),
+    "below_operating": (
+        "operating_income",
+        "net_income",
+        "Tax, interest and other: operating_income - net_income",
+    ),
+}
+# Trailing twelve months of a flow, from the last fiscal year and the quarters filed since (10-Qs carry no
+# fourth quarter of their own): FY(y) + Q1..Qk(y+1) - Q1..Qk(y).
+TTM_FLOWS = ("revenue", "gross_profit", "operating_income", "net_income")
+TTM_SUFFIX = "_ttm"
+DERIVED_METRICS = (
+    "revenue_growth_yoy",
+    *MARGINS,
+    "fcf",
+    *BRIDGE_STEPS,
+    *(f"{flow}{TTM_SUFFIX}" for flow in TTM_FLOWS),
+    *(f"{name}{TTM_SUFFIX}" for name in MARGINS),
+)
 
 
 def annual_derived_facts(years: Mapping[int, Mapping[str, Fact]]) -> list[Fact]:
@@ -40,18 +66,8 @@ def annual_derived_facts(years: Mapping[int, Mapping[str, Fact]]) -> list[Fact]:
                     label="Revenue growth on the previous fiscal year",
                 )
             )
-        for name, (numerator_name, denominator_name, what) in MARGINS.items():
-            numerator, denominator = metrics.get(numerator_name), metrics.get(denominator_name)
-            if numerator and denominator and denominator.value != 0 and numerator.unit == denominator.unit:
-                facts.append(
-                    _derived(
-                        name,
-                        value=_ratio(numerator.value, denominator.value),
-                        inputs=(numerator, denominator),
-                        derivation=f"{numerator.fact_id} / {denominator.fact_id}",
-                        label=f"{what}: {numerator_name} / {denominator_name}",
-                    )
-                )
+        facts.extend(_margins(metrics, suffix=""))
+        facts.extend(_bridge_steps(metrics))
         operating, capex = metrics.get("operating_cash_flow"), metrics.get("capex")
         if operating and capex and operating.unit == capex.unit:
             facts.append(
@@ -65,6 +81,85 @@ def annual_derived_facts(years: Mapping[int, Mapping[str, Fact]]) -> list[Fact]:
                 )
             )
     return facts
+
+
+def _bridge_steps(metrics: Mapping[str, Fact]) -> list[Fact]:
+    steps = []
+    for name, (start, end, label) in BRIDGE_STEPS.items():
+        high, low = metrics.get(start), metrics.get(end)
+        if high and low and high.unit == low.unit:
+            steps.append(
+                _derived(
+                    name,
+                    value=high.value - low.value,
+                    inputs=(high, low),
+                    derivation=f"{high.fact_id} - {low.fact_id}",
+                    label=label,
+                    unit=high.unit,
+                )
+            )
+    return steps
+
+
+def quarterly_derived_facts(
+    annual: Mapping[int, Mapping[str, Fact]], quarters: Mapping[tuple[int, str], Mapping[str, Fact]]
+) -> list[Fact]:
+    """Each quarter's margins, and, for the latest quarter filed, the trailing twelve months of each flow
+    and their margins. ``quarters`` maps (fiscal year, "Q1".."Q4") to metric -> quarterly fact."""
+    facts: list[Fact] = []
+    for metrics in quarters.values():
+        facts.extend(_margins(metrics, suffix=""))
+    if not quarters:
+        return facts
+    year, latest = max(quarters)
+    if latest == "Q4":
+        return facts  # a fourth quarter closes a fiscal year: its twelve months are the annual figures
+    count = int(latest[1])
+    trailing: dict[str, Fact] = {}
+    for flow in TTM_FLOWS:
+        base = annual.get(year - 1, {}).get(flow)
+        now = [quarters.get((year, f"Q{n}"), {}).get(flow) for n in range(1, count + 1)]
+        before = [quarters.get((year - 1, f"Q{n}"), {}).get(flow) for n in range(1, count + 1)]
+        parts = [base, *now, *before]
+        if any(part is None for part in parts):
+            continue
+        known = [part for part in parts if part is not None]
+        if len({part.unit for part in known}) != 1:
+            continue
+        added, taken = [f for f in now if f is not None], [f for f in before if f is not None]
+        value = known[0].value + sum(f.value for f in added) - sum(f.value for f in taken)
+        latest_quarter = added[-1]
+        derivation = " + ".join([known[0].fact_id, *(f.fact_id for f in added)])
+        derivation += "".join(f" - {f.fact_id}" for f in taken)
+        trailing[f"{flow}{TTM_SUFFIX}"] = _derived(
+            f"{flow}{TTM_SUFFIX}",
+            value=value,
+            inputs=(latest_quarter, *known),
+            derivation=derivation,
+            label=f"Trailing twelve months of {flow} to the latest quarter filed",
+            unit=known[0].unit,
+        ).model_copy(update={"period_start": None})
+    facts.extend(trailing.values())
+    facts.extend(_margins(trailing, suffix=TTM_SUFFIX))
+    return facts
+
+
+def _margins(metrics: Mapping[str, Fact], *, suffix: str) -> list[Fact]:
+    found = []
+    for name, (numerator_name, denominator_name, what) in MARGINS.items():
+        numerator = metrics.get(f"{numerator_name}{suffix}")
+        denominator = metrics.get(f"{denominator_name}{suffix}")
+        if numerator and denominator and denominator.value != 0 and numerator.unit == denominator.unit:
+            found.append(
+                _derived(
+                    f"{name}{suffix}",
+                    value=_ratio(numerator.value, denominator.value),
+                    inputs=(numerator, denominator),
+                    derivation=f"{numerator.fact_id} / {denominator.fact_id}",
+                    label=f"{what}: {numerator_name}{suffix} / {denominator_name}{suffix}",
+                )
+            )
+    return found
 
 
 def _ratio(numerator: Decimal, denominator: Decimal, *, less: int = 0) -> Decimal:
