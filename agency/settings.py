@@ -19,6 +19,7 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from agents.consulting.config import load_agency_settings
+from agents.deck.spec import deck_theme
 from agents.env import ConfigError, Env
 from agents.llm.config import LLMSettings, load_llm_settings
 from agents.memo.roster import RosterError, load_profiles
@@ -454,6 +455,16 @@ DECK_CYCLE_BUDGET_TOKENS = env_int("DECK_CYCLE_BUDGET_TOKENS", 0) or None
 # human gold scores (manage.py calibrate_judge); otherwise the run page says the loop's gains may be judge
 # variance. Off by default: a new desk has no gold scores yet.
 DECK_REQUIRE_CALIBRATION = env_bool("DECK_REQUIRE_CALIBRATION", False)
+# The firm's look on every deck (agents.deck.spec.Theme): its name on the title slide, and the colours both
+# renderers draw with (#RRGGBB). Frozen with each deck version, so a later change never alters a frozen one.
+DECK_THEME = _read(
+    lambda: deck_theme(
+        firm=env_str("DECK_FIRM_NAME", "Analyst Desk"),
+        accent=env_str("DECK_ACCENT_COLOUR", "#1F4E79"),
+        ink=env_str("DECK_INK_COLOUR", "#1F2933"),
+        negative=env_str("DECK_NEGATIVE_COLOUR", "#A23B3B"),
+    )
+)
 # The consulting agency (seed 004): its profiles, the seed's one-move-at-a-time order, and whether a run whose
 # board scores on the analysts' or the critic's model family is refused (agents.consulting.config).
 AGENCY = _read(lambda: load_agency_settings(os.environ))

@@ -32,7 +32,7 @@ def deck_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | No
     if role == "drafter":
         return _drafted(schema)
     if role == "reviser":
-        return _revision(schema)
+        return _revision(schema, text)
     if role == "scorer":
         return _judgement(schema, text)
     if role == "planner":
@@ -110,7 +110,7 @@ def _slide(section: str, index: int, ids: list[str]) -> dict[str, Any]:
     series = [found for found in grouped.values() if len(found) >= 2]
     slide: dict[str, Any] = {
         "section": section,
-        "title": f"{section}: what the filed figures say",
+        "title": f"{section} supports holding the position",
         "takeaway": f"The committee should read {section.lower()} as support for the recommendation.",
         "bullets": [],
         "table": None,
@@ -139,8 +139,31 @@ def _drafted(schema: Mapping[str, Any]) -> dict[str, Any] | None:
     if "takeaway" in properties:
         return _one_slide(schema)
     if "thesis" in properties:
-        return {"title": "A board view of the position", "thesis": THESIS}
+        ids = _reason_ids(schema)
+        reasons = [
+            "The filed revenue record backs the case",
+            "Margins show the pricing the case rests on",
+            "Cash generation pays for the plan",
+        ]
+        return {
+            "title": "A board view of the position",
+            "thesis": THESIS,
+            "recommendation": "Hold the position and review it after the next annual filing",
+            "reasons": [
+                {"text": text, "figures": ids[index : index + 1]} for index, text in enumerate(reasons)
+            ],
+        }
     return None
+
+
+def _reason_ids(schema: Mapping[str, Any]) -> list[str]:
+    """The fact ids a reason may cite (the framing's narrowed schema), the latest fiscal year's first."""
+    for node in _defs(schema).values():
+        if "figures" in node.get("properties", {}) and "text" in node.get("properties", {}):
+            ids = [str(i) for i in _enum(schema, node, "figures")]
+            latest = [found[-1] for found in _by_metric(ids).values()]
+            return latest or ids
+    return []
 
 
 def _one_slide(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -151,7 +174,8 @@ def _one_slide(schema: Mapping[str, Any]) -> dict[str, Any]:
     return _slide(section, index, _ids(schema))
 
 
-def _revision(schema: Mapping[str, Any]) -> dict[str, Any]:
+def _revision(schema: Mapping[str, Any], prompt: str) -> dict[str, Any]:
+    """The first named slide again, in its own section (read from the deck the prompt shows)."""
     numbers: list[int] = []
     for node in _defs(schema).values():
         if "number" in node.get("properties", {}) and "slide" in node.get("properties", {}):
@@ -159,8 +183,12 @@ def _revision(schema: Mapping[str, Any]) -> dict[str, Any]:
     slide_node = _slide_schema(schema)
     sections = [str(s) for s in _enum(schema, slide_node, "section")] or list(SECTIONS)
     number = numbers[0] if numbers else 1
-    slide = _slide(sections[(number - 1) % len(sections)], number - 1, _ids(schema))
-    slide["title"] = slide["title"].replace("what the filed figures say", "the point in one line")
+    shown = re.search(rf"^Slide {number} \[([^\],]+)", prompt, re.MULTILINE)
+    section = (
+        shown.group(1) if shown and shown.group(1) in sections else sections[(number - 1) % len(sections)]
+    )
+    slide = _slide(section, number - 1, _ids(schema))
+    slide["title"] = f"{section} in one line for the board"
     return {"slides": [{"number": number, "slide": slide}], "remove": []}
 
 
@@ -181,7 +209,7 @@ def _judgement(schema: Mapping[str, Any], prompt: str) -> dict[str, Any]:
         ],
         "weakest": [
             {
-                "slide": 1,
+                "slide": 3,
                 "dimension": dimensions[0],
                 "problem": "The first slide could say more in fewer words.",
             }
@@ -196,8 +224,8 @@ def _work_order(schema: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "target": targets[-1] if targets else "clean_concise_story",
         "action": "tighten_text",
-        "slides": [1],
-        "instruction": "Say the first slide's point in fewer words.",
+        "slides": [3],  # the first section's (slide 1 is code's title slide, slide 2 the summary)
+        "instruction": "Say the first section's point in fewer words.",
     }
 
 

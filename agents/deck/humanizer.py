@@ -31,11 +31,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from agents.deck.humanizer_design import html_design_tells, pptx_design_tells
-from agents.deck.spec import Deck, Slide
+from agents.deck.spec import CODE_SLIDES, Deck, Slide
 from agents.text.scripts import Language, slips
 from agents.text.untrusted import normalise_text
 
-HumanizerRule = Literal["em_dash", "hedging", "filler", "symmetrical_list", "ai_design", "other_script"]
+HumanizerRule = Literal[
+    "em_dash", "hedging", "filler", "symmetrical_list", "ai_design", "other_script", "topic_title"
+]
 OTHER_SCRIPT: HumanizerRule = "other_script"
 
 # Hedges: throat-clearing before a point, or a point withdrawn as it is made.
@@ -151,7 +153,10 @@ def humanize_findings(
     """Every AI tell in the deck's words, and in the rendered files' design when they are given; with the
     brief's ``language``, every slip into another script."""
     found: list[HumanizerFinding] = []
+    code_written = {slide.number for slide in deck.slides if slide.kind in CODE_SLIDES}
     for slide_number, where, text in deck_texts(deck):
+        if slide_number in code_written:
+            continue  # code's own words (the title, risks and sources slides): no reviser may change them
         found.extend(text_findings(text, slide=slide_number, where=where))
         if language is not None:
             found.extend(
@@ -161,7 +166,9 @@ def humanize_findings(
                 for slip in slips(text, language)
             )
     for slide in deck.slides:
-        found.extend(_symmetry_findings(slide))
+        if slide.number not in code_written:
+            found.extend(_symmetry_findings(slide))
+            found.extend(_topic_title(slide))
     found.extend(_rule_of_three(deck))
     tells = [*(pptx_design_tells(pptx, deck) if pptx is not None else ()), *html_design_tells(html or "")]
     found.extend(_finding("ai_design", tell.slide, tell.where, tell.quote, tell.message) for tell in tells)
@@ -272,8 +279,34 @@ def _opening(text: str) -> str:
     return f"'{first}'"
 
 
+# A title that names a subject instead of stating the slide's point ("Risks: what the filed figures say").
+_TOPIC_TAIL = re.compile(
+    r":\s*(?:what the (?:filed )?(?:figures|numbers|data) (?:say|show)|an? (?:overview|summary|look)|"
+    r"the (?:numbers|figures|data)|key (?:figures|metrics|numbers))\b",
+    re.IGNORECASE,
+)
+TOPIC_TITLE_WORDS = 3
+
+
+def _topic_title(slide: Slide) -> list[HumanizerFinding]:
+    """An action title states the slide's takeaway; a topic title (the section's name, a short label, or
+    "Subject: what the figures say") is a tell of a template, not of an analyst."""
+    title = slide.title.strip()
+    if not title:
+        return []
+    name = slide.section.strip().casefold()
+    named = title.casefold().startswith(name) and (
+        len(title) == len(name) or title[len(name) :].lstrip().startswith(":")
+    )
+    if len(title.split()) > TOPIC_TITLE_WORDS and not named and not _TOPIC_TAIL.search(title):
+        return []
+    message = "a topic, not a point: make the title the slide's takeaway, a sentence a board can repeat"
+    return [_finding("topic_title", slide.number, "title", title, message)]
+
+
 def _rule_of_three(deck: Deck) -> list[HumanizerFinding]:
-    bulleted = [slide for slide in deck.slides if slide.bullets]
+    # The executive summary's three reasons are asked for; code's slides list what they find.
+    bulleted = [slide for slide in deck.slides if slide.bullets and slide.kind == "section"]
     if len(bulleted) < RULE_OF_THREE_MIN_SLIDES or any(len(slide.bullets) != 3 for slide in bulleted):
         return []
     numbers = ", ".join(str(slide.number) for slide in bulleted)

@@ -72,9 +72,22 @@ def section_slide_schema(ids: tuple[str, ...], section: str) -> type[SlideDraft]
 
 
 @lru_cache(maxsize=64)
-def framing_schema() -> type[Framing]:
-    """The deck's title and thesis, without a figure of the model's."""
-    return patterned(Framing, Prose(), ["title", "thesis"])
+def framing_schema(ids: tuple[str, ...]) -> type[Framing]:
+    """The deck's title, thesis, recommendation and reasons, without a figure of the model's: each reason's
+    figures are among ``ids``."""
+    prose = Prose()
+    # One figure a reason: three reasons with two each made the summary a wall of text.
+    reason = create_model(
+        "CitedReason",
+        __base__=patterned(BulletDraft, prose, ["text"]),
+        figures=(list[str], _ids(ids, min_length=0, max_length=1)),
+    )
+    framing = create_model(
+        "CitedFraming",
+        __base__=patterned(Framing, prose, ["title", "thesis", "recommendation"]),
+        reasons=(list[reason], Field(min_length=3, max_length=3)),
+    )
+    return cast(type[Framing], framing)
 
 
 @lru_cache(maxsize=64)

@@ -18,20 +18,26 @@ from agents.deck.schemas import (
     SlideDraft,
     TableDraft,
 )
-from agents.deck.spec import Deck, Figure, Slide, bullet_text, figure_text
+from agents.deck.spec import CODE_SLIDES, Deck, Figure, Slide, bullet_text, figure_text
 
 _BLANKS = re.compile(r"\s+")
 
 
 def slide_outline(slide: Slide) -> str:
-    lines = [f"Slide {slide.number} [{slide.section}] {slide.title}", f"  Takeaway: {slide.takeaway}"]
+    written = ", written by the desk's code" if slide.kind in CODE_SLIDES else ""
+    lines = [
+        f"Slide {slide.number} [{slide.section}{written}] {slide.title}",
+        f"  Takeaway: {slide.takeaway}",
+    ]
     for bullet in slide.bullets:
         lines.append(f"  - {bullet_text(bullet)}")
     if slide.table is not None:
         lines.append(f"  Table: {slide.table.title}")
         lines.extend(f"    | {figure_text(row)} | {row.source}" for row in slide.table.rows)
     if slide.chart is not None:
-        points = ", ".join(f"{point.period} {point.display}" for point in slide.chart.points)
+        points = ", ".join(
+            f"{slide.chart.category(index)} {point.display}" for index, point in enumerate(slide.chart.points)
+        )
         lines.append(f"  Chart ({slide.chart.kind}): {slide.chart.title}: {points}")
     return "\n".join(lines)
 
@@ -44,7 +50,7 @@ def outline(deck: Deck) -> str:
 def draft_of(deck: Deck) -> DeckDraft:
     """The resolved deck as a draft again (fact ids, no figures): what the reviser edits."""
     return DeckDraft(
-        title=deck.title, thesis=deck.thesis, slides=[slide_draft(slide) for slide in deck.slides]
+        title=deck.title, thesis=deck.thesis, slides=[slide_draft(slide) for slide in deck.drafted()]
     )
 
 
@@ -77,7 +83,7 @@ def slide_draft(slide: Slide) -> SlideDraft:
             kind=slide.chart.kind,
             points=[f.fact_id for f in slide.chart.points],
         )
-        if slide.chart is not None
+        if slide.chart is not None and slide.chart.kind != "bridge"  # code draws the bridge again
         else None,
     )
 

@@ -29,6 +29,11 @@ class DeckEvidence(_Frozen):
     data_version: str
     as_of: date | None = None
     figures: list[Figure]
+    # The brief's latest memo version when the data was read, as code quotes it on the risks slide and in
+    # the framing's prompt: "memo v3", its final recommendation and sizing, its falsifiers.
+    memo_version: str = ""
+    memo_recommendation: str = ""
+    memo_falsifiers: list[str] = Field(default_factory=list)
 
 
 class Finding(_Frozen):

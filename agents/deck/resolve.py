@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from agents.deck.assign import Assignment
+from agents.deck.code_slides import MemoLines, risks_slide, sources_slide, title_slide
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
-from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table
+from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme
 from agents.text.figures import REF, segments
 from agents.text.repair import Writer
 from agents.text.resolution import Printed, resolve_typed
@@ -40,11 +42,19 @@ class Resolution:
 
 @dataclass(frozen=True)
 class DeckFrame:
-    """What code writes around the model's words: the company and the subtitle."""
+    """What code writes around the model's words: the company, the subtitle, the firm's theme, which figures
+    each section's slide may show (and where code draws the bridge), and the memo's lines for the risks."""
 
     company: str
     ticker: str
     subtitle: str
+    theme: Theme = field(default_factory=Theme)
+    plan: Assignment | None = None
+    memo: MemoLines | None = None
+
+
+SUMMARY_SECTION = "Executive summary"
+FIRST_DRAFTED = 2  # the deck's number of the first drafted slide: slide 1 is code's title slide
 
 
 def resolve(
@@ -54,16 +64,27 @@ def resolve(
     *,
     keep: frozenset[str] = frozenset(),
 ) -> tuple[Deck, Resolution]:
+    """The draft as a deck: code's title slide, the drafted slides (the executive summary first), then
+    code's risks and sources slides."""
     notes = Resolution()
     resolver = _Resolver(figures, keep, notes)
-    slides = tuple(resolver.slide(number, slide) for number, slide in enumerate(draft.slides, start=1))
+    title = resolver.words(draft.title, "deck title")
+    thesis = resolver.words(draft.thesis, "thesis")
+    drafted = [resolver.slide(number, slide, frame) for number, slide in enumerate(draft.slides, start=2)]
+    after = len(drafted) + FIRST_DRAFTED
+    risk_ids = frame.plan.risks if frame.plan is not None else ()
+    risks = risks_slide(after, figures, risk_ids, frame.memo, lambda text: resolver.words(text, "memo"))
+    shown = [f for slide in (*drafted, risks) for f in slide.figures()]
+    opening = title_slide(title or f"{frame.company} ({frame.ticker})", thesis or frame.subtitle)
+    slides = (opening, *drafted, risks, sources_slide(after + 1, shown))
     deck = Deck(
         company=frame.company,
         ticker=frame.ticker,
-        title=resolver.words(draft.title, "deck title"),
+        title=title,
         subtitle=frame.subtitle,
-        thesis=resolver.words(draft.thesis, "thesis"),
+        thesis=thesis,
         slides=slides,
+        theme=frame.theme,
     )
     return deck, notes
 
@@ -79,21 +100,41 @@ class _Resolver:
             for figure in figures.values()
         )
 
-    def slide(self, number: int, slide: SlideDraft) -> Slide:
+    def slide(self, number: int, slide: SlideDraft, frame: DeckFrame) -> Slide:
         where = f"slide {number}"
         bullets = tuple(
             bullet
             for index, draft in enumerate(slide.bullets, start=1)
             if (bullet := self.bullet(draft, f"{where}: bullet {index}")) is not None
         )
+        chart = self.chart(slide.chart, where) if slide.chart is not None else None
+        planned = frame.plan.sections.get(slide.section) if frame.plan is not None else None
+        if planned is not None and planned.bridge and all(i in self.figures for i in planned.bridge):
+            if chart is not None:
+                self.notes.dropped.append(f"{where}: the drafted chart (code draws this slide's bridge)")
+            chart = self.bridge(planned.bridge)
         return Slide(
             number=number,
             section=slide.section,
+            kind="summary" if slide.section == SUMMARY_SECTION else "section",
             title=self.words(slide.title, f"{where}: title"),
             takeaway=self.words(slide.takeaway, f"{where}: takeaway"),
             bullets=bullets,
             table=self.table(slide.table, where) if slide.table is not None else None,
-            chart=self.chart(slide.chart, where) if slide.chart is not None else None,
+            chart=chart,
+        )
+
+    def bridge(self, ids: tuple[str, ...]) -> Chart:
+        """The latest year's bridge from revenue to net income: totals, and the steps taken away."""
+        points = tuple(self.figures[fact_id] for fact_id in ids)
+        steps = tuple(index % 2 == 1 for index in range(len(points)))
+        period = points[0].period
+        return Chart(
+            title=f"From revenue to net income, {period}",
+            kind="bridge",
+            unit=points[0].unit,
+            points=points,
+            steps=steps,
         )
 
     def words(self, text: str, where: str) -> str:

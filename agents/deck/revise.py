@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.deck.schemas import DeckDraft, Revision, WorkOrder
+from agents.deck.spec import Deck
 
 MIN_SLIDES = 3
 
@@ -50,4 +51,27 @@ def apply_revision(before: DeckDraft, order: WorkOrder, revision: Revision) -> A
         draft=before.model_copy(update={"slides": slides}),
         changed=sorted(set(changed)),
         ignored=sorted(set(ignored)),
+    )
+
+
+def apply_to_deck(deck: Deck, draft: DeckDraft, order: WorkOrder, revision: Revision) -> Applied:
+    """``apply_revision`` on the deck's drafted slides (``draft``, from agents.deck.outline.draft_of), with
+    the work order and the revision naming slides by their number in the deck, as the judge, the planner
+    and the reviser read it: a slide code writes (the title, risks and sources slides) is never changed."""
+    numbers = [slide.number for slide in deck.drafted()]
+    inward = {number: index for index, number in enumerate(numbers, start=1)}
+    outward = {index: number for number, index in inward.items()}
+    mapped_order = order.model_copy(update={"slides": [inward.get(n, 0) for n in order.slides]})
+    mapped = revision.model_copy(
+        update={
+            "slides": [r.model_copy(update={"number": inward.get(r.number, 0)}) for r in revision.slides],
+            "remove": [inward.get(n, 0) for n in revision.remove],
+        }
+    )
+    applied = apply_revision(draft, mapped_order, mapped)
+    code_named = [n for n in (*(r.number for r in revision.slides), *revision.remove) if n not in inward]
+    return Applied(
+        draft=applied.draft,
+        changed=[outward[n] for n in applied.changed if n in outward],
+        ignored=sorted({*(outward[n] for n in applied.ignored if n in outward), *code_named}),
     )

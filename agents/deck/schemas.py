@@ -112,10 +112,13 @@ class SlideDraft(_Strict):
 
 
 class Framing(_Strict):
-    """The deck's title and thesis, drafted beside its slides."""
+    """The deck's title and thesis, and its executive summary (the recommendation as the summary slide's
+    title, its three reasons as bullets with their figures), drafted beside the sections' slides."""
 
     title: Title
     thesis: Sentence
+    recommendation: Title
+    reasons: list[BulletDraft] = Field(min_length=3, max_length=3)
 
 
 class DeckDraft(_Strict):

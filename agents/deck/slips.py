@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.deck.humanizer import OTHER_SCRIPT
-from agents.deck.outputs import Finding
+from agents.deck.outputs import ChangelogEntry, Finding
 from agents.deck.schemas import WorkOrder
 from agents.deck.spec import Bullet, Deck, Slide
 from agents.text.scripts import Language, note, slips
@@ -40,6 +40,34 @@ def slip_order(findings: Sequence[Finding]) -> WorkOrder | None:
         action="humanize_text",
         slides=numbers,
         instruction=fit(instruction, _INSTRUCTION_CHARS),
+    )
+
+
+# The humanizer's tells a reviser can fix in the words (seed 001 T12); "ai_design" is the renderer's own.
+WORD_TELLS = frozenset({"em_dash", "hedging", "filler", "symmetrical_list", "topic_title"})
+
+
+def tell_order(findings: Sequence[Finding], last: ChangelogEntry | None) -> WorkOrder | None:
+    """Code's work order whenever the best-so-far has AI tells in its words (seed 001: T12's tells are
+    fixed by a reviser, not only when the planner asks); None when it has none, or when the lap before was
+    such an order and was rejected (the planner then chooses, so a tell the reviser cannot fix never takes
+    every lap)."""
+    if last is not None and last.action == "humanize_text" and not last.accepted:
+        return None
+    told = [finding for finding in findings if finding.rule in WORD_TELLS and finding.slide > 0]
+    numbers = list(dict.fromkeys(finding.slide for finding in told))[:MAX_ORDER_SLIDES]
+    if not numbers:
+        return None
+    shown = "; ".join(
+        f"slide {finding.slide} {finding.shape}: {finding.rule}"
+        for finding in told
+        if finding.slide in numbers
+    )
+    return WorkOrder(
+        target="executive_altitude",
+        action="humanize_text",
+        slides=numbers,
+        instruction=fit(f"Fix what the desk's humanizer found: {shown}.", _INSTRUCTION_CHARS),
     )
 
 

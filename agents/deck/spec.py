@@ -11,15 +11,21 @@ numbers and the same words.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.data.formatting import format_value
+from agents.env import ConfigError
 
-ChartKind = Literal["bar", "line"]
-SPEC_VERSION = 1
+ChartKind = Literal["bar", "line", "bridge"]
+# What a slide is: the sections' slides carry the model's words; the title, risks and sources slides are
+# written by code from the run's figures (the executive summary is drafted with the deck's framing).
+SlideKind = Literal["title", "summary", "section", "risks", "sources"]
+CODE_SLIDES: frozenset[str] = frozenset({"title", "risks", "sources"})
+SPEC_VERSION = 2
 
 
 class _Frozen(BaseModel):
@@ -61,11 +67,55 @@ class Chart(_Frozen):
     kind: ChartKind
     unit: str  # every point shares it (code refuses a chart mixing units)
     points: tuple[Figure, ...]  # in the order drawn, one bar or point each, labelled by its period
+    # A bridge (waterfall) only: for each point, whether it is a total (a bar from zero) or a step taken
+    # away from the running total (a floating bar); its points are labelled by what they measure.
+    steps: tuple[bool, ...] = ()
+
+    def category(self, index: int) -> str:
+        """What labels point ``index`` under the plot: its period, or in a bridge what it measures."""
+        point = self.points[index]
+        if self.kind != "bridge":
+            return point.period
+        return f"Less {point.label[0].lower()}{point.label[1:]}" if self.steps[index] else point.label
+
+
+class Theme(_Frozen):
+    """The firm's look, frozen with each deck (settings.DECK_THEME): its name on the title slide and in the
+    footers, and the colours both renderers draw with."""
+
+    firm: str = "Analyst Desk"
+    accent: str = "#1F4E79"  # titles' rules, takeaways, table headers, positive figures
+    ink: str = "#1F2933"
+    muted: str = "#6B7280"
+    negative: str = "#A23B3B"
+
+
+_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}")
+
+
+def deck_theme(*, firm: str, accent: str, ink: str, negative: str) -> Theme:
+    """The theme from settings; a colour that is not ``#RRGGBB`` or an empty firm name is refused by name."""
+    for name, colour in (
+        ("DECK_ACCENT_COLOUR", accent),
+        ("DECK_INK_COLOUR", ink),
+        ("DECK_NEGATIVE_COLOUR", negative),
+    ):
+        if not _COLOUR.fullmatch(colour.strip()):
+            raise ConfigError(f"{name} must be a colour written #RRGGBB, not {colour!r}")
+    if not firm.strip() or len(firm) > 60:
+        raise ConfigError("DECK_FIRM_NAME must be a name of 1 to 60 characters")
+    return Theme(
+        firm=firm.strip(),
+        accent=accent.strip().upper(),
+        ink=ink.strip().upper(),
+        negative=negative.strip().upper(),
+    )
 
 
 class Slide(_Frozen):
     number: int  # 1-based, in reading order
     section: str  # the scope's required section this slide belongs to
+    kind: SlideKind = "section"
     title: str
     takeaway: str  # the "so what", one sentence
     bullets: tuple[Bullet, ...] = ()
@@ -101,6 +151,7 @@ class Deck(_Frozen):
     subtitle: str  # audience and the data's as-of date, written by code
     thesis: str
     slides: tuple[Slide, ...] = Field(min_length=1)
+    theme: Theme = Theme()
 
     def figures(self) -> dict[str, Figure]:
         """Every figure in the deck by fact id."""
@@ -108,6 +159,10 @@ class Deck(_Frozen):
 
     def sections(self) -> list[str]:
         return list(dict.fromkeys(slide.section for slide in self.slides))
+
+    def drafted(self) -> list[Slide]:
+        """The slides a reviser may change: the executive summary and the sections' slides."""
+        return [slide for slide in self.slides if slide.kind not in CODE_SLIDES]
 
 
 # Pure numbers that are not shares of a whole: a beta of 1.02 is not "102.0%".

@@ -44,9 +44,22 @@ class Chart(Protocol):
     @property
     def title(self) -> str: ...
     @property
-    def kind(self) -> str: ...  # "bar" or "line"
+    def kind(self) -> str: ...  # "bar", "line" or "bridge"
     @property
     def points(self) -> Sequence[Point]: ...
+    @property
+    def steps(self) -> Sequence[bool]: ...  # a bridge's: which points are steps taken from the total
+    def category(self, index: int) -> str: ...  # what labels point ``index`` under the plot
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours a chart is drawn in (a deck's theme sets them)."""
+
+    accent: str = POSITIVE
+    negative: str = NEGATIVE
+    ink: str = INK
+    muted: str = MUTED
 
 
 @dataclass(frozen=True)
@@ -68,24 +81,34 @@ class _Plot:
         return self.left + self.width * (index + 0.5) / count
 
 
-def chart_svg(chart: Chart, width_px: int, height_px: int) -> str:
+def chart_svg(chart: Chart, width_px: int, height_px: int, palette: Palette = Palette()) -> str:
     """The chart as an ``<svg>`` element ``width_px`` by ``height_px``, every text escaped."""
     points = chart.points
-    label_px = _label_size(points, width_px)
-    # Room above for value labels, below for the periods, and for a value label under a negative bar.
+    categories = [chart.category(i) for i in range(len(points))]
+    lines = [_two_lines(text) if chart.kind == "bridge" else [text] for text in categories]
+    label_px = _label_size(points, [line for parts in lines for line in parts], width_px)
+    # Room above for value labels, below for the categories, and for a value label under a negative bar.
     top = label_px * 2.0
-    bottom = label_px * (4.0 if chart.kind == "bar" and any(p.decimal < 0 for p in points) else 2.4)
+    rows = len(max(lines, key=len, default=[""]))
+    below = label_px * (1.2 * rows + 1.2)
+    bottom = label_px * 4.0 if chart.kind == "bar" and any(p.decimal < 0 for p in points) else below
     low, high = value_range(chart)
     plot = _Plot(8.0, top, width_px - 16.0, max(height_px - top - bottom, 1.0), low, high)
     if not points:  # the spec allows it (the resolver never writes one): draw the axis alone
         body = []
     elif chart.kind == "bar":
-        body = _bars(plot, points, label_px)
+        body = _bars(plot, points, label_px, palette)
+    elif chart.kind == "bridge":
+        body = _bridge(plot, points, chart.steps, label_px, palette)
     else:
-        body = _line(plot, points, label_px)
+        body = _line(plot, points, label_px, palette)
+    first_line = height_px - label_px * 0.8 - label_px * 1.2 * (rows - 1)
     periods = [
-        _text(plot.slot_centre(i, len(points)), height_px - label_px * 0.8, point.period, label_px, MUTED)
-        for i, point in enumerate(points)
+        _text(
+            plot.slot_centre(i, len(points)), first_line + row * label_px * 1.2, part, label_px, palette.muted
+        )
+        for i, parts in enumerate(lines)
+        for row, part in enumerate(parts)
     ]
     title = escape(clean_render_text(chart.title), quote=True)
     return (
@@ -97,9 +120,19 @@ def chart_svg(chart: Chart, width_px: int, height_px: int) -> str:
     )
 
 
-def _label_size(points: Sequence[Point], width_px: int) -> float:
-    """The largest label size (px) at which every value and period fits its slot, within bounds."""
-    longest = max((len(text) for point in points for text in (point.display, point.period)), default=1)
+def _two_lines(text: str) -> list[str]:
+    """A bridge's category on two lines, broken at the space nearest its middle."""
+    spaces = [i for i, char in enumerate(text) if char == " "]
+    if not spaces:
+        return [text]
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return [text[:cut], text[cut + 1 :]]
+
+
+def _label_size(points: Sequence[Point], categories: Sequence[str], width_px: int) -> float:
+    """The largest label size (px) at which every value and category fits its slot, within bounds."""
+    texts = [*(point.display for point in points), *categories]
+    longest = max((len(text) for text in texts), default=1)
     slot = (width_px - 16.0) / max(len(points), 1)
     fitting = slot * 0.92 / (max(longest, 1) * _CHAR_WIDTH_EM)
     return max(_MIN_LABEL_PX, min(_LABEL_PX, fitting))
@@ -109,8 +142,10 @@ def value_range(chart: Chart) -> tuple[Decimal, Decimal]:
     """The values the plot spans, bottom to top: from zero for bars, the padded data range for a line
     (the PPTX chart's value axis is set to the same range, so both files draw the same shape)."""
     values = [point.decimal for point in chart.points] or [Decimal(0)]  # an empty chart: just the axis
+    if chart.kind == "bridge":
+        values = [*values, *(end for _, end in bridge_spans(chart.points, chart.steps))]
     low, high = min(values), max(values)
-    if chart.kind == "bar":
+    if chart.kind in ("bar", "bridge"):
         low, high = min(low, Decimal(0)), max(high, Decimal(0))
     else:
         padding = (high - low) * _LINE_PADDING or abs(high) * _LINE_PADDING or Decimal(1)
@@ -127,7 +162,40 @@ def _zero_rule(plot: _Plot) -> list[str]:
     return [f'<line x1="{plot.left:.1f}" y1="{y:.1f}" x2="{right:.1f}" y2="{y:.1f}" stroke="{RULE}"/>']
 
 
-def _bars(plot: _Plot, points: Sequence[Point], label_px: float) -> list[str]:
+def bridge_spans(points: Sequence[Point], steps: Sequence[bool]) -> list[tuple[Decimal, Decimal]]:
+    """Each bar of a bridge as (from, to): a total from zero to its value; a step from the running total
+    down by its value (up, when the value is negative)."""
+    spans = []
+    running = Decimal(0)
+    for point, step in zip(points, steps, strict=True):
+        if step:
+            spans.append((running, running - point.decimal))
+            running -= point.decimal
+        else:
+            spans.append((Decimal(0), point.decimal))
+            running = point.decimal
+    return spans
+
+
+def _bridge(
+    plot: _Plot, points: Sequence[Point], steps: Sequence[bool], label_px: float, palette: Palette
+) -> list[str]:
+    count = len(points)
+    bar_width = min(plot.width / count * 0.6, 140.0)
+    shapes = []
+    for i, (point, (start, end)) in enumerate(zip(points, bridge_spans(points, steps), strict=True)):
+        centre = plot.slot_centre(i, count)
+        top, bottom = min(plot.y(start), plot.y(end)), max(plot.y(start), plot.y(end))
+        colour = palette.negative if steps[i] else palette.accent
+        shapes.append(
+            f'<rect x="{centre - bar_width / 2:.1f}" y="{top:.1f}" width="{bar_width:.1f}" '
+            f'height="{max(bottom - top, 1.0):.1f}" fill="{colour}"/>'
+        )
+        shapes.append(_text(centre, top - label_px * 0.5, point.display, label_px, palette.ink, bold=True))
+    return shapes
+
+
+def _bars(plot: _Plot, points: Sequence[Point], label_px: float, palette: Palette) -> list[str]:
     count = len(points)
     bar_width = min(plot.width / count * 0.6, 140.0)
     zero = plot.y(Decimal(0))
@@ -136,26 +204,26 @@ def _bars(plot: _Plot, points: Sequence[Point], label_px: float) -> list[str]:
         end = plot.y(point.decimal)
         centre = plot.slot_centre(i, count)
         top, height = min(zero, end), max(abs(end - zero), 1.0)
-        colour = NEGATIVE if point.decimal < 0 else POSITIVE
+        colour = palette.negative if point.decimal < 0 else palette.accent
         shapes.append(
             f'<rect x="{centre - bar_width / 2:.1f}" y="{top:.1f}" width="{bar_width:.1f}" '
             f'height="{height:.1f}" fill="{colour}"/>'
         )
         label_y = end + label_px * 1.2 if point.decimal < 0 else end - label_px * 0.5
-        shapes.append(_text(centre, label_y, point.display, label_px, INK, bold=True))
+        shapes.append(_text(centre, label_y, point.display, label_px, palette.ink, bold=True))
     return shapes
 
 
-def _line(plot: _Plot, points: Sequence[Point], label_px: float) -> list[str]:
+def _line(plot: _Plot, points: Sequence[Point], label_px: float, palette: Palette) -> list[str]:
     count = len(points)
     xy = [(plot.slot_centre(i, count), plot.y(point.decimal)) for i, point in enumerate(points)]
     shapes = []
     if count > 1:
         path = " ".join(f"{x:.1f},{y:.1f}" for x, y in xy)
-        shapes.append(f'<polyline points="{path}" fill="none" stroke="{POSITIVE}" stroke-width="3"/>')
+        shapes.append(f'<polyline points="{path}" fill="none" stroke="{palette.accent}" stroke-width="3"/>')
     for (x, y), point in zip(xy, points, strict=True):
-        shapes.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{POSITIVE}"/>')
-        shapes.append(_text(x, y - label_px * 0.9, point.display, label_px, INK, bold=True))
+        shapes.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{palette.accent}"/>')
+        shapes.append(_text(x, y - label_px * 0.9, point.display, label_px, palette.ink, bold=True))
     return shapes
 
 

@@ -110,7 +110,8 @@ class Mark:
     y: float
     width: float
     height: float
-    negative: bool
+    negative: bool  # a negative figure, or a bridge's step taken from the total
+    category: str = ""  # what labels the point: its period, or in a bridge what it measures
 
     @property
     def colour(self) -> str:
@@ -135,6 +136,7 @@ class ChartView:
 @dataclass(frozen=True)
 class SlideView:
     number: int
+    kind: str  # agents.deck.spec.SlideKind
     section: str
     title: str
     takeaway: str
@@ -244,6 +246,7 @@ def _slide_view(slide: Slide, image_url: str) -> SlideView:
     chart = _chart_view(slide.chart, cite) if slide.chart is not None else None
     return SlideView(
         number=slide.number,
+        kind=slide.kind,
         section=slide.section,
         title=slide.title,
         takeaway=slide.takeaway,
@@ -279,11 +282,24 @@ def _chart_view(chart: Chart, cite: Callable[[Figure], Cited]) -> ChartView:
     count = max(len(chart.points), 1)
     column = CHART_WIDTH / count
     zero_y = y(Decimal(0)) if low <= 0 <= high else bottom
+    spans = charts.bridge_spans(chart.points, chart.steps) if chart.kind == "bridge" else []
     marks = []
     for index, figure in enumerate(chart.points):
         centre = column * (index + 0.5)
         value_y = y(figure.decimal)
-        if chart.kind == "bar":
+        if spans:  # a bridge: a total from zero, a step floating from the running total
+            start, end = (y(value) for value in spans[index])
+            width = min(column * _BAR_SHARE, _MAX_BAR)
+            mark = Mark(
+                cite(figure),
+                x=round(centre - width / 2, 1),
+                y=round(min(start, end), 1),
+                width=round(width, 1),
+                height=round(max(abs(end - start), 1.0), 1),
+                negative=chart.steps[index],
+                category=chart.category(index),
+            )
+        elif chart.kind == "bar":
             width = min(column * _BAR_SHARE, _MAX_BAR)
             mark = Mark(
                 cite(figure),
@@ -292,10 +308,17 @@ def _chart_view(chart: Chart, cite: Callable[[Figure], Cited]) -> ChartView:
                 width=round(width, 1),
                 height=round(max(abs(zero_y - value_y), 1.0), 1),
                 negative=figure.decimal < 0,
+                category=figure.period,
             )
         else:
             mark = Mark(
-                cite(figure), x=round(centre, 1), y=round(value_y, 1), width=0, height=0, negative=False
+                cite(figure),
+                x=round(centre, 1),
+                y=round(value_y, 1),
+                width=0,
+                height=0,
+                negative=False,
+                category=figure.period,
             )
         marks.append(mark)
     line = " ".join(f"{m.x},{m.y}" for m in marks) if chart.kind == "line" and len(marks) > 1 else ""

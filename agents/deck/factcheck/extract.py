@@ -81,6 +81,7 @@ _BLANKS = re.compile(r"\s+")
 _MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-"})
 # A footer that only numbers the slide: "3", "3 / 20", "Slide 3 of 20", "Page 3".
 _SLIDE_NUMBER_LINE = re.compile(r"(?:(?:slide|page)\s+)?([0-9]{1,3})(?:\s*(?:/|of)\s*[0-9]{1,3})?", re.I)
+_DATE_GLUED = re.compile(r"((?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2})(?=[-+]?(?:USD|[$€£¥₹])?[0-9])")
 _FOOTERS = {PP_PLACEHOLDER.SLIDE_NUMBER, PP_PLACEHOLDER.FOOTER, PP_PLACEHOLDER.DATE}
 # What no viewer sees as text: NUL and the other control characters (a reader's misreading of an undrawn
 # glyph), and U+FFFD (what a reader puts where it could not decode one). Never part of a figure.
@@ -206,8 +207,10 @@ def plain_text(line: str) -> str:
 
 
 def readable(line: str) -> str:
-    """The line without what no viewer sees as text (control characters, U+FFFD as a blank)."""
-    return _UNSEEN.sub("", line).replace(_REPLACEMENT, " ")
+    """The line without what no viewer sees as text (control characters, U+FFFD as a blank), and a date
+    apart from a figure a PDF's extraction glued to it: a table's period cell "as of 2026-10-30" beside its
+    value "1.3%" reads "2026-10-301.3%"."""
+    return _DATE_GLUED.sub(r"\1 ", _UNSEEN.sub("", line).replace(_REPLACEMENT, " "))
 
 
 def figure_kind(text: str) -> FigureKind:

@@ -34,7 +34,7 @@ from pptx import Presentation
 from pptx.oxml.ns import qn
 
 from agents.deck.lint.findings import RULES, SLIDE_WIDE, Finding, Rule, finding_counts
-from agents.deck.lint.text import quote, text_findings
+from agents.deck.lint.text import MAX_SLIDE_WORDS, MAX_SUMMARY_WORDS, quote, text_findings
 from agents.deck.spec import Deck, Slide
 from agents.text.cleaning import clean_render_text
 
@@ -61,7 +61,9 @@ def lint_pptx(data: bytes, deck: Deck | None = None) -> list[Finding]:
         spec_slide = spec_slides[index] if index < len(spec_slides) else None
         try:
             found.extend(_geometry_findings(number, slide, width, height))
-            found.extend(text_findings(number, slide))
+            # The sources slide is a reference list, read when checking a figure, not a slide to take in at a
+            # glance: its words are not counted (each box is still checked for overflow and placeholders).
+            found.extend(text_findings(number, slide, max_words=_word_limit(spec_slide)))
             found.extend(_chart_findings(number, slide, spec_slide))
         except _UNREADABLE as error:
             found.append(
@@ -71,6 +73,16 @@ def lint_pptx(data: bytes, deck: Deck | None = None) -> list[Finding]:
         message = f"spec slide {spec_slide.number} ('{quote(spec_slide.title)}') has no slide in the file"
         found.append(Finding(rule="missing_slide", slide=0, shape=SLIDE_WIDE, message=message))
     return sorted(found, key=lambda finding: finding.slide)
+
+
+def _word_limit(spec_slide: Slide | None) -> int | None:
+    """The sources slide is a reference list, read when checking a figure, not taken in at a glance: its
+    words are not counted (each box is still checked). The executive summary and the risks slide may say
+    more than a slide: each states several findings with their figures."""
+    kind = spec_slide.kind if spec_slide is not None else "section"
+    return (
+        None if kind == "sources" else MAX_SUMMARY_WORDS if kind in ("summary", "risks") else MAX_SLIDE_WORDS
+    )
 
 
 def _error_text(error: Exception) -> str:

@@ -20,7 +20,7 @@ from agents.text.cleaning import clean_render_text
 TITLE_SHAPE = "Title"
 TAKEAWAY_SHAPE = "Takeaway"
 FOOTER_SHAPE = "Footer"
-DECK_BAND_SHAPE = "Deck title"
+DECK_BAND_SHAPE = "Company"  # the title slide's company line
 # Boxes left out of a slide's word count: the footer is small print (sources, the slide number) that a
 # board does not read to get the point, and slide 1's band is the deck's cover (its title, audience and
 # thesis) rather than that slide's argument. Both still get the per-box checks.
@@ -30,6 +30,9 @@ _TITLE_PLACEHOLDERS = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TIT
 # Walls of text. A board slide is meant to be grasped in under ten seconds (R2 "visual digestibility"); at
 # the 200-250 words a minute executives read, that is well under 60 words, title and takeaway included.
 MAX_SLIDE_WORDS = 60
+# The executive summary states the recommendation, the thesis and three reasons with their figures: the one
+# slide a board reads rather than glances at.
+MAX_SUMMARY_WORDS = 80
 # A bullet of more than 30 words is a paragraph: three lines or more at board sizes, read rather than seen.
 MAX_PARAGRAPH_WORDS = 30
 # More than six points in one box is a list nobody holds in mind ("six by six", the presenters' rule).
@@ -61,7 +64,8 @@ _QUOTE_CHARS = 60
 _Add = Callable[[Rule, str, str], None]  # records one finding on the slide being linted
 
 
-def text_findings(number: int, slide: Any) -> list[Finding]:
+def text_findings(number: int, slide: Any, *, max_words: int | None = MAX_SLIDE_WORDS) -> list[Finding]:
+    """The slide's text findings; ``max_words`` None counts no words (a reference list)."""
     found: list[Finding] = []
 
     def add(rule: Rule, shape: str, message: str) -> None:
@@ -85,8 +89,8 @@ def text_findings(number: int, slide: Any) -> list[Finding]:
             _table_rules(shape, add)
     if not has_title:
         add("empty_text", SLIDE_WIDE, "the slide has no title")
-    if slide_words > MAX_SLIDE_WORDS:
-        add("wall_of_text", SLIDE_WIDE, f"{slide_words} words on the slide (at most {MAX_SLIDE_WORDS})")
+    if max_words is not None and slide_words > max_words:
+        add("wall_of_text", SLIDE_WIDE, f"{slide_words} words on the slide (at most {max_words})")
     return found
 
 

@@ -44,6 +44,9 @@ _CAPTION_PT = 13.0
 # Font sizes tried, largest first; the first at which the text fits its box is used.
 _BAND_SIZES = (14.0, 13.0, 12.0, 11.0, 10.0)
 _TITLE_SIZES = (28.0, 26.0, 24.0, 22.0, 20.0, 18.0)
+_TITLE_SLIDE_SIZES = (40.0, 36.0, 32.0, 28.0, 24.0)
+_TITLE_FOOTER_SIZES = (14.0, 12.0, 11.0, 10.0)
+_COMPANY_SIZES = (20.0, 18.0, 16.0, 14.0)
 _TAKEAWAY_SIZES = (18.0, 17.0, 16.0, 15.0, 14.0, 13.0, 12.0)
 _BULLET_SIZES = (18.0, 17.0, 16.0, 15.0, 14.0, 13.0, 12.0, 11.0, 10.0)
 _TABLE_SIZES = (14.0, 13.0, 12.0, 11.0, 10.0, 9.0, 8.0)
@@ -102,16 +105,10 @@ class _Paragraph:
 
 def slide_layout(deck: Deck, slide: Slide) -> SlideLayout:
     """Where each part of ``slide`` goes and at what size, measured with DejaVu Sans so the text fits."""
+    if slide.kind == "title":
+        return _title_layout(deck, slide)
     top = _MARGIN_IN / 2
     band, band_pt = None, _BAND_SIZES[0]
-    if slide is deck.slides[0]:
-        band_text = [
-            _Paragraph(deck.title, BAND_TITLE_EXTRA_PT, bold=True),
-            _Paragraph(deck.subtitle, -BAND_SUBTITLE_LESS_PT),
-            _Paragraph(deck.thesis),
-        ]
-        band, band_pt = _fitted(_row(top, _BAND_IN), band_text, _BAND_SIZES)
-        top = band.bottom + 0.1
     title, title_pt = _fitted(_row(top, _TITLE_IN), [_Paragraph(slide.title, bold=True)], _TITLE_SIZES)
     takeaway, takeaway_pt = _fitted(
         _row(title.bottom, _TAKEAWAY_IN), [_Paragraph(slide.takeaway)], _TAKEAWAY_SIZES
@@ -144,6 +141,43 @@ def slide_layout(deck: Deck, slide: Slide) -> SlideLayout:
     )
 
 
+def _title_layout(deck: Deck, slide: Slide) -> SlideLayout:
+    """The title slide: the company on a line of its own (the band), the deck's title large, its thesis,
+    and at the foot the audience, the data's date and the firm."""
+    band, band_pt = _fitted(_row(1.6, 0.6), [_Paragraph(company_line(deck), bold=True)], _COMPANY_SIZES)
+    title, title_pt = _fitted(
+        _row(band.bottom + 0.15, 1.9), [_Paragraph(slide.title, bold=True)], _TITLE_SLIDE_SIZES
+    )
+    takeaway, takeaway_pt = _fitted(
+        _row(title.bottom + 0.2, 1.3), [_Paragraph(slide.takeaway)], _TAKEAWAY_SIZES
+    )
+    lowest = _row(SLIDE_HEIGHT_IN - _FOOTER_IN - 0.3, _FOOTER_IN + 0.2)
+    lines = [_Paragraph(line) for line in footer_lines(deck, slide)]
+    footer, footer_pt = _fitted(lowest, lines, _TITLE_FOOTER_SIZES)
+    footer = _row(lowest.bottom - footer.height, footer.height)
+    return SlideLayout(
+        band=band,
+        title=title,
+        takeaway=takeaway,
+        bullets=None,
+        table=None,
+        table_grid=None,
+        chart=None,
+        footer=footer,
+        band_pt=band_pt,
+        title_pt=title_pt,
+        takeaway_pt=takeaway_pt,
+        bullets_pt=0.0,
+        table_pt=_TABLE_SIZES[0],
+        chart_label_pt=10.0,
+        footer_pt=footer_pt,
+    )
+
+
+def company_line(deck: Deck) -> str:
+    return f"{deck.company} ({deck.ticker})"
+
+
 def table_row(figure: Figure) -> tuple[str, str, str, str]:
     """A table row as both renderers print it, under ``TABLE_HEADER``."""
     return (figure.label, figure.period, figure.display, figure.source)
@@ -151,7 +185,10 @@ def table_row(figure: Figure) -> tuple[str, str, str, str]:
 
 def footer_lines(deck: Deck, slide: Slide) -> list[str]:
     """The sources of the slide's figures, then the slide's number on a line of its own (the fact-check
-    skips a line that only numbers the slide, and would read "20" in "Slide 3 of 20 · ..." as a figure)."""
+    skips a line that only numbers the slide, and would read "20" in "Slide 3 of 20 · ..." as a figure).
+    The title slide's foot is the audience, the data's date and the firm."""
+    if slide.kind == "title":
+        return [deck.subtitle, f"Prepared by {deck.theme.firm}"]
     sources = list(dict.fromkeys(figure.source for figure in slide.figures() if figure.source))
     position = f"Slide {slide.number} of {len(deck.slides)}"
     return [f"Sources: {'; '.join(sources)}", position] if sources else [position]
@@ -217,8 +254,10 @@ def _chart_label_size(box: Box | None, chart: Chart | None) -> float:
     if box is None or chart is None or not chart.points:
         return 10.0
     slot_pt = box.width * 72 * 0.85 / len(chart.points)
+    # A bridge's label sits inside its bar (a stacked column takes no label outside), about 70% of its slot.
+    share = 0.7 if chart.kind == "bridge" else 0.9
     widest = max(_text_width(point.display, 1.0, bold=True) for point in chart.points)
-    return max(6.0, min(10.0, float(int(slot_pt * 0.9 / widest))))
+    return max(6.0, min(10.0, float(int(slot_pt * share / widest))))
 
 
 def _fitted(most: Box, paragraphs: list[_Paragraph], sizes: Sequence[float]) -> tuple[Box, float]:

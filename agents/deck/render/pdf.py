@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 from agents.deck.render.embedded import DECK_JSON_NAME, deck_attachment_href
 from agents.deck.render.layout import (
-    BAND_SUBTITLE_LESS_PT,
-    BAND_TITLE_EXTRA_PT,
     BULLET_SPACING_EM,
     INSET_X_IN,
     INSET_Y_IN,
@@ -34,27 +32,32 @@ from agents.deck.render.layout import (
     TABLE_HEADER,
     Box,
     SlideLayout,
+    company_line,
     footer_lines,
     slide_layout,
     table_row,
 )
-from agents.deck.spec import Bullet, Chart, Deck, Slide, Table, bullet_text
+from agents.deck.spec import Bullet, Chart, Deck, Slide, Table, Theme, bullet_text
 from agents.render import charts
 from agents.render.fonts import CSS_FONT_FAMILY
 from agents.text.cleaning import clean_render_text
 
 _CSS_PX_PER_IN = 96
 
-_CSS = f"""
+
+def _css(theme: Theme) -> str:
+    """The slides' style sheet in the deck's theme."""
+    return f"""
 @page {{ size: {SLIDE_WIDTH_IN:.3f}in {SLIDE_HEIGHT_IN}in; margin: 0; }}
 * {{ box-sizing: border-box; margin: 0; padding: 0; }}
-body {{ font-family: {CSS_FONT_FAMILY}; color: {charts.INK}; line-height: {LINE_HEIGHT}; }}
+body {{ font-family: {CSS_FONT_FAMILY}; color: {theme.ink}; line-height: {LINE_HEIGHT}; }}
 .slide {{ position: relative; width: {SLIDE_WIDTH_IN:.3f}in; height: {SLIDE_HEIGHT_IN}in; overflow: hidden;
   break-after: page; background: #FFFFFF; }}
 .slide:last-child {{ break-after: auto; }}
 .box {{ position: absolute; overflow: hidden; padding: {INSET_Y_IN}in {INSET_X_IN}in; }}
-.subtitle, .footer {{ color: {charts.MUTED}; }}
-.thesis, .takeaway {{ color: {charts.POSITIVE}; }}
+.company {{ color: {theme.accent}; font-weight: bold; }}
+.subtitle, .footer {{ color: {theme.muted}; }}
+.thesis, .takeaway {{ color: {theme.accent}; }}
 .title, .deck-title, .caption {{ font-weight: bold; }}
 .bullets ul {{ list-style: none; padding-left: 1.1em; }}
 .bullets li {{ position: relative; margin-top: {BULLET_SPACING_EM}em; }}
@@ -63,7 +66,7 @@ body {{ font-family: {CSS_FONT_FAMILY}; color: {charts.INK}; line-height: {LINE_
 table {{ width: 100%; border-collapse: collapse; table-layout: fixed; }}
 th, td {{ padding: {INSET_Y_IN / 2}in {INSET_X_IN}in; text-align: left; vertical-align: middle;
   overflow-wrap: anywhere; }}
-th {{ background: {charts.POSITIVE}; color: #FFFFFF; }}
+th {{ background: {theme.accent}; color: #FFFFFF; }}
 tr.band td {{ background: {TABLE_BAND}; }}
 /* A period or a figure is never broken across lines: the fact-check reads it back whole from the PDF. */
 td:nth-child(2), td:nth-child(3) {{ white-space: nowrap; overflow-wrap: normal; }}
@@ -78,7 +81,7 @@ def deck_html(deck: Deck, *, spec: Deck | None = None) -> str:
     pages = "".join(_slide_html(deck, slide) for slide in deck.slides)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{_text(deck.title)}</title><style>{_CSS}</style>"
+        f"<title>{_text(deck.title)}</title><style>{_css(deck.theme)}</style>"
         f'<link rel="attachment" title="{DECK_JSON_NAME}" href="{deck_attachment_href(attached)}">'
         f"</head><body>{pages}</body></html>"
     )
@@ -103,15 +106,8 @@ def pdf_of_html(html: str) -> RenderedPdf:
 def _slide_html(deck: Deck, slide: Slide) -> str:
     layout = slide_layout(deck, slide)
     parts = []
-    if layout.band is not None:
-        title_pt = layout.band_pt + BAND_TITLE_EXTRA_PT
-        subtitle_pt = layout.band_pt - BAND_SUBTITLE_LESS_PT
-        parts.append(
-            _box(layout.band, "band", layout.band_pt)
-            + f'<p class="deck-title" style="font-size:{title_pt}pt">{_text(deck.title)}</p>'
-            + f'<p class="subtitle" style="font-size:{subtitle_pt}pt">{_text(deck.subtitle)}</p>'
-            + f'<p class="thesis">{_text(deck.thesis)}</p></div>'
-        )
+    if layout.band is not None:  # the title slide's company line
+        parts.append(_box(layout.band, "company", layout.band_pt) + f"{_text(company_line(deck))}</div>")
     parts.append(_box(layout.title, "title", layout.title_pt) + f"{_text(slide.title)}</div>")
     parts.append(_box(layout.takeaway, "takeaway", layout.takeaway_pt) + f"{_text(slide.takeaway)}</div>")
     if layout.bullets is not None:
@@ -120,7 +116,7 @@ def _slide_html(deck: Deck, slide: Slide) -> str:
     if slide.table is not None:
         parts.append(_table_html(slide.table, layout))
     if slide.chart is not None and layout.chart is not None:
-        parts.append(_chart_html(slide.chart, layout.chart, layout))
+        parts.append(_chart_html(slide.chart, layout.chart, layout, deck.theme))
     footer = "".join(f"<p>{_text(line)}</p>" for line in footer_lines(deck, slide))
     parts.append(_box(layout.footer, "footer", layout.footer_pt) + f"{footer}</div>")
     return f'<section class="slide" id="slide-{slide.number}">{"".join(parts)}</section>'
@@ -147,10 +143,12 @@ def _table_html(table: Table, layout: SlideLayout) -> str:
     )
 
 
-def _chart_html(chart: Chart, box: Box, layout: SlideLayout) -> str:
+def _chart_html(chart: Chart, box: Box, layout: SlideLayout, theme: Theme) -> str:
     caption = _box(box.caption(layout.caption_pt), "caption", layout.caption_pt)
     area = box.below_caption(layout.caption_pt)
-    svg = charts.chart_svg(chart, round(area.width * _CSS_PX_PER_IN), round(area.height * _CSS_PX_PER_IN))
+    palette = charts.Palette(accent=theme.accent, negative=theme.negative, ink=theme.ink, muted=theme.muted)
+    width, height = round(area.width * _CSS_PX_PER_IN), round(area.height * _CSS_PX_PER_IN)
+    svg = charts.chart_svg(chart, width, height, palette)
     return f'{caption}{_text(chart.title)}</div><div class="chart-area" style="{_place(area)}">{svg}</div>'
 
 

@@ -30,8 +30,6 @@ from pptx.util import Emu, Inches, Pt
 
 from agents.deck.render.embedded import embed_in_pptx
 from agents.deck.render.layout import (
-    BAND_SUBTITLE_LESS_PT,
-    BAND_TITLE_EXTRA_PT,
     BULLET_SPACING_EM,
     EMU_PER_IN,
     INSET_X_IN,
@@ -43,17 +41,18 @@ from agents.deck.render.layout import (
     TABLE_HEADER,
     Box,
     SlideLayout,
+    company_line,
     footer_lines,
     slide_layout,
     table_row,
 )
-from agents.deck.spec import Chart, Deck, Slide, Table, bullet_text
+from agents.deck.spec import Chart, Deck, Slide, Table, Theme, bullet_text
 from agents.render import charts
 from agents.render.fonts import FALLBACK_FONT_NAME, FONT_NAME
 from agents.text.cleaning import clean_render_text
 
 # Shape names, in reading order (a slide has the ones it needs).
-DECK_TITLE_SHAPE = "Deck title"  # slide 1 only: the deck's title, subtitle and thesis
+COMPANY_SHAPE = "Company"  # the title slide only: the company and its ticker
 TITLE_SHAPE = "Title"
 TAKEAWAY_SHAPE = "Takeaway"
 BULLETS_SHAPE = "Bullets"
@@ -63,6 +62,8 @@ CHART_TITLE_SHAPE = "Chart title"
 CHART_SHAPE = "Chart"
 FOOTER_SHAPE = "Footer"
 
+BRIDGE_GAP_WIDTH = 30  # a bridge's bars take most of their slot, so each holds its label
+_THIN_BAR = 0.1  # of the value axis's range: a bar thinner than this cannot hold its label inside
 _BLANK_LAYOUT = 6  # "Blank" in python-pptx's default template: no placeholders at all
 # Fixed dates and zip timestamps: the same deck renders to the same bytes.
 _FIXED_DATE = datetime(2000, 1, 1)  # noqa: DTZ001  # core properties are written without a zone
@@ -100,28 +101,34 @@ def _widen_template(presentation: Any) -> None:
 
 def _draw_slide(shapes: Any, deck: Deck, slide: Slide) -> None:
     layout = slide_layout(deck, slide)
-    if layout.band is not None:
-        band = _text_box(shapes, DECK_TITLE_SHAPE, layout.band)
-        _paragraph(band, deck.title, layout.band_pt + BAND_TITLE_EXTRA_PT, bold=True, first=True)
-        _paragraph(band, deck.subtitle, layout.band_pt - BAND_SUBTITLE_LESS_PT, colour=charts.MUTED)
-        _paragraph(band, deck.thesis, layout.band_pt, colour=charts.POSITIVE)
+    theme = deck.theme
+    if layout.band is not None:  # the title slide's company line
+        band = _text_box(shapes, COMPANY_SHAPE, layout.band)
+        _paragraph(band, company_line(deck), layout.band_pt, bold=True, colour=theme.accent, first=True)
     _paragraph(
-        _text_box(shapes, TITLE_SHAPE, layout.title), slide.title, layout.title_pt, bold=True, first=True
+        _text_box(shapes, TITLE_SHAPE, layout.title),
+        slide.title,
+        layout.title_pt,
+        bold=True,
+        colour=theme.ink,
+        first=True,
     )
     takeaway = _text_box(shapes, TAKEAWAY_SHAPE, layout.takeaway)
-    _paragraph(takeaway, slide.takeaway, layout.takeaway_pt, colour=charts.POSITIVE, first=True)
+    _paragraph(takeaway, slide.takeaway, layout.takeaway_pt, colour=theme.accent, first=True)
     if layout.bullets is not None:
         bullets = _text_box(shapes, BULLETS_SHAPE, layout.bullets)
         for index, bullet in enumerate(slide.bullets):
-            paragraph = _paragraph(bullets, bullet_text(bullet), layout.bullets_pt, first=index == 0)
+            paragraph = _paragraph(
+                bullets, bullet_text(bullet), layout.bullets_pt, colour=theme.ink, first=index == 0
+            )
             _make_bullet(paragraph, layout.bullets_pt, space_before=index > 0)
     if slide.table is not None and layout.table is not None:
-        _draw_table(shapes, slide.table, layout)
+        _draw_table(shapes, slide.table, layout, theme)
     if slide.chart is not None and layout.chart is not None:
-        _draw_chart(shapes, slide.chart, layout.chart, layout)
+        _draw_chart(shapes, slide.chart, layout.chart, layout, theme)
     footer = _text_box(shapes, FOOTER_SHAPE, layout.footer)
     for index, line in enumerate(footer_lines(deck, slide)):
-        _paragraph(footer, line, layout.footer_pt, colour=charts.MUTED, first=index == 0)
+        _paragraph(footer, line, layout.footer_pt, colour=theme.muted, first=index == 0)
 
 
 def _text_box(shapes: Any, name: str, box: Box) -> Any:
@@ -142,7 +149,7 @@ def _paragraph(
     size_pt: float,
     *,
     bold: bool = False,
-    colour: str = charts.INK,
+    colour: str,
     first: bool = False,
 ) -> Any:
     paragraph = frame.paragraphs[0] if first else frame.add_paragraph()
@@ -150,7 +157,7 @@ def _paragraph(
     return paragraph
 
 
-def _run(paragraph: Any, text: str, size_pt: float, *, bold: bool = False, colour: str = charts.INK) -> None:
+def _run(paragraph: Any, text: str, size_pt: float, *, colour: str, bold: bool = False) -> None:
     run = paragraph.add_run()
     run.text = clean_render_text(text)
     font = run.font
@@ -179,10 +186,10 @@ def _make_bullet(paragraph: Any, size_pt: float, *, space_before: bool) -> None:
     etree.SubElement(properties, qn("a:buChar")).set("char", "•")
 
 
-def _draw_table(shapes: Any, table: Table, layout: SlideLayout) -> None:
+def _draw_table(shapes: Any, table: Table, layout: SlideLayout, theme: Theme) -> None:
     assert layout.table is not None and layout.table_grid is not None
     caption = _text_box(shapes, TABLE_TITLE_SHAPE, layout.table.caption(layout.caption_pt))
-    _paragraph(caption, table.title, layout.caption_pt, bold=True, first=True)
+    _paragraph(caption, table.title, layout.caption_pt, bold=True, colour=theme.ink, first=True)
     grid = layout.table_grid
     shape = shapes.add_table(len(table.rows) + 1, len(TABLE_HEADER), *_emu(grid))
     shape.name = TABLE_SHAPE
@@ -204,15 +211,15 @@ def _draw_table(shapes: Any, table: Table, layout: SlideLayout) -> None:
             frame = cell.text_frame
             frame.word_wrap = True
             cell.fill.solid()
-            cell.fill.fore_color.rgb = _rgb(_row_fill(row_index))
-            colour = "#FFFFFF" if row_index == 0 else charts.INK
+            cell.fill.fore_color.rgb = _rgb(_row_fill(row_index, theme))
+            colour = "#FFFFFF" if row_index == 0 else theme.ink
             _run(frame.paragraphs[0], value, layout.table_pt, bold=row_index == 0, colour=colour)
 
 
-def _row_fill(row_index: int) -> str:
-    """The header in the deck's blue, then banded rows (the HTML table uses the same colours)."""
+def _row_fill(row_index: int, theme: Theme) -> str:
+    """The header in the theme's accent, then banded rows (the HTML table uses the same colours)."""
     if row_index == 0:
-        return charts.POSITIVE
+        return theme.accent
     return TABLE_BAND if row_index % 2 == 1 else "#FFFFFF"
 
 
@@ -234,25 +241,72 @@ class _ChartData(CategoryChartData):
         return _FixedDateWorkbookWriter(self)  # type: ignore[no-untyped-call]  # python-pptx is untyped
 
 
-def _draw_chart(shapes: Any, chart: Chart, box: Box, layout: SlideLayout) -> None:
+def _draw_chart(shapes: Any, chart: Chart, box: Box, layout: SlideLayout, theme: Theme) -> None:
     caption = _text_box(shapes, CHART_TITLE_SHAPE, box.caption(layout.caption_pt))
-    _paragraph(caption, chart.title, layout.caption_pt, bold=True, first=True)
+    _paragraph(caption, chart.title, layout.caption_pt, bold=True, colour=theme.ink, first=True)
     if not chart.points:  # python-pptx cannot write a chart without categories; the resolver never asks
         return
     # python-pptx's chart data classes carry no annotations.
     data = _ChartData(number_format="General")  # type: ignore[no-untyped-call]
-    data.categories = [clean_render_text(point.period) for point in chart.points]
+    data.categories = [clean_render_text(chart.category(i)) for i in range(len(chart.points))]
+    area = box.below_caption(layout.caption_pt)
+    if chart.kind == "bridge":
+        _draw_bridge(shapes, chart, area, data, label_pt=layout.chart_label_pt, theme=theme)
+        return
     values = [float(point.decimal) for point in chart.points]
     data.add_series(clean_render_text(chart.title), values)  # type: ignore[no-untyped-call]
-    area = box.below_caption(layout.caption_pt)
     kind = XL_CHART_TYPE.COLUMN_CLUSTERED if chart.kind == "bar" else XL_CHART_TYPE.LINE_MARKERS
     frame = shapes.add_chart(kind, *_emu(area), data)
     frame.name = CHART_SHAPE
-    _style_axes(frame.chart, chart, layout.chart_label_pt)
-    _style_points(frame.chart.plots[0], chart, layout.chart_label_pt)
+    _style_axes(frame.chart, chart, layout.chart_label_pt, theme)
+    _style_points(frame.chart.plots[0], chart, layout.chart_label_pt, theme)
 
 
-def _style_axes(native: Any, chart: Chart, label_pt: float) -> None:
+def _draw_bridge(shapes: Any, chart: Chart, area: Box, data: Any, *, label_pt: float, theme: Theme) -> None:
+    """A waterfall as PowerPoint draws one without its own chart type: stacked columns whose first series
+    (the offset to each bar's foot) is not drawn; the bars are the visible part above or below zero,
+    labelled with the figures' display strings, as the PDF's bridge (agents.render.charts)."""
+    parts: list[tuple[float, float, float]] = []  # (offset, above zero, below zero) of each bar
+    for start, end in charts.bridge_spans(chart.points, chart.steps):
+        low, high = sorted((float(start), float(end)))
+        if low >= 0:
+            parts.append((low, high - low, 0.0))
+        elif high <= 0:
+            parts.append((high, 0.0, low - high))
+        else:
+            parts.append((0.0, high, low))
+    base, up, down = (list(column) for column in zip(*parts, strict=True))
+    for name, values in (("Offset", base), ("Bar", up), ("Below zero", down)):
+        data.add_series(name, values)
+    frame = shapes.add_chart(XL_CHART_TYPE.COLUMN_STACKED, *_emu(area), data)
+    frame.name = CHART_SHAPE
+    _style_axes(frame.chart, chart, label_pt, theme)
+    plot = frame.chart.plots[0]
+    plot.gap_width = BRIDGE_GAP_WIDTH
+    plot.overlap = 100
+    offset, bars, under = plot.series
+    offset.format.fill.background()
+    offset.format.line.fill.background()
+    axis_low, axis_high = charts.value_range(chart)
+    span = float(axis_high - axis_low)
+    for index, (figure, step) in enumerate(zip(chart.points, chart.steps, strict=True)):
+        colour = _rgb(theme.negative if step else theme.accent)
+        for series in (bars, under):
+            point = series.points[index]
+            point.format.fill.solid()
+            point.format.fill.fore_color.rgb = colour
+        visible = abs(up[index]) + abs(down[index])
+        label = _label_point
+        if visible < span * _THIN_BAR and base[index] > 0:
+            # Too thin to hold its label: it is written just under the bar, over the undrawn offset, in ink.
+            label(offset.points[index].data_label, figure.display, label_pt, bar=None, colour=theme.ink)
+            offset.points[index].data_label.position = XL_LABEL_POSITION.INSIDE_END
+        else:
+            labelled = bars if up[index] > 0 or down[index] == 0 else under
+            label(labelled.points[index].data_label, figure.display, label_pt, bar=None, colour="#FFFFFF")
+
+
+def _style_axes(native: Any, chart: Chart, label_pt: float, theme: Theme) -> None:
     native.has_legend = False
     native.has_title = False
     native.font.name = FONT_NAME
@@ -269,9 +323,10 @@ def _style_axes(native: Any, chart: Chart, label_pt: float) -> None:
     native.value_axis.has_major_gridlines = False
     native.category_axis.tick_label_position = XL_TICK_LABEL_POSITION.LOW
     native.category_axis.format.line.color.rgb = _rgb(charts.RULE)
+    native.category_axis.tick_labels.font.color.rgb = _rgb(theme.muted)
 
 
-def _style_points(plot: Any, chart: Chart, label_pt: float) -> None:
+def _style_points(plot: Any, chart: Chart, label_pt: float, theme: Theme) -> None:
     """Solid colours (red for a negative figure) and each point labelled with its display string."""
     series = plot.series[0]
     if chart.kind == "bar":
@@ -279,11 +334,11 @@ def _style_points(plot: Any, chart: Chart, label_pt: float) -> None:
         series.invert_if_negative = False
     else:
         series.smooth = False
-        series.format.line.color.rgb = _rgb(charts.POSITIVE)
+        series.format.line.color.rgb = _rgb(theme.accent)
         series.marker.style = XL_MARKER_STYLE.CIRCLE
         series.marker.size = 8
     for point, figure in zip(series.points, chart.points, strict=True):
-        colour = _rgb(charts.NEGATIVE if figure.decimal < 0 else charts.POSITIVE)
+        colour = _rgb(theme.negative if figure.decimal < 0 else theme.accent)
         if chart.kind == "bar":
             point.format.fill.solid()
             point.format.fill.fore_color.rgb = colour
@@ -291,16 +346,18 @@ def _style_points(plot: Any, chart: Chart, label_pt: float) -> None:
             point.marker.format.fill.solid()
             point.marker.format.fill.fore_color.rgb = colour
             point.marker.format.line.color.rgb = colour
-        _label_point(point.data_label, figure.display, label_pt, bar=chart.kind == "bar")
+        _label_point(point.data_label, figure.display, label_pt, bar=chart.kind == "bar", colour=theme.ink)
 
 
-def _label_point(label: Any, display: str, size_pt: float, *, bar: bool) -> None:
+def _label_point(label: Any, display: str, size_pt: float, *, bar: bool | None, colour: str) -> None:
     """The point's label reads exactly the spec's display string, not a number the chart formats."""
     label.has_text_frame = True
-    label.position = XL_LABEL_POSITION.OUTSIDE_END if bar else XL_LABEL_POSITION.ABOVE
+    # A stacked column (a bridge: ``bar`` None) takes only labels inside its bars: centred, in white.
+    if bar is not None:
+        label.position = XL_LABEL_POSITION.OUTSIDE_END if bar else XL_LABEL_POSITION.ABOVE
     frame = label.text_frame
     frame._txBody.bodyPr.set("wrap", "none")  # one line, as the PDF prints it
-    _run(frame.paragraphs[0], display, size_pt, bold=True)
+    _run(frame.paragraphs[0], display, size_pt, bold=True, colour=colour)
 
 
 def _emu(box: Box) -> tuple[Emu, Emu, Emu, Emu]:

@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import Any
 
 from django.db.models import Max
+from pydantic import ValidationError
 
+from agents.data.edgar.derived import BRIDGE_STEPS, TTM_SUFFIX
 from agents.deck.outputs import DeckEvidence
 from agents.deck.spec import Figure, display
-from memos.models import Company, FactRecord
+from agents.memo.outputs import MemoOutput
+from memos.models import ArtefactVersion, Company, FactRecord
 from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.plan import FIGURES
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, period_label
 
+MEMO_KIND = "memo"
 DECK_METRICS = (
     *FUNDAMENTAL_METRICS,
     "revenue_growth_yoy",
@@ -30,6 +35,12 @@ DECK_METRICS = (
     "fcf",
 )
 YEARS = 3
+QUARTERS = 5  # the latest five quarters: the last one beside the same quarter a year before
+QUARTER_METRICS = ("revenue", "net_income", "gross_margin", "operating_margin")
+TTM_METRICS = tuple(
+    f"{metric}{TTM_SUFFIX}"
+    for metric in ("revenue", "net_income", "gross_margin", "operating_margin", "net_margin")
+)
 LABELS = {
     "revenue": "Revenue",
     "gross_profit": "Gross profit",
@@ -48,6 +59,16 @@ LABELS = {
     "beta": "Beta",
     "volatility_annualised": "Volatility (annualised)",
     "return_ytd": "Return year to date",
+    "beta_sector": "Beta against the sector",
+    "alpha_1w": "Alpha over the last week",
+    "cost_of_revenue": "Cost of revenue",
+    "operating_expenses": "Operating expenses",
+    "below_operating": "Tax, interest and other",
+    "revenue_ttm": "Revenue, twelve months to",
+    "net_income_ttm": "Net income, twelve months to",
+    "gross_margin_ttm": "Gross margin, twelve months to",
+    "operating_margin_ttm": "Operating margin, twelve months to",
+    "net_margin_ttm": "Net margin, twelve months to",
 }
 
 
@@ -64,12 +85,33 @@ def run_data(ctx: StageContext) -> None:
     version = data_version(figures)
     ctx.set_run(data_version=version)
     as_of = max((fact.filed or fact.period_end for fact in chosen), default=None)
-    ctx.finish(step, DeckEvidence(data_version=version, as_of=as_of, figures=figures))
+    memo = latest_memo(ctx)
+    ctx.finish(step, DeckEvidence(data_version=version, as_of=as_of, figures=figures, **memo))
+
+
+def latest_memo(ctx: StageContext) -> dict[str, Any]:
+    """The brief's latest memo version as the deck quotes it (nothing when the brief has none, or its
+    content is of an older shape this code cannot read)."""
+    version = (
+        ArtefactVersion.objects.filter(brief_id=ctx.run.brief_id, kind=MEMO_KIND).order_by("-number").first()
+    )
+    if version is None:
+        return {}
+    try:
+        output = MemoOutput.model_validate(version.content)
+    except ValidationError:
+        return {}
+    return {
+        "memo_version": f"memo v{version.number}",
+        "memo_recommendation": f"{output.firewall.final}, sizing {output.memo.sizing}",
+        "memo_falsifiers": list(output.memo.falsifiers),
+    }
 
 
 def deck_facts(company: Company) -> list[FactRecord]:
-    """The last three fiscal years of the fundamentals and what code derived from them, then the latest
-    price-based figures: in one fixed order, so the same data gives the same prompts."""
+    """The last three fiscal years of the fundamentals and what code derived from them (the latest year's
+    bridge from revenue to net income too), the latest five quarters and the trailing twelve months, then
+    the latest price-based figures: in one fixed order, so the same data gives the same prompts."""
     annual = FactRecord.objects.filter(company=company, fiscal_period="FY", metric__in=DECK_METRICS)
     latest = annual.aggregate(latest=Max("fiscal_year"))["latest"]
     chosen = (
@@ -77,10 +119,35 @@ def deck_facts(company: Company) -> list[FactRecord]:
         if latest is not None
         else []
     )
+    if latest is not None:
+        steps = FactRecord.objects.filter(
+            company=company, fiscal_period="FY", fiscal_year=latest, metric__in=tuple(BRIDGE_STEPS)
+        )
+        chosen += list(steps.order_by("metric"))
+    chosen += _quarters(company)
     daily = FactRecord.objects.filter(company=company, fiscal_period="DAY", metric__in=QUANT_MACRO_METRICS)
     last = daily.order_by("-period_end").values_list("period_end", flat=True).first()
     if last is not None:
         chosen += list(daily.filter(period_end=last).order_by("metric"))
+    return chosen
+
+
+def _quarters(company: Company) -> list[FactRecord]:
+    """The latest quarters' figures, oldest first, and the trailing twelve months to the latest quarter."""
+    quarterly = FactRecord.objects.filter(
+        company=company, fiscal_period__in=("Q1", "Q2", "Q3", "Q4"), metric__in=QUARTER_METRICS
+    )
+    periods = sorted(
+        set(quarterly.values_list("fiscal_year", "fiscal_period")), key=lambda p: (p[0] or 0, p[1])
+    )[-QUARTERS:]
+    chosen = sorted(
+        (fact for fact in quarterly if (fact.fiscal_year, fact.fiscal_period) in periods),
+        key=lambda fact: (fact.metric, fact.fiscal_year or 0, fact.fiscal_period),
+    )
+    trailing = FactRecord.objects.filter(company=company, metric__in=TTM_METRICS)
+    last = trailing.order_by("-period_end").values_list("period_end", flat=True).first()
+    if last is not None:
+        chosen += list(trailing.filter(period_end=last).order_by("metric"))
     return chosen
 
 
@@ -100,9 +167,11 @@ def figure_of(fact: FactRecord) -> Figure:
 def _source(fact: FactRecord) -> str:
     if fact.form and fact.filed:
         return f"{fact.form} filed {fact.filed}"
+    if fact.source == FactRecord.Source.PRICES:  # a beta or a volatility: computed from the price record
+        return "computed by code from daily prices" if fact.derivation else "daily prices"
     if fact.derivation:
         return "derived by code from filed figures"
-    return "daily prices" if fact.source == FactRecord.Source.PRICES else fact.get_source_display()
+    return fact.get_source_display()
 
 
 def data_version(figures: Iterable[Figure]) -> str:

@@ -10,11 +10,13 @@ from functools import partial
 
 from pydantic import BaseModel
 
+from agents.deck.assign import SectionPlanned, figures_of
 from agents.deck.candidate import build
 from agents.deck.gates import r1_result
 from agents.deck.humanizer import OTHER_SCRIPT
 from agents.deck.narrowing import framing_schema, section_slide_schema
 from agents.deck.outputs import DraftOutput
+from agents.deck.resolve import SUMMARY_SECTION, DeckFrame
 from agents.deck.revise import MIN_SLIDES
 from agents.deck.schemas import DeckDraft, Framing, SectionPlan, SlideDraft
 from agents.llm.errors import BudgetExceeded, LLMError
@@ -88,13 +90,16 @@ def draft_once(ctx: StageContext, gw: LLMGateway, attempt: int, previous: DraftO
 
 
 def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
-    """Every section's slide and the deck's framing (title, thesis), drafted at once under the concurrency
-    bound: independent calls, and for a small model one slide per answer keeps the slides apart (asked for
-    a whole deck at once, the embedded 1.5B wrote one slide five times). A section whose slide could not be
-    drafted is missing from the deck, and the scope gate says so."""
+    """Every section's slide and the deck's framing (title, thesis, the executive summary), drafted at once
+    under the concurrency bound: independent calls, and for a small model one slide per answer keeps the
+    slides apart (asked for a whole deck at once, the embedded 1.5B wrote one slide five times). Each
+    section's drafter is offered only the figures code assigned to it (agents.deck.assign), so no table or
+    chart appears twice. A section whose slide could not be drafted is missing from the deck, and the scope
+    gate says so."""
     scope = inputs(ctx).scope.scope
     company = ctx.company
     found = inputs(ctx).figures
+    plan = inputs(ctx).plan
     shared = {"company": company.name, "ticker": company.ticker}
     # The scope's section names and purposes are model-written, the brief a person's words, the rebuild note
     # quotes the judge: all of it reaches the prompt fenced, as data.
@@ -103,14 +108,16 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
 
     def slide(section: SectionPlan) -> SlideDraft:
         ctx.check()
-        values = shared | {"figures": figure_lines(found)}
+        planned = plan.sections.get(section.name)
+        own = figures_of(planned.figures, found) if planned is not None and planned.figures else found
+        values = shared | {"figures": figure_lines(own), "graphic": graphic_note(planned)}
         fenced = untrusted | {
             "sections": names,
             "section": f"{section.name}: {section.purpose}",
             "rebuild": rebuild,
         }
         prompt = template("deck_drafter", ctx.run).render(values, fenced, nonce=ctx.run.nonce)
-        schema = section_slide_schema(tuple(found), section.name)
+        schema = section_slide_schema(tuple(own), section.name)
         answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         # The section is the one asked for, whatever the answer says: code routes, the model writes.
         return SlideDraft.model_validate(
@@ -119,8 +126,12 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
 
     def framing() -> Framing:
         ctx.check()
-        prompt = template("deck_framing", ctx.run).render(shared, untrusted, nonce=ctx.run.nonce)
-        answer = gw.complete(prompt, framing_schema(), context=inputs(ctx).call(DRAFT, Role.DRAFTER))
+        values = shared | {"figures": figure_lines(found)}
+        prompt = template("deck_framing", ctx.run).render(
+            values, untrusted | {"memo": memo_note(inputs(ctx).frame)}, nonce=ctx.run.nonce
+        )
+        schema = framing_schema(tuple(found))
+        answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         return Framing.model_validate(within_bounds(Framing, answer.model_dump()))
 
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]
@@ -137,11 +148,38 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
         answer for s in scope.required_sections if isinstance(answer := answers.get(s.name), SlideDraft)
     ]
     head = answers.get("")
-    if not isinstance(head, Framing):  # no title: the scope's decision stands in (its own words)
-        head = Framing(title=scope.decision[:90], thesis=scope.decision)
-    if len(slides) < MIN_SLIDES:
+    if len(slides) + isinstance(head, Framing) < MIN_SLIDES:
         raise StageFailed(f"only {len(slides)} of {len(scope.required_sections)} slides could be drafted")
-    return DeckDraft(title=head.title, thesis=head.thesis, slides=slides)
+    if not isinstance(head, Framing):  # no framing: the scope's decision stands in (its own words)
+        return DeckDraft(title=scope.decision[:90], thesis=scope.decision, slides=slides)
+    return DeckDraft(title=head.title, thesis=head.thesis, slides=[summary_slide(head), *slides])
+
+
+def summary_slide(head: Framing) -> SlideDraft:
+    """The executive summary: the recommendation as its title, the thesis as its takeaway, the three
+    reasons as its bullets."""
+    return SlideDraft(
+        section=SUMMARY_SECTION,
+        title=head.recommendation,
+        takeaway=head.thesis,
+        bullets=head.reasons,
+    )
+
+
+def graphic_note(planned: SectionPlanned | None) -> str:
+    if planned is not None and planned.bridge:
+        return (
+            "Code draws this slide's chart: the latest year's bridge from revenue to net income. "
+            "Leave the chart out; a table or bullets may explain the bridge."
+        )
+    return "Choose a chart or a table only where this slide's point is a number."
+
+
+def memo_note(frame: DeckFrame) -> str:
+    memo = frame.memo
+    if memo is None:
+        return "This brief has no memo yet."
+    return f"The brief's latest memo ({memo.version}) recommends {memo.recommendation}."
 
 
 def rebuild_note(previous: DraftOutput | None) -> str:

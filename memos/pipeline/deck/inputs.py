@@ -4,9 +4,14 @@ slide is drawn in, and the brief's own words and numbers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
+from django.conf import settings
+
+from agents.deck.assign import Assignment, assign
+from agents.deck.code_slides import MemoLines
 from agents.deck.outputs import DeckEvidence, ScopeOutput
 from agents.deck.profile import DeckConfig
 from agents.deck.resolve import DeckFrame
@@ -58,13 +63,32 @@ class DeckInputs:
         return {figure.fact_id: figure for figure in self.evidence.figures}
 
     @cached_property
+    def plan(self) -> Assignment:
+        """Which figures each section's slide may show (agents.deck.assign)."""
+        sections = [(s.name, s.purpose) for s in self.scope.scope.required_sections]
+        return assign(sections, self.evidence.figures)
+
+    @cached_property
     def frame(self) -> DeckFrame:
         company, brief = self.ctx.company, self.ctx.run.brief
-        as_of = self.evidence.as_of
+        evidence = self.evidence
+        as_of = evidence.as_of
+        memo = (
+            MemoLines(
+                version=evidence.memo_version,
+                falsifiers=tuple(evidence.memo_falsifiers),
+                recommendation=evidence.memo_recommendation,
+            )
+            if evidence.memo_version
+            else None
+        )
         return DeckFrame(
             company=company.name,
             ticker=company.ticker,
             subtitle=f"For {brief.audience}" + (f" · data as of {as_of}" if as_of else ""),
+            theme=settings.DECK_THEME,
+            plan=self.plan,
+            memo=memo,
         )
 
     @cached_property
@@ -91,7 +115,7 @@ def inputs(ctx: StageContext) -> DeckInputs:
     return ctx.inputs(DeckInputs)
 
 
-def figure_lines(found: dict[str, Figure]) -> str:
+def figure_lines(found: Mapping[str, Figure]) -> str:
     return "\n".join(
         f"- {f.fact_id}: {f.label} {f.period} = {f.display} ({f.source})" for f in found.values()
     )

@@ -6,7 +6,7 @@ asked about: code prints that figure in its place when the deck is built (agents
 
 from __future__ import annotations
 
-from agents.deck.resolve import DeckWriter
+from agents.deck.resolve import FIRST_DRAFTED, DeckWriter
 from agents.deck.schemas import BulletDraft, DeckDraft, SlideDraft
 from agents.llm.roles import Role
 from agents.text.patterns import Prose
@@ -39,7 +39,7 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
     sections = [Section(FRAMING, FRAMING, [draft.title, draft.thesis])]
     sections += [
         Section(f"slide {number}", f"slide {number} ({slide.section})", _texts(slide))
-        for number, slide in enumerate(draft.slides, start=1)
+        for number, slide in enumerate(draft.slides, start=FIRST_DRAFTED)
     ]
     if not any(writer.withholds(sentence) for section in sections for sentence in section.texts):
         return draft, []
@@ -47,7 +47,7 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
     title, thesis = repaired.texts[FRAMING]
     slides = [
         _rewritten(slide, repaired.texts[f"slide {number}"])
-        for number, slide in enumerate(draft.slides, start=1)
+        for number, slide in enumerate(draft.slides, start=FIRST_DRAFTED)
     ]
     repairs = [
         repair.model_copy(update={"section": section.key})

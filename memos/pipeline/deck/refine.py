@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from agents.deck.assign import figures_of
 from agents.deck.candidate import build
 from agents.deck.gates import Decision, Measured, StopReason, decide, drifted, r2_scored, stop_reason
 from agents.deck.narrowing import revision_schema
 from agents.deck.outline import draft_of, outline, slide_outline
 from agents.deck.outputs import BaselineOutput, DeckOutput, DraftOutput, Epoch, LapOutput
-from agents.deck.revise import apply_revision
+from agents.deck.resolve import SUMMARY_SECTION
+from agents.deck.revise import apply_to_deck
 from agents.deck.rubrics import DECK_R2
 from agents.deck.schemas import R2Judgement, Revision, WorkOrder
-from agents.deck.slips import slip_order
+from agents.deck.slips import slip_order, tell_order
 from agents.deck.spec import Deck, Figure
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
@@ -168,11 +170,17 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
     best = state.best
     try:
         # Text in another script than the brief's is code's work order, before anything the planner picks.
-        order = slip_order(best.findings) or plan_lap(ctx, gw, state, number)
+        last = state.changelog[-1] if state.changelog else None
+        order = (
+            slip_order(best.findings) or tell_order(best.findings, last) or plan_lap(ctx, gw, state, number)
+        )
     except LLMError as exc:
         if isinstance(exc, BudgetExceeded):
             raise
         return _no_candidate(number, None, state, f"the planner's answer failed: {shown(exc)}")
+    if not any(slide.number in order.slides for slide in best.deck.drafted()):
+        why = "the work order named only slides the desk's code writes (the title, risks and sources slides)"
+        return _no_candidate(number, order, state, why)
     figures_now, fresh_version = state.figures, ""
     if order.action == "repull_analysis":
         figures_now, fresh_version = _repull(ctx, state)
@@ -183,7 +191,7 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
         if isinstance(exc, BudgetExceeded):
             raise
         return _no_candidate(number, order, state, f"the reviser's answer failed: {shown(exc)}")
-    applied = apply_revision(draft_of(best.deck), order, revision)
+    applied = apply_to_deck(best.deck, draft_of(best.deck), order, revision)
     found = inputs(ctx)
     candidate = build(
         applied.draft, figures_now, found.frame, scope, keep=found.keep, language=found.language
@@ -270,14 +278,19 @@ def revise(
     ctx: StageContext, gw: LLMGateway, state: LoopState, order: WorkOrder, found: dict[str, Figure]
 ) -> Revision:
     deck = state.best.deck
-    numbers = tuple(n for n in dict.fromkeys(order.slides) if 1 <= n <= len(deck.slides)) or (1,)
+    drafted = {slide.number: slide for slide in deck.drafted()}
+    numbers = tuple(n for n in dict.fromkeys(order.slides) if n in drafted)
     scope = inputs(ctx).scope.scope
-    sections = tuple(section.name for section in scope.required_sections)
-    schema = revision_schema(tuple(found), sections, numbers)
+    sections = (SUMMARY_SECTION, *(section.name for section in scope.required_sections))
+    # The named slides' own figures (agents.deck.assign); the summary may cite any of the run's.
+    named_sections = [drafted[n].section for n in numbers]
+    own = inputs(ctx).plan.figures_for(named_sections)
+    offered = found if SUMMARY_SECTION in named_sections or not own else figures_of(own, found)
+    schema = revision_schema(tuple(offered), sections, numbers)
     named = "\n".join(slide_outline(deck.slides[n - 1]) for n in numbers)
     ctx.check()
     prompt = template("deck_reviser", ctx.run).render(
-        {"lap": str(state.laps_done + 1), "figures": figure_lines(found)},
+        {"lap": str(state.laps_done + 1), "figures": figure_lines(offered)},
         {
             "sections": "\n".join(f"- {name}" for name in sections),
             "order": f"{order.action} on slides {', '.join(map(str, numbers))} to raise {order.target}: "

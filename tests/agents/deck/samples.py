@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from agents.deck.code_slides import risks_slide, sources_slide, title_slide
 from agents.deck.gates import Measured, R1Result, r1_gates
 from agents.deck.outputs import DeckOutput
-from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, display
+from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme, display
 
 _FILED = {
     ("revenue", 2022): "394328000000",
@@ -153,3 +154,23 @@ def cleared_r1(deck: Deck, *, composite: float = 3.6) -> DeckOutput:
         gates=r1_gates(clean_measure(deck)), scores={}, composite=composite, entry_bar=3.2, passed=True
     )
     return DeckOutput(deck=deck, escalated=False, r1=r1)
+
+
+def titled_deck(slides: int = 5, *, theme: Theme | None = None) -> Deck:
+    """A deck as the desk builds one: code's title slide, the drafted slides, code's risks and sources."""
+    body = sample_deck(slides)
+    drafted = [slide.model_copy(update={"number": slide.number + 1}) for slide in body.slides]
+    figures = {f.fact_id: f for slide in drafted for f in slide.figures()}
+    risks = risks_slide(len(drafted) + 2, figures, (), None, lambda text: text)
+    shown = [f for slide in (*drafted, risks) for f in slide.figures()]
+    return body.model_copy(
+        update={
+            "slides": (
+                title_slide(body.title, body.thesis),
+                *drafted,
+                risks,
+                sources_slide(len(drafted) + 3, shown),
+            ),
+            "theme": theme or Theme(),
+        }
+    )

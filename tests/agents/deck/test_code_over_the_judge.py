@@ -71,5 +71,5 @@ def test_a_takeaway_cut_at_its_bound_reaches_the_slide_as_its_last_whole_sentenc
         }
     )
     candidate = build(draft, figures, DeckFrame("Apple Inc.", "AAPL", "For the committee"), scope)
-    assert candidate.deck.slides[0].takeaway == "Services carry the year."
+    assert candidate.deck.slides[1].takeaway == "Services carry the year."  # after code's title slide
     assert candidate.trimmed == ["slides[0].takeaway"]

@@ -33,13 +33,13 @@ def test_a_typed_number_a_figure_backs_is_printed_as_that_figure_and_cited_once(
         BulletDraft(text="The gross margin held near 46.2%. Services grew 14% a year.", figures=[]),
     ]
     deck, notes = resolve(_draft(bullets), FIGURES, FRAME)
-    first, second = deck.slides[0].bullets
+    first, second = deck.slides[1].bullets  # slide 1 is code's title slide
     assert first.text == f"Revenue reached {REVENUE.display} in FY2024."
     assert first.inline == (REVENUE,) and first.figures == ()  # printed once, where it stands
     assert second.text == f"The gross margin held near {MARGIN.display}." and second.inline == (MARGIN,)
-    assert notes.resolved == ["slide 1: bullet 1", "slide 1: bullet 2"]
-    assert notes.withheld == ["slide 1: bullet 2"]  # "14% a year": no figure backs it
-    assert deck.slides[0].figures() == [REVENUE, MARGIN]
+    assert notes.resolved == ["slide 2: bullet 1", "slide 2: bullet 2"]
+    assert notes.withheld == ["slide 2: bullet 2"]  # "14% a year": no figure backs it
+    assert deck.slides[1].figures() == [REVENUE, MARGIN]
 
 
 def test_the_rendered_deck_with_code_written_figures_passes_the_fact_check() -> None:
@@ -52,4 +52,4 @@ def test_the_rendered_deck_with_code_written_figures_passes_the_fact_check() -> 
     bullets = [BulletDraft(text="Revenue reached $391.0 billion in FY2024.", figures=[REVENUE.fact_id])]
     candidate = build(_draft(bullets), FIGURES, FRAME, scope)
     assert candidate.mismatches == [] and candidate.measured.mismatches == 0
-    assert candidate.resolved == ["slide 1: bullet 1"] and candidate.withheld == []
+    assert candidate.resolved == ["slide 2: bullet 1"] and candidate.withheld == []

@@ -4,33 +4,40 @@ drafter's rewrite replaces it; ``manage.py reader_report`` counts both."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from agents.deck.fakes import deck_answer
 from agents.deck.outputs import DraftOutput
-from memos.models import AgentStep, Run
+from memos.models import AgentStep, FactRecord, Run
 from memos.pipeline import driver
 from tests.memos.deck_support import deck_run, fake_deck_llm
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-FIGURE_LINE = re.compile(r"^- (AAPL:revenue:FY(\d{4})): [^\n]*?= USD ([\d,]+) M", re.MULTILINE)
 UNBACKED = "Demand rose 9% on the quarter."
 REWRITE = "Demand rose on the quarter."
 
 
 def drafter_types(schema: Mapping[str, Any], messages: list[Any]) -> Any:
-    """The fake drafter's slide for whichever section asks first, its first bullet typing two figures."""
+    """The fake drafter's slide for whichever section asks first, its first bullet typing two figures: the
+    latest revenue (one of the run's figures, though maybe not one this section was offered) and one no
+    figure backs."""
     slide = deck_answer("drafter", schema, messages)
-    prompt = "\n".join(str(m.get("content", "")) for m in messages)
-    _fact_id, year, millions = FIGURE_LINE.findall(prompt)[0]
-    text = f"Revenue came to USD {millions} million in FY{year}. {UNBACKED}"
+    try:  # on the fake server's thread: its connection is closed, or the test database cannot be dropped
+        revenue = (
+            FactRecord.objects.filter(metric="revenue", fiscal_period="FY").order_by("-fiscal_year").first()
+        )
+    finally:
+        connection.close()
+    assert revenue is not None
+    millions = f"{revenue.value / 1_000_000:,.0f}"
+    text = f"Revenue came to USD {millions} million in FY{revenue.fiscal_year}. {UNBACKED}"
     assert slide is not None and slide["bullets"]
     slide["bullets"][0] = slide["bullets"][0] | {"text": text}
     return slide

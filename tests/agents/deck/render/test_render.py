@@ -20,11 +20,11 @@ from agents.deck.lint.checks import lint_pptx
 from agents.deck.render.embedded import DECK_PART_NAME, NoEmbeddedDeck, read_deck
 from agents.deck.render.pdf import deck_html, render_pdf
 from agents.deck.render.pptx import render_pptx
-from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, bullet_text, display
+from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme, bullet_text, display
 from agents.render.charts import chart_svg
 from agents.render.fonts import CSS_FONT_FAMILY, FALLBACK_FONT_NAME, FONT_NAME
 from agents.render.pdf import RenderedPdf, html_to_pdf
-from tests.agents.deck.samples import figure, sample_deck
+from tests.agents.deck.samples import figure, sample_deck, titled_deck
 from tests.agents.render.pdf_fonts import embedded_fonts
 
 SLIDES = 20
@@ -106,14 +106,23 @@ def test_every_figure_is_printed_on_its_own_slide_and_no_other_in_both_files(ren
         assert slides_showing(pdf_texts, shown) == numbers, shown
 
 
-def test_both_files_show_the_deck_title_on_slide_one_and_the_words_of_every_slide(rendered: Rendered) -> None:
-    pptx_texts = pptx_slide_texts(rendered.pptx)
-    pdf_texts = pdf_page_texts(rendered.pdf.pdf)
+def test_both_files_show_the_title_slide_first_and_the_words_of_every_slide() -> None:
+    deck = titled_deck(6, theme=Theme(firm="Northwind Capital"))
+    pptx_texts = pptx_slide_texts(render_pptx(deck))
+    pdf_texts = pdf_page_texts(render_pdf(deck).pdf)
 
     for texts in (pptx_texts, pdf_texts):
-        assert rendered.deck.title in texts[0] and rendered.deck.thesis in texts[0]
-        assert rendered.deck.title not in texts[1]
-        for slide in rendered.deck.slides:
+        cover = texts[0]
+        for shown in (
+            deck.title,
+            deck.thesis,
+            "Apple Inc. (AAPL)",
+            deck.subtitle,
+            "Prepared by Northwind Capital",
+        ):
+            assert shown in cover, (shown, cover)
+        assert deck.title not in texts[1]
+        for slide in deck.slides:
             for words in [*slide.words(), *(bullet_text(bullet) for bullet in slide.bullets)]:
                 assert one_line(words) in texts[slide.number - 1], (slide.number, words)
 
@@ -144,7 +153,7 @@ def test_shapes_are_named_for_what_they_are_and_sit_on_the_slide(rendered: Rende
     presentation = Presentation(io.BytesIO(rendered.pptx))
     names = [[shape.name for shape in slide.shapes] for slide in presentation.slides]
 
-    assert names[0] == ["Deck title", "Title", "Takeaway", "Bullets", "Chart title", "Chart", "Footer"]
+    assert names[0] == ["Title", "Takeaway", "Bullets", "Chart title", "Chart", "Footer"]
     assert names[1] == ["Title", "Takeaway", "Table title", "Table", "Footer"]
     assert names[3] == ["Title", "Takeaway", "Bullets", "Footer"]
     for slide in presentation.slides:

@@ -1,0 +1,163 @@
+"""Which figures each slide may show, chosen by code before any model writes a word.
+
+Asked for one slide per section from the same list of figures, a small model put the same capital-expenditure
+table on four slides. So code splits the run's figures into topics (a metric belongs to one topic) and gives
+each topic to the one section whose name and purpose speak of it most; a section nothing speaks to gets the
+topic left over. A slide's drafter is offered its section's figures only, so no table or chart can appear on
+two slides. The price-risk figures are kept for the risks slide code writes, and the latest year's bridge from
+revenue to net income for the section that owns profitability.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from agents.deck.spec import Figure
+
+# topic -> (words in a section's name or purpose that ask for it, metrics it holds). A metric's quarterly,
+# trailing and annual figures go with it unless a topic names the quarterly or trailing metric itself.
+TOPICS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "growth": (
+        ("growth", "grow", "revenue", "sales", "demand", "top line", "expansion", "market share", "scale"),
+        ("revenue", "revenue_growth_yoy"),
+    ),
+    "recent": (
+        ("recent", "quarter", "momentum", "latest", "trend", "current", "trajectory", "outlook", "near"),
+        (
+            "revenue@Q",
+            "net_income@Q",
+            "gross_margin@Q",
+            "operating_margin@Q",
+            "revenue_ttm",
+            "net_income_ttm",
+            "operating_margin_ttm",
+            "net_margin_ttm",
+            "gross_margin_ttm",
+        ),
+    ),
+    "profitability": (
+        ("margin", "profit", "profitability", "cost", "efficien", "pricing", "operating", "bridge"),
+        ("gross_margin", "operating_margin", "net_margin", "gross_profit", "operating_income"),
+    ),
+    "earnings": (
+        ("earning", "income", "eps", "per share", "shareholder", "valuation", "value", "return"),
+        ("net_income", "eps_diluted"),
+    ),
+    "cash": (
+        ("cash", "capital", "capex", "invest", "allocation", "balance", "liquidity", "dividend", "buyback"),
+        ("operating_cash_flow", "capex", "fcf", "cash"),
+    ),
+    "innovation": (
+        ("r&d", "research", "innovation", "product", "technology", "pipeline", "development", "ai"),
+        ("rnd_expense",),
+    ),
+    "market": (
+        ("stock", "share price", "market", "investor", "performance", "sentiment", "price"),
+        ("return_ytd",),
+    ),
+}
+RISK_METRICS = ("beta", "volatility_annualised", "beta_sector")
+BRIDGE_METRICS = (
+    "revenue",
+    "cost_of_revenue",
+    "gross_profit",
+    "operating_expenses",
+    "operating_income",
+    "below_operating",
+    "net_income",
+)
+BRIDGE_TOPIC = "profitability"
+_WORD = re.compile(r"[a-z&]+")
+
+
+@dataclass(frozen=True)
+class SectionPlanned:
+    """What code planned for one section's slide."""
+
+    section: str
+    topics: tuple[str, ...]
+    figures: tuple[str, ...]  # fact ids the slide may show, in the run's order
+    bridge: tuple[str, ...] = ()  # the bridge's fact ids, in order, when code draws one on this slide
+
+
+@dataclass(frozen=True)
+class Assignment:
+    sections: dict[str, SectionPlanned]
+    risks: tuple[str, ...]  # the price-risk figures, for code's risks slide
+
+    def figures_for(self, sections: Sequence[str]) -> tuple[str, ...]:
+        """The ids the named sections may show together (a reviser editing several slides at once)."""
+        found = [
+            fact_id for name in sections if name in self.sections for fact_id in self.sections[name].figures
+        ]
+        return tuple(dict.fromkeys(found))
+
+
+def metric_of(fact_id: str) -> str:
+    return fact_id.split(":")[1] if fact_id.count(":") >= 2 else ""
+
+
+def _key(figure: Figure) -> str:
+    """The metric, marked ``@Q`` for a quarter's figure (its period ends in Q1..Q4)."""
+    metric = metric_of(figure.fact_id)
+    return f"{metric}@Q" if re.search(r"Q[1-4]$", figure.period) and not metric.endswith("_ttm") else metric
+
+
+def assign(sections: Sequence[tuple[str, str]], figures: Sequence[Figure]) -> Assignment:
+    """Each section (name, purpose) its topics and their figures; the price-risk figures set aside."""
+    names = [name for name, _ in sections]
+    present = {topic for topic, (_, metrics) in TOPICS.items() if any(_key(f) in metrics for f in figures)}
+    scores = {
+        topic: [_score(f"{name} {purpose}", TOPICS[topic][0]) for name, purpose in sections]
+        for topic in present
+    }
+    owned: dict[str, list[str]] = {name: [] for name in names}
+    # Strongest asks first: a topic goes to the section that names it most (ties: the one holding fewest).
+    for topic in sorted(present, key=lambda t: (-max(scores[t], default=0), list(TOPICS).index(t))):
+        best = max(range(len(names)), key=lambda i: (scores[topic][i], -len(owned[names[i]]), -i))
+        if scores[topic][best] > 0:
+            owned[names[best]].append(topic)
+    left = [t for t in TOPICS if t in present and not any(t in topics for topics in owned.values())]
+    for name in names:  # a section nothing was given takes the next topic left, then one from the richest
+        if not owned[name]:
+            if left:
+                owned[name].append(left.pop(0))
+            else:
+                richest = max(names, key=lambda n: len(owned[n]))
+                if len(owned[richest]) > 1:
+                    owned[name].append(owned[richest].pop())
+    for topic in left:  # what no section asked for goes where least is
+        owned[min(names, key=lambda n: len(owned[n]))].append(topic)
+    planned = {}
+    for name in names:
+        metrics = {m for topic in owned[name] for m in TOPICS[topic][1]}
+        chosen = tuple(f.fact_id for f in figures if _key(f) in metrics)
+        bridge = bridge_ids(figures) if BRIDGE_TOPIC in owned[name] else ()
+        planned[name] = SectionPlanned(name, tuple(owned[name]), chosen, bridge)
+    risks = tuple(f.fact_id for f in figures if metric_of(f.fact_id) in RISK_METRICS)
+    return Assignment(sections=planned, risks=risks)
+
+
+def bridge_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
+    """The latest fiscal year's steps from revenue to net income, when every one of them is there."""
+    annual = [f for f in figures if re.fullmatch(r"FY[0-9]{4}", f.period)]
+    if not annual:
+        return ()
+    latest = max(f.period for f in annual)
+    by_metric = {metric_of(f.fact_id): f.fact_id for f in annual if f.period == latest}
+    steps = [by_metric.get(metric) for metric in BRIDGE_METRICS]
+    return tuple(step for step in steps if step is not None) if all(steps) else ()
+
+
+def _score(text: str, words: Sequence[str]) -> int:
+    lowered = " ".join(_WORD.findall(text.casefold()))
+    # A short word is matched whole ("ai" is not "aim"); a longer one as a word's start ("grow", "growing").
+    return sum(
+        1 for word in words if re.search(rf"\b{re.escape(word)}" + (r"\b" if len(word) <= 3 else ""), lowered)
+    )
+
+
+def figures_of(ids: Sequence[str], figures: Mapping[str, Figure]) -> dict[str, Figure]:
+    return {fact_id: figures[fact_id] for fact_id in ids if fact_id in figures}

@@ -1,0 +1,283 @@
+"""A deck shaped for a board, by code: each section its own figures, a title slide, the risks and the sources
+written from the figures, a bridge drawn in both renderers, action titles asked for and topic titles found,
+T12's tells ordered fixed, and the firm's theme on every file."""
+
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from lxml import etree
+from pptx import Presentation
+
+from agents.data.edgar.companyfacts import facts_from_companyfacts, read_companyfacts_file
+from agents.deck.assign import assign, bridge_ids
+from agents.deck.candidate import lookup_for, render
+from agents.deck.code_slides import MemoLines, risks_slide, sources_slide
+from agents.deck.factcheck.check import check
+from agents.deck.humanizer import humanize_findings
+from agents.deck.lint.checks import lint_pptx
+from agents.deck.outline import draft_of
+from agents.deck.outputs import ChangelogEntry, Finding
+from agents.deck.revise import apply_to_deck
+from agents.deck.schemas import RevisedSlide, Revision, SlideDraft, WorkOrder
+from agents.deck.slips import tell_order
+from agents.deck.spec import Chart, Figure, Slide, Theme, deck_theme, display
+from agents.env import ConfigError
+from tests.agents.deck.samples import figure, titled_deck
+
+EDGAR = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "edgar" / "companyfacts"
+
+
+def fig(
+    metric: str, period: str, value: str, unit: str = "USD", source: str = "10-K filed 2025-10-31"
+) -> Figure:
+    fact_id = f"AAPL:{metric}:{period}"
+    return Figure(
+        fact_id=fact_id,
+        label={"fcf": "Free cash flow"}.get(metric, metric.replace("_", " ").capitalize()),
+        period=period,
+        value=value,
+        unit=unit,
+        display=display(Decimal(value), unit, fact_id=fact_id),
+        source=source,
+    )
+
+
+POOL = [
+    *(
+        fig("revenue", f"FY{y}", v)
+        for y, v in ((2023, "383285000000"), (2024, "391035000000"), (2025, "416161000000"))
+    ),
+    *(fig("revenue_growth_yoy", f"FY{y}", v, "pure") for y, v in ((2024, "0.0202"), (2025, "0.0643"))),
+    *(fig("operating_margin", f"FY{y}", v, "pure") for y, v in ((2024, "0.3151"), (2025, "0.3197"))),
+    *(fig("net_margin", f"FY{y}", v, "pure") for y, v in ((2024, "0.2397"), (2025, "0.2692"))),
+    *(fig("fcf", f"FY{y}", v) for y, v in ((2024, "108807000000"), (2025, "98767000000"))),
+    fig("capex", "FY2025", "12715000000"),
+    fig("rnd_expense", "FY2025", "34550000000"),
+    fig("revenue", "FY2026Q1", "143756000000", source="10-Q filed 2026-01-30"),
+    fig("revenue", "FY2025Q4", "102466000000", source="10-K filed 2025-10-31"),
+    fig("revenue_ttm", "FY2026Q1", "435617000000", source="derived by code from filed figures"),
+    fig("cost_of_revenue", "FY2025", "220960000000", source="derived by code from filed figures"),
+    fig("gross_profit", "FY2025", "195201000000"),
+    fig("operating_expenses", "FY2025", "62151000000", source="derived by code from filed figures"),
+    fig("operating_income", "FY2025", "133050000000"),
+    fig("below_operating", "FY2025", "21040000000", source="derived by code from filed figures"),
+    fig("net_income", "FY2025", "112010000000"),
+    fig("beta", "as of 2026-10-30", "1.21", "pure", source="computed by code from daily prices"),
+    fig(
+        "volatility_annualised",
+        "as of 2026-10-30",
+        "0.281",
+        "pure",
+        source="computed by code from daily prices",
+    ),
+]
+SECTIONS = [
+    ("Growth engine", "Whether revenue growth holds as the mix moves to services."),
+    ("Margin durability", "Whether the operating margin and pricing survive the cycle."),
+    ("Capital returns", "How free cash flow and capital expenditure fund buybacks."),
+    ("Recent quarters", "What the latest quarter says about momentum."),
+]
+
+
+def test_each_section_gets_the_figures_its_purpose_names_and_no_figure_is_offered_twice() -> None:
+    plan = assign(SECTIONS, POOL)
+    topics = {name: planned.topics for name, planned in plan.sections.items()}
+    assert "growth" in topics["Growth engine"] and "profitability" in topics["Margin durability"]
+    assert "cash" in topics["Capital returns"] and "recent" in topics["Recent quarters"]
+    offered = [fact_id for planned in plan.sections.values() for fact_id in planned.figures]
+    assert len(offered) == len(set(offered))  # no table or chart can show a figure another slide shows
+    assert all(planned.figures for planned in plan.sections.values())
+    # The price risk is kept for code's risks slide; the bridge goes where profitability is.
+    assert set(plan.risks) == {"AAPL:beta:as of 2026-10-30", "AAPL:volatility_annualised:as of 2026-10-30"}
+    assert not set(plan.risks) & set(offered)
+    assert plan.sections["Margin durability"].bridge == bridge_ids(POOL)
+    assert [i.split(":")[1] for i in bridge_ids(POOL)] == [
+        "revenue",
+        "cost_of_revenue",
+        "gross_profit",
+        "operating_expenses",
+        "operating_income",
+        "below_operating",
+        "net_income",
+    ]
+
+
+def test_sections_nothing_speaks_to_still_each_get_a_topic_of_their_own() -> None:
+    plan = assign([("Thesis", "Why."), ("Context", "Why."), ("Outlook", "Why.")], POOL)
+    assert all(planned.topics for planned in plan.sections.values())
+    every = [t for planned in plan.sections.values() for t in planned.topics]
+    assert len(every) == len(set(every))
+
+
+def test_trailing_twelve_months_are_the_last_year_plus_the_quarters_since_less_the_same_quarters_before() -> (
+    None
+):
+    facts = facts_from_companyfacts(
+        read_companyfacts_file(EDGAR / "CIK0000320193_AAPL.json.gz"), ticker="AAPL"
+    ).facts_by_id()
+    ttm = facts["AAPL:revenue_ttm:FY2026Q1"]
+    expected = (
+        facts["AAPL:revenue:FY2025"].value
+        + facts["AAPL:revenue:FY2026Q1"].value
+        - facts["AAPL:revenue:FY2025Q1"].value
+    )
+    assert ttm.value == expected == Decimal("435617000000")
+    assert ttm.derivation == "AAPL:revenue:FY2025 + AAPL:revenue:FY2026Q1 - AAPL:revenue:FY2025Q1"
+    steps = facts["AAPL:cost_of_revenue:FY2025"].value + facts["AAPL:operating_expenses:FY2025"].value
+    steps += facts["AAPL:below_operating:FY2025"].value
+    assert facts["AAPL:revenue:FY2025"].value - steps == facts["AAPL:net_income:FY2025"].value
+    margin = facts["AAPL:gross_margin:FY2026Q1"]  # a quarter's own margin
+    assert margin.inputs == ("AAPL:gross_profit:FY2026Q1", "AAPL:revenue:FY2026Q1")
+
+
+def bridge_deck() -> tuple[Chart, object]:
+    by_id = {f.fact_id: f for f in POOL}
+    points = tuple(by_id[i] for i in bridge_ids(POOL))
+    chart = Chart(
+        title="From revenue to net income, FY2025",
+        kind="bridge",
+        unit="USD",
+        points=points,
+        steps=tuple(index % 2 == 1 for index in range(len(points))),
+    )
+    deck = titled_deck(2)
+    body = deck.slides[1].model_copy(update={"chart": chart, "bullets": (), "table": None})
+    return chart, deck.model_copy(update={"slides": (deck.slides[0], body, *deck.slides[2:])})
+
+
+def test_a_bridge_is_drawn_in_both_files_labelled_by_step_and_passes_the_fact_check() -> None:
+    chart, deck = bridge_deck()
+    rendered = render(deck)  # type: ignore[arg-type]
+    figures = {f.fact_id: f for f in (*POOL, *deck.figures().values())}  # type: ignore[attr-defined]
+    for data in (rendered.pptx, rendered.pdf):
+        report = check(data, lookup_for(figures))
+        assert report.ok, report.problems()
+    slide = Presentation(io.BytesIO(rendered.pptx)).slides[1]
+    [native] = [shape for shape in slide.shapes if getattr(shape, "has_chart", False)]
+    root = etree.fromstring(native.chart_part.blob)
+    c = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+    assert root.find(f".//{c}grouping").get("val") == "stacked"
+    categories = [v.text for v in root.find(f".//{c}cat").iter(f"{c}v")]
+    assert categories == [chart.category(i) for i in range(len(chart.points))]
+    assert categories[:3] == ["Revenue", "Less cost of revenue", "Gross profit"]
+    labels = [
+        "".join(t.text or "" for t in label.iter("{http://schemas.openxmlformats.org/drawingml/2006/main}t"))
+        for label in root.iter(f"{c}dLbl")
+    ]
+    assert sorted(filter(None, labels)) == sorted(point.display for point in chart.points)
+    offset = root.findall(f".//{c}ser")[0]
+    drawing = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+    assert offset.find(f".//{drawing}noFill") is not None  # the offset series is not drawn
+    assert "Less operating" in rendered.html and "expenses" in rendered.html
+
+
+def test_the_risks_slide_says_what_fell_how_the_shares_move_and_what_would_prove_the_memo_wrong() -> None:
+    by_id = {f.fact_id: f for f in POOL}
+    memo = MemoLines(
+        version="memo v2",
+        falsifiers=("Services growth stalls for two quarters.", "Margins fall below 30% next year."),
+    )
+    risk_ids = ("AAPL:beta:as of 2026-10-30", "AAPL:volatility_annualised:as of 2026-10-30")
+
+    def words(text: str) -> str:  # the resolver withholds a sentence with a typed figure
+        return "" if "%" in text else text
+
+    slide = risks_slide(7, by_id, risk_ids, memo, words)
+    texts = [b.text for b in slide.bullets]
+    assert texts[0] == "Free cash flow fell on the year before"
+    assert slide.bullets[0].figures == (by_id["AAPL:fcf:FY2024"], by_id["AAPL:fcf:FY2025"])
+    assert "The shares move more than the market" in texts  # beta 1.21
+    [swing] = [b for b in slide.bullets if b.text.startswith("The shares")]
+    assert {f.fact_id for f in swing.figures} == set(risk_ids)
+    assert "The memo v2 would be wrong if: Services growth stalls for two quarters." in texts
+    assert not any("30%" in text for text in texts)
+    assert slide.title == "Free cash flow fell in FY2025; the shares move more than the market"
+
+
+def test_the_sources_slide_lists_filings_first_and_is_not_counted_as_a_wall_of_text() -> None:
+    slide = sources_slide(9, POOL)
+    lines = [b.text for b in slide.bullets]
+    assert lines[0].startswith("SEC EDGAR, 10-K filed 2025-10-31: Revenue")
+    assert lines[1].startswith("SEC EDGAR, 10-Q filed 2026-01-30")
+    assert any(line.startswith("Computed by code from daily prices: Beta") for line in lines)
+    deck = titled_deck(3)
+    assert deck.slides[-1].kind == "sources"
+    findings = lint_pptx(render(deck).pptx, deck)
+    assert not [f for f in findings if f.slide == len(deck.slides) and f.rule == "wall_of_text"]
+
+
+@pytest.mark.parametrize(
+    ("title", "topic"),
+    [
+        ("Risks: what the filed figures say", True),
+        ("Profitability", True),
+        ("Margin durability: an overview", True),
+        ("Services now carry the margin", False),
+        ("Growth returned after a flat year", False),
+    ],
+)
+def test_a_topic_title_is_a_tell_and_an_action_title_is_not(title: str, topic: bool) -> None:
+    deck = titled_deck(2)
+    section = "Profitability" if title == "Profitability" else deck.slides[1].section
+    slide = deck.slides[1].model_copy(update={"title": title, "section": section})
+    deck = deck.model_copy(update={"slides": (deck.slides[0], slide, *deck.slides[2:])})
+    found = [f for f in humanize_findings(deck) if f.rule == "topic_title"]
+    assert bool(found) is topic
+
+
+def test_tells_get_code_s_work_order_unless_the_last_one_was_rejected() -> None:
+    findings = [
+        Finding(rule="em_dash", slide=3, shape="title", message="a dash"),
+        Finding(rule="topic_title", slide=4, shape="title", message="a topic"),
+        Finding(rule="ai_design", slide=5, shape="pptx", message="a gradient"),  # the renderer's, not words
+    ]
+    order = tell_order(findings, None)
+    assert order is not None and order.action == "humanize_text" and order.slides == [3, 4]
+    rejected = ChangelogEntry(lap=1, action="humanize_text", target="", accepted=False, margin=0, reasons=[])
+    assert tell_order(findings, rejected) is None
+    assert tell_order(findings[2:], None) is None
+
+
+def test_a_revision_changes_drafted_slides_by_their_deck_number_and_never_code_s_slides() -> None:
+    deck = titled_deck(3)  # 1 title, 2-4 drafted, 5 risks, 6 sources
+    draft = draft_of(deck)
+    assert len(draft.slides) == 3
+    new = SlideDraft(section=deck.slides[2].section, title="A new point", takeaway="So what.", bullets=[])
+    order = WorkOrder(target="actionability", action="rewrite_section", slides=[1, 3], instruction="Sharper.")
+    revision = Revision(
+        slides=[RevisedSlide(number=3, slide=new), RevisedSlide(number=1, slide=new)], remove=[]
+    )
+    applied = apply_to_deck(deck, draft, order, revision)
+    assert applied.changed == [3] and applied.ignored == [1]
+    assert applied.draft.slides[1].title == "A new point" and applied.draft.slides[0] == draft.slides[0]
+
+
+def test_the_theme_is_checked_and_drawn_in_both_files() -> None:
+    with pytest.raises(ConfigError, match="DECK_ACCENT_COLOUR"):
+        deck_theme(firm="Northwind", accent="blue", ink="#000000", negative="#AA0000")
+    theme = deck_theme(firm="Northwind", accent="#0a6e4f", ink="#111111", negative="#aa0000")
+    assert theme == Theme(
+        firm="Northwind", accent="#0A6E4F", ink="#111111", muted="#6B7280", negative="#AA0000"
+    )
+    deck = titled_deck(2, theme=theme)
+    rendered = render(deck)
+    with io.BytesIO(rendered.pptx) as handle:
+        xml = b"".join(
+            part.blob
+            for part in Presentation(handle).part.package.iter_parts()
+            if part.partname.endswith(".xml")
+        )
+    assert b"0A6E4F" in xml and b"1F4E79" not in xml
+    assert "#0A6E4F" in rendered.html and "#1F4E79" not in rendered.html
+
+
+def test_code_s_slides_are_marked_for_the_judge_and_slide_for_the_reviser() -> None:
+    deck = titled_deck(2)
+    assert [s.kind for s in deck.slides] == ["title", "section", "section", "risks", "sources"]
+    assert [s.number for s in deck.drafted()] == [2, 3]
+    assert isinstance(deck.slides[0], Slide) and deck.slides[0].title == deck.title
+    assert figure("revenue", 2024).fact_id in deck.figures()

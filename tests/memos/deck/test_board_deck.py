@@ -1,0 +1,122 @@
+"""A deck run on the fake server reads like a board deck: a title slide, the executive summary with the
+recommendation and its reasons, one slide per section with figures no other slide shows, the bridge, the
+risks (quoting the brief's memo) and the sources. An escalated run says on its page what it missed and what
+the analyst can do."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from agents.deck.outputs import DeckOutput
+from memos.models import ArtefactVersion, Run
+from memos.pipeline import driver
+from memos.services.runs import start_run
+from tests.memos.deck_support import deck_run, fake_deck_llm
+from tests.memos.pipeline_support import analyst, finished_run, load_desk_data
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FIGURE_ID = re.compile(r"^- (\S+): ", re.MULTILINE)
+
+
+def offered(request: dict[str, Any]) -> set[str]:
+    """The fact ids a drafter's prompt offered."""
+    user = next(m["content"] for m in request["body"]["messages"] if m["role"] == "user")
+    return set(
+        FIGURE_ID.findall(user.split("Figures you may place")[1].split("Code's part of this slide")[0])
+    )
+
+
+def test_a_deck_opens_with_its_title_and_summary_and_ends_with_risks_and_sources() -> None:
+    load_desk_data("AAPL")
+    owner = analyst()
+    memo_run = finished_run(owner)
+    memo = ArtefactVersion.objects.get(run=memo_run)
+    run = start_run(
+        brief=memo_run.brief, user=owner, profile="quick", workflow=Run.Workflow.DECK, enqueue=False
+    )
+    with fake_deck_llm() as server:
+        driver.run_inline(str(run.pk))
+        drafted = [r for r in server.requests if r["prompt_name"] == "deck_drafter"]
+        framing = [r for r in server.requests if r["prompt_name"] == "deck_framing"]
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    deck = DeckOutput.model_validate(ArtefactVersion.objects.get(run=run).content).deck
+
+    kinds = [slide.kind for slide in deck.slides]
+    assert kinds == ["title", "summary", *["section"] * 5, "risks", "sources"]
+    cover, summary = deck.slides[0], deck.slides[1]
+    assert cover.title == deck.title and cover.takeaway == deck.thesis
+    assert summary.title == "Hold the position and review it after the next annual filing"
+    assert len(summary.bullets) == 3 and all(len(b.figures) == 1 for b in summary.bullets)
+
+    # Each section's drafter was offered figures no other section was: no table or chart can repeat.
+    sets = [offered(request) for request in drafted]
+    assert len(sets) == 5 and all(sets)
+    assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1 :])
+    shown = [
+        tuple(f.fact_id for f in part)
+        for slide in deck.slides
+        for part in (slide.table.rows if slide.table else (), slide.chart.points if slide.chart else ())
+        if part
+    ]
+    assert len(shown) == len(set(shown))
+
+    [bridge] = [
+        slide.chart for slide in deck.slides if slide.chart is not None and slide.chart.kind == "bridge"
+    ]
+    assert [p.fact_id.split(":")[1] for p in bridge.points][:3] == [
+        "revenue",
+        "cost_of_revenue",
+        "gross_profit",
+    ]
+
+    # The memo's recommendation reached the framing; a falsifier is quoted on the risks slide.
+    recommendation = memo.content["firewall"]["final"]
+    prompt = next(m["content"] for m in framing[0]["body"]["messages"] if m["role"] == "user")
+    assert f"The brief's latest memo (memo v{memo.number}) recommends {recommendation}" in prompt
+    risks = deck.slides[-2]
+    assert any(b.text.startswith(f"The memo v{memo.number} would be wrong if:") for b in risks.bullets)
+    assert any("than the market" in b.text for b in risks.bullets)
+    sources = deck.slides[-1]
+    assert sources.bullets and sources.bullets[0].text.startswith("SEC EDGAR, 10-")
+    assert not sources.figures()
+
+
+def test_an_escalated_deck_says_which_gates_it_missed_and_what_the_analyst_can_do(client: Client) -> None:
+    failing = {
+        "scores": [
+            {"dimension": d, "score": 1, "evidence": "supports holding the position"}
+            for d in (
+                "thesis_clarity",
+                "coverage_depth",
+                "narrative_flow",
+                "visual_baseline",
+                "actionability",
+            )
+        ],
+        "weakest": [{"slide": 3, "dimension": "thesis_clarity", "problem": "No thesis."}],
+    }
+    run = deck_run("quick")
+    with fake_deck_llm({"deck_gate": [failing, failing]}):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.NEEDS_REVIEW, run.status_message
+    client.force_login(run.brief.owner)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    panel = page[
+        page.index('id="deck-escalation"') : page.index("</section>", page.index('id="deck-escalation"'))
+    ]
+    assert "Its closest draft scored R1 1.00; the entry bar is 3.20" in panel
+    assert "thesis clarity 1" in panel
+    assert "The judge already has a model of its own" in panel  # the tests' judge is "fake-judge"
+    assert "Start the full profile: up to 4 rebuilds" in panel and "(this quick run had 1)" in panel
+
+    done = deck_run("quick", user=run.brief.owner, question="Keep it, with a judge that passes it?")
+    with fake_deck_llm():
+        driver.run_inline(str(done.pk))
+    assert 'id="deck-escalation"' not in client.get(f"/runs/{done.pk}/").content.decode()
