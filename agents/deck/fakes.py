@@ -189,7 +189,12 @@ def _revision(schema: Mapping[str, Any], prompt: str) -> dict[str, Any]:
     )
     slide = _slide(section, number - 1, _ids(schema))
     slide["title"] = f"{section} in one line for the board"
-    return {"slides": [{"number": number, "slide": slide}], "remove": []}
+    return {
+        "slides": [{"number": number, "slide": slide}],
+        "remove": [],
+        "add": [],
+        "reason": "The slide now says its point in one line.",
+    }
 
 
 def _judgement(schema: Mapping[str, Any], prompt: str) -> dict[str, Any]:

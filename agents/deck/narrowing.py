@@ -102,10 +102,13 @@ def revision_schema(
         number=(int, Field(ge=1, le=20, json_schema_extra=numbered)),
         slide=(slide_schema(ids, sections), ...),
     )
+    drafted = slide_schema(ids, sections)
     revision = create_model(
         "OrderedRevision",
-        __base__=Revision,
-        slides=(list[revised], Field(min_length=1, max_length=len(slides))),
+        __base__=patterned(Revision, Prose(), ["reason"]),
+        slides=(list[revised], Field(min_length=0, max_length=len(slides))),
         remove=(list[int], Field(max_length=2, json_schema_extra={"items": numbered})),
+        # A list of the narrowed slide, built at run time: mypy cannot see a runtime class as a type.
+        add=(list[drafted], Field(default_factory=list, max_length=1)),  # type: ignore[valid-type]
     )
     return cast(type[Revision], revision)

@@ -127,6 +127,7 @@ class LapOutput(_Frozen):
     data_version: str = ""
     figures: list[Figure] = Field(default_factory=list)
     error: str = ""  # why the lap produced no candidate
+    note: str = ""  # a slide added or removed, with the reviser's reason (agents.deck.revise.Applied.note)
 
 
 class ChangelogEntry(_Frozen):
@@ -136,6 +137,7 @@ class ChangelogEntry(_Frozen):
     accepted: bool
     margin: float
     reasons: list[str]
+    note: str = ""
 
 
 class DeckOutput(_Frozen):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.deck.schemas import MAX_SLIDES
+
 MAX_REBUILDS = 4
 MAX_LAPS = 12
 
@@ -16,15 +18,21 @@ class DeckConfig(BaseModel):
     # the profile), so the plan a run page draws and the loop that runs agree for the life of the run.
     max_rebuilds: int = Field(ge=0, le=MAX_REBUILDS)
     max_laps: int = Field(ge=0, le=MAX_LAPS)
-    cycle_budget_tokens: int | None = Field(default=None, ge=1)  # a refinement cycle stops cleanly past it
+    cycle_budget_tokens: int | None = Field(default=None, ge=1)
+    # The most drafted slides (the summary and the sections') a reviser may grow the deck to.
+    max_slides: int = Field(
+        default=MAX_SLIDES, ge=3, le=MAX_SLIDES
+    )  # a refinement cycle stops cleanly past it
     # A refinement cycle (memos.services.deck_cycles): the deck version it continues from. The scope and the
     # accepted draft are that version's; the loop re-baselines only when the epoch changed.
     base_version: int | None = None
 
 
 # Profile -> (rebuilds, laps) at most: quick is the first impression on the embedded model. A deck has one
-# slide per required section of its scope (3 to 6) until the reviser merges some.
+# slide per required section of its scope (3 to 6) and the executive summary until the reviser merges,
+# removes or adds one, within the profile's bound on drafted slides.
 DECK_PROFILES: dict[str, tuple[int, int]] = {"quick": (1, 2), "full": (MAX_REBUILDS, MAX_LAPS)}
+SLIDE_BOUNDS: dict[str, int] = {"quick": 7, "full": MAX_SLIDES}
 
 
 def deck_config(
@@ -40,4 +48,5 @@ def deck_config(
         max_rebuilds=min(int(max_rebuilds), rebuilds),
         max_laps=min(int(max_iterations), laps),
         cycle_budget_tokens=budget,
+        max_slides=SLIDE_BOUNDS[profile],
     )

@@ -35,6 +35,8 @@ Action = Literal[
     "rewrite_section",  # the words of the named slides: titles, takeaways, bullets
     "fix_graphic",  # a slide's chart or table: which figures, which kind of chart
     "merge_slides",  # two or three slides become one
+    "add_slide",  # a slide the story lacks, after the named slide (within the profile's bound)
+    "remove_slide",  # a named slide the story does not need (never below the draft's minimum)
     "tighten_text",  # fewer, shorter words on the named slides
     "humanize_text",  # the humanizer's findings on the named slides (em-dashes, hedging, filler)
 ]
@@ -133,11 +135,14 @@ class RevisedSlide(_Strict):
 
 
 class Revision(_Strict):
-    """The reviser's answer: replacements for the slides the work order names, and (merge only) the named
-    slides it folds away. Code ignores any change to a slide the work order does not name."""
+    """The reviser's answer: replacements for the slides the work order names, the named slides it folds
+    away (a merge, a removal), a slide it adds (an addition), and why, for the changelog. Code ignores any
+    change to a slide the work order does not name, and any the order's action does not allow."""
 
-    slides: list[RevisedSlide] = Field(min_length=1, max_length=3)
+    slides: list[RevisedSlide] = Field(min_length=0, max_length=3)
     remove: list[SlideNumber] = Field(max_length=2)
+    add: list[SlideDraft] = Field(default_factory=list, max_length=1)
+    reason: Annotated[str, Field(max_length=160)] = ""
 
 
 # --- L4 scorer (the judge), L5 planner

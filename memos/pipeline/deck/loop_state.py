@@ -57,6 +57,7 @@ class LoopState:
                 accepted=accepted,
                 margin=lap.decision.margin,
                 reasons=lap.decision.reasons,
+                note=lap.note,
             )
         )
         self.stopped = lap.stop

@@ -191,7 +191,9 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
         if isinstance(exc, BudgetExceeded):
             raise
         return _no_candidate(number, order, state, f"the reviser's answer failed: {shown(exc)}")
-    applied = apply_to_deck(best.deck, draft_of(best.deck), order, revision)
+    applied = apply_to_deck(
+        best.deck, draft_of(best.deck), order, revision, max_slides=inputs(ctx).config.max_slides
+    )
     found = inputs(ctx)
     candidate = build(
         applied.draft, figures_now, found.frame, scope, keep=found.keep, language=found.language
@@ -223,6 +225,7 @@ def run_lap(ctx: StageContext, gw: LLMGateway, state: LoopState, number: int) ->
         stop=stop_reason(rubric, after, without, number, inputs(ctx).config.max_laps),
         data_version=fresh_version,
         figures=list(figures_now.values()) if fresh_version else [],
+        note=applied.note(revision.reason),
     )
 
 

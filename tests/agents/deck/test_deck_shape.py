@@ -281,3 +281,44 @@ def test_code_s_slides_are_marked_for_the_judge_and_slide_for_the_reviser() -> N
     assert [s.number for s in deck.drafted()] == [2, 3]
     assert isinstance(deck.slides[0], Slide) and deck.slides[0].title == deck.title
     assert figure("revenue", 2024).fact_id in deck.figures()
+
+
+def test_a_reviser_may_add_a_slide_within_the_profile_s_bound_and_remove_one_above_the_minimum() -> None:
+    deck = titled_deck(3)  # drafted slides 2-4
+    draft = draft_of(deck)
+    new = SlideDraft(
+        section=deck.slides[1].section, title="What the quarter says", takeaway="Momentum held.", bullets=[]
+    )
+    add = WorkOrder(
+        target="actionability", action="add_slide", slides=[3], instruction="The quarter is missing."
+    )
+    revision = Revision(slides=[], remove=[], add=[new], reason="The board asks about the latest quarter.")
+
+    applied = apply_to_deck(deck, draft, add, revision, max_slides=4)
+    # After deck slide 3 (the draft's second): the deck's new slide 4, the draft's third.
+    assert applied.added == 4 and len(applied.draft.slides) == 4
+    assert applied.draft.slides[2].title == "What the quarter says"
+    assert applied.note(revision.reason) == "added slide 4: The board asks about the latest quarter."
+    refused = apply_to_deck(deck, draft, add, revision, max_slides=3)
+    assert refused.added is None and len(refused.draft.slides) == 3
+    assert refused.note("") == "no slide added: the profile allows 3 drafted slides"
+    # An addition the order's action does not allow is not made.
+    rewrite = add.model_copy(update={"action": "rewrite_section"})
+    assert apply_to_deck(deck, draft, rewrite, revision).added is None
+
+    grown = apply_to_deck(deck, draft, add, revision, max_slides=8).draft
+    bigger = deck.model_copy(
+        update={
+            "slides": (deck.slides[0], *deck.slides[1:4], deck.slides[3].model_copy(update={"number": 5}))
+        }
+    )
+    remove = WorkOrder(
+        target="clean_concise_story", action="remove_slide", slides=[4], instruction="Redundant."
+    )
+    cut = apply_to_deck(
+        bigger, grown, remove, Revision(slides=[], remove=[4], reason="It repeats slide three.")
+    )
+    assert cut.removed == (4,) and len(cut.draft.slides) == 3
+    assert cut.note("It repeats slide three.") == "removed slide 4: It repeats slide three."
+    at_minimum = apply_to_deck(deck, draft, remove, Revision(slides=[], remove=[4]))
+    assert at_minimum.removed == () and len(at_minimum.draft.slides) == 3 and at_minimum.ignored == [4]

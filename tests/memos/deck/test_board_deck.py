@@ -120,3 +120,67 @@ def test_an_escalated_deck_says_which_gates_it_missed_and_what_the_analyst_can_d
     with fake_deck_llm():
         driver.run_inline(str(done.pk))
     assert 'id="deck-escalation"' not in client.get(f"/runs/{done.pk}/").content.decode()
+
+
+def test_the_reviser_adds_a_slide_the_planner_asked_for_and_the_changelog_says_why(client: Client) -> None:
+    def judged(composite_boost: int) -> dict[str, Any]:
+        dims = (
+            "actionability",
+            "executive_altitude",
+            "visual_digestibility",
+            "clean_concise_story",
+            "metric_traceability",
+            "scope_adherence",
+            "story_integrity",
+            "visual_integrity",
+        )
+        return {
+            "scores": [
+                {
+                    "dimension": d,
+                    "score": 3 + (composite_boost if i < 5 else 1),
+                    "evidence": "supports holding the position",
+                }
+                for i, d in enumerate(dims)
+            ],
+            "weakest": [{"slide": 3, "dimension": "actionability", "problem": "The quarter is missing."}],
+        }
+
+    order = {
+        "target": "actionability",
+        "action": "add_slide",
+        "slides": [3],
+        "instruction": "Add the quarter.",
+    }
+    added = {
+        "slides": [],
+        "remove": [],
+        "add": [
+            {
+                "section": "Thesis",
+                "title": "The latest quarter kept the pace of the year",
+                "takeaway": "Momentum held into the new fiscal year.",
+                "bullets": [],
+                "table": None,
+                "chart": None,
+            }
+        ],
+        "reason": "The board will ask what the latest quarter says.",
+    }
+    run = deck_run("quick")
+    with fake_deck_llm(
+        {"deck_planner": [order], "deck_reviser": [added], "deck_scorer": [judged(0), judged(1)]}
+    ):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    version = ArtefactVersion.objects.get(run=run)
+    output = DeckOutput.model_validate(version.content)
+    first = output.changelog[0]
+    assert first.action == "add_slide" and first.accepted, first.reasons
+    assert first.note == "added slide 4: The board will ask what the latest quarter says."
+    assert output.deck.slides[3].title == "The latest quarter kept the pace of the year"
+    assert [s.kind for s in output.deck.slides].count("section") == 6
+    client.force_login(run.brief.owner)
+    page = client.get(f"/versions/{version.pk}/").content.decode()
+    assert "added slide 4: The board will ask what the latest quarter says." in page
