@@ -1,8 +1,11 @@
-"""A company's SEC figures refreshed in the background: the admin queues the job, or in live mode the
-scheduler's tick queues it daily for every watched company (``refresh_due``); the RQ worker runs it.
+"""A company's data refreshed in the background: the admin queues the job, or in live mode the scheduler's
+tick queues it daily for every watched company (``refresh_due``); the RQ worker runs it.
 
-The job takes a ticker, never a model instance, and is idempotent: running it twice stores the same rows. A
-newer figure that meets a frozen memo's falsifier re-opens its position (memos.services.falsifier_hits).
+The job reads the SEC figures, then, in live mode, the daily prices (the quant figures computed again from
+the live provider's bars against SPY's) and the news where a search API is configured (``SCREEN_SEARCH_URL``).
+It takes a ticker, never a model instance, and is idempotent: running it twice stores the same rows. A
+newer figure that meets a frozen memo's falsifier re-opens its position (memos.services.falsifier_hits). What
+failed is kept on the company's row, part by part; the home page shows it.
 """
 
 from __future__ import annotations
@@ -18,27 +21,73 @@ from django.utils import timezone
 
 from agents.data.edgar import load_company_facts
 from agents.data.errors import DataError
+from agents.data.prices import STOOQ_URL
+from agents.data.types import Citation
+from agents.quant.facts import quant_facts
+from agents.quant.profile import compute_profile
 from memos.models import Company
 from memos.pipeline import driver
-from memos.pipeline.data_sources import edgar_source
-from memos.pipeline.fact_store import save_company_facts
+from memos.pipeline.data_sources import edgar_source, live_price_source, live_search
+from memos.pipeline.fact_store import save_company_facts, save_documents, save_facts
 from memos.services import falsifier_hits
+from memos.services.snapshot import BENCHMARK
+
+STOOQ_NAME = "Stooq"
 
 
 def refresh_company_facts(ticker: str) -> dict[str, object]:
-    """Read a company's SEC figures from the configured source and upsert them as facts; the company's row
-    says when that last succeeded, or why the last attempt failed (the home page shows both)."""
+    """Read a company's SEC figures from the configured source and upsert them as facts, then (live mode)
+    its prices and news; the company's row says when that last succeeded, or what failed in the last attempt
+    (the home page shows both). A failure of the SEC figures fails the job; one of the prices or the news is
+    recorded and the rest stands."""
     try:
         fact_set = load_company_facts(edgar_source(), ticker)
         saved = save_company_facts(fact_set)
     except DataError as exc:
         Company.objects.filter(ticker=ticker.upper()).update(
-            refresh_failed_at=timezone.now(), refresh_error=str(exc)[:500]
+            refresh_failed_at=timezone.now(), refresh_error=f"SEC figures: {exc}"[:500]
         )
         raise
-    Company.objects.filter(ticker=fact_set.ticker).update(facts_refreshed_at=timezone.now(), refresh_error="")
+    outcome: dict[str, object] = {"ticker": fact_set.ticker, "entity": fact_set.entity, "facts": saved}
+    problems: list[str] = []
+    if settings.DATA_MODE == "live":
+        for part, refresh in (("prices", refresh_prices), ("news", refresh_news)):
+            try:
+                outcome[part] = refresh(fact_set.ticker)
+            except DataError as exc:
+                problems.append(f"{part}: {exc}")
+    now = timezone.now()
+    Company.objects.filter(ticker=fact_set.ticker).update(
+        facts_refreshed_at=now,
+        refresh_error="; ".join(problems)[:500],
+        **({"refresh_failed_at": now} if problems else {}),
+    )
     falsifier_hits.check_ticker_after_commit(fact_set.ticker)
-    return {"ticker": fact_set.ticker, "entity": fact_set.entity, "facts": saved}
+    return outcome
+
+
+def refresh_prices(ticker: str) -> int:
+    """The live provider's daily bars for ``ticker`` and the benchmark, and the quant figures computed from
+    them (beta, volatility, returns ...), upserted as facts cited to the provider's URL. Returns the count."""
+    prices = live_price_source()
+    series = prices.series(ticker)
+    profile = compute_profile(series, benchmark=prices.series(BENCHMARK))
+    citation = Citation(
+        source="prices", url=STOOQ_URL.format(symbol=ticker.lower()), label=f"daily bars from {STOOQ_NAME}"
+    )
+    company = Company.objects.get(ticker=ticker)
+    return save_facts(company=company, facts=quant_facts(profile, ticker=ticker, citation=citation))
+
+
+def refresh_news(ticker: str) -> int:
+    """The configured news search's latest items on the company (none when no search is configured),
+    normalised and stored as untrusted documents. Returns how many were stored."""
+    search = live_search()
+    if search is None:
+        return 0
+    company = Company.objects.get(ticker=ticker)
+    query = f"{company.name} {ticker}" if company.name else ticker
+    return save_documents(search.search(query, tickers=(ticker,)))
 
 
 def refresh_due(*, now: datetime, enqueue: bool = True) -> list[str]:

@@ -77,6 +77,7 @@ def render_pptx(deck: Deck, *, spec: Deck | None = None) -> bytes:
     for slide in deck.slides:
         page = presentation.slides.add_slide(presentation.slide_layouts[_BLANK_LAYOUT])
         _draw_slide(page.shapes, deck, slide)
+        page.notes_slide.notes_text_frame.text = clean_render_text(speaker_notes(slide))
     _set_properties(presentation.core_properties, deck)
     embed_in_pptx(presentation, spec if spec is not None else deck)
     buffer = io.BytesIO()
@@ -129,6 +130,17 @@ def _draw_slide(shapes: Any, deck: Deck, slide: Slide) -> None:
     footer = _text_box(shapes, FOOTER_SHAPE, layout.footer)
     for index, line in enumerate(footer_lines(deck, slide)):
         _paragraph(footer, line, layout.footer_pt, colour=theme.muted, first=index == 0)
+
+
+def speaker_notes(slide: Slide) -> str:
+    """What the presenter reads under the slide: its takeaway, then each figure with its period, fact id and
+    source, so a question in the room ("where is that from?") is answered from the notes."""
+    lines = [slide.takeaway] if slide.takeaway else []
+    lines += [
+        f"{figure.label} {figure.period}: {figure.display} ({figure.fact_id}; {figure.source})"
+        for figure in dict.fromkeys(slide.figures())
+    ]
+    return "\n".join(lines)
 
 
 def _text_box(shapes: Any, name: str, box: Box) -> Any:

@@ -322,3 +322,13 @@ def test_a_reviser_may_add_a_slide_within_the_profile_s_bound_and_remove_one_abo
     assert cut.note("It repeats slide three.") == "removed slide 4: It repeats slide three."
     at_minimum = apply_to_deck(deck, draft, remove, Revision(slides=[], remove=[4]))
     assert at_minimum.removed == () and len(at_minimum.draft.slides) == 3 and at_minimum.ignored == [4]
+
+
+def test_every_slide_s_speaker_notes_carry_its_takeaway_and_each_figure_s_fact_id_and_source() -> None:
+    deck = titled_deck(3)
+    presentation = Presentation(io.BytesIO(render(deck).pptx))
+    for slide, page in zip(deck.slides, presentation.slides, strict=True):
+        notes = page.notes_slide.notes_text_frame.text
+        assert notes.startswith(slide.takeaway)
+        for shown in slide.figures():
+            assert f"{shown.display} ({shown.fact_id}; {shown.source})" in notes

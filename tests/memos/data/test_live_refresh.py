@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import redis
@@ -16,14 +16,18 @@ from django.utils import timezone
 
 from agents.data.edgar import LiveEdgarSource, load_company_facts
 from agents.data.errors import DataError
+from agents.data.http import FetchError
+from agents.data.news import LiveSearch
+from agents.data.prices import LivePriceSource
 from agents.data.shared_rate import SharedRateLimiter
-from memos.models import Brief, Company, RawResponse
+from memos.models import Brief, Company, FactRecord, RawResponse, SourceDocument
 from memos.pipeline.raw_responses import KeptEdgarSource, keep_raw
 from memos.services import fact_refresh
 from memos.services.fact_refresh import refresh_company_facts, refresh_due
 from memos.services.runs import create_brief
 from tests.agents.data.test_edgar_sources import COMPANYFACTS_API, RecordedSec
 from tests.memos.pipeline_support import analyst, load_desk_data
+from tests.memos.screen.test_live_prices import SEARCH_ANSWER, SEARCH_TEMPLATE, SNAPSHOT, _as_stooq
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -117,3 +121,48 @@ def test_the_daily_refresh_queues_the_watched_companies_that_are_due() -> None:
         Company.objects.filter(ticker="TSLA").update(refresh_failed_at=now - timedelta(minutes=10))
         assert refresh_due(now=now, enqueue=False) == []  # failed a moment ago: it waits an hour
         assert refresh_due(now=now + timedelta(hours=2), enqueue=False) == ["TSLA"]
+
+
+def test_a_live_refresh_also_reads_prices_and_news_and_says_which_part_failed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    load_desk_data("AAPL")
+    bars = {
+        "aapl": _as_stooq(SNAPSHOT / "stocknet" / "price" / "AAPL.csv"),
+        "spy": _as_stooq(SNAPSHOT / "prices" / "daily" / "SPY_1999-2020_pandas-ta.csv"),
+    }
+    asked: list[str] = []
+
+    def prices(url: str) -> bytes:
+        asked.append(url)
+        return bars[url.split("s=")[1].split(".", maxsplit=1)[0]]
+
+    def news_feed(url: str) -> bytes:
+        asked.append(url)
+        return SEARCH_ANSWER
+
+    after_close = datetime(2017, 9, 5, 0, 0, tzinfo=UTC)
+    monkeypatch.setattr(fact_refresh, "edgar_source", lambda: LiveEdgarSource(RecordedSec(), keep=keep_raw))
+    monkeypatch.setattr(
+        fact_refresh, "live_price_source", lambda: LivePriceSource(prices, now=lambda: after_close)
+    )
+    monkeypatch.setattr(fact_refresh, "live_search", lambda: LiveSearch(news_feed, SEARCH_TEMPLATE))
+    with override_settings(DATA_MODE="live"):
+        outcome = refresh_company_facts("AAPL")
+    assert outcome["prices"] and outcome["news"] == 3  # every item the search answered
+    beta = FactRecord.objects.get(company__ticker="AAPL", metric="beta", source="prices")
+    assert beta.url == "https://stooq.com/q/d/l/?s=aapl.us&i=d" and str(beta.period_end) == "2017-09-01"
+    assert SourceDocument.objects.filter(url="https://news.example.com/a1").exists()
+    assert any("q=Apple" in url for url in asked)
+    apple = Company.objects.get(ticker="AAPL")
+    assert apple.refresh_error == ""
+
+    def down(url: str) -> bytes:
+        raise FetchError(f"{url} answered HTTP 502")
+
+    monkeypatch.setattr(fact_refresh, "live_price_source", lambda: LivePriceSource(down))
+    with override_settings(DATA_MODE="live"):
+        outcome = refresh_company_facts("AAPL")  # the SEC figures and the news still refresh
+    apple.refresh_from_db()
+    assert apple.refresh_error.startswith("prices: the price provider did not answer for AAPL")
+    assert apple.refresh_failed_at is not None and "news" in outcome
