@@ -5,17 +5,23 @@ cited facts, a claim whose direction word contradicts the sign of the growth or 
 briefs describing the same figure in opposite directions. Contradicted claims drop to LOW. Then the
 firewall: a BUY or SELL whose load-bearing evidence includes a LOW-tier source becomes WATCH; one that rests
 on a contested figure is marked conditional.
+
+Claims without figures are audited too (agents.memo.entities): a name or a date no cited item holds marks
+its claim unsupported, and it drops to LOW; each specialist's declared gaps are graded against what the desk
+held, and its invented facts (asserting what it declared missing, or names its sources lack) listed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.evidence import EvidenceCatalog
 from agents.memo.citations import CheckedClaim
+from agents.memo.entities import GapGrade, Invented, UnsupportedEntity, grade_gaps, unsupported_entities
 from agents.memo.schemas import MemoDraft, Recommendation
 
 UP = re.compile(
@@ -51,16 +57,48 @@ class AuditReport(BaseModel):
     contradictions: list[Contradiction] = Field(default_factory=list)
     contested_ids: list[str] = Field(default_factory=list)  # sorted, so equal inputs store equal outputs
     downgraded: list[str] = Field(default_factory=list)  # dedup keys of claims dropped to LOW
+    unsupported_entities: list[UnsupportedEntity] = Field(default_factory=list)
+    gap_grades: list[GapGrade] = Field(default_factory=list)
+    invented: list[Invented] = Field(default_factory=list)
+
+    @property
+    def penalties(self) -> int:
+        """What counts against the evaluation: claims resting on names or dates their sources lack, and
+        claims asserting what their specialist declared missing (one count per claim)."""
+        return len(
+            {(i.shard_id, i.statement) for i in self.invented}
+            | {(u.shard_id, u.statement) for u in self.unsupported_entities}
+        )
 
 
-def audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[CheckedClaim], AuditReport]:
-    """Claims with tiers after the audit, and what the audit found."""
+def audit(
+    claims: list[CheckedClaim],
+    catalog: EvidenceCatalog,
+    *,
+    own: Sequence[str] = (),
+    gaps: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[list[CheckedClaim], AuditReport]:
+    """Claims with tiers after the audit, and what the audit found. ``own`` are the company's name and
+    ticker (a claim may always name them); ``gaps`` each specialist's declared coverage gaps, by shard."""
     report = AuditReport()
     _value_conflicts(claims, catalog, report)
     _direction_conflicts(claims, catalog, report)
+    report.unsupported_entities = unsupported_entities(claims, catalog, own=own)
+    for shard, declared in sorted((gaps or {}).items()):
+        graded, invented = grade_gaps(
+            shard,
+            declared,
+            [c for c in claims if c.shard_id == shard],
+            catalog,
+            report.unsupported_entities,
+        )
+        report.gap_grades.extend(graded)
+        report.invented.extend(invented)
+    unfounded = {(u.shard_id, u.statement) for u in report.unsupported_entities}
     audited: list[CheckedClaim] = []
     for claim in claims:
-        if claim.tier != "LOW" and _is_contradicted(claim, report):
+        marked = (claim.shard_id, claim.statement) in unfounded
+        if claim.tier != "LOW" and (_is_contradicted(claim, report) or marked):
             report.downgraded.append(claim.dedup_key)
             audited.append(claim.model_copy(update={"tier": "LOW"}))
         else:

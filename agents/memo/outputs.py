@@ -105,6 +105,9 @@ class AuditOutput(AuditReport):
             contradictions=self.contradictions,
             contested_ids=self.contested_ids,
             downgraded=self.downgraded,
+            unsupported_entities=self.unsupported_entities,
+            gap_grades=self.gap_grades,
+            invented=self.invented,
         )
 
 

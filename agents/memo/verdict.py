@@ -29,6 +29,8 @@ from agents.memo.schemas import (
     SynthesisIteration,
 )
 
+SCORE_MAX = 2  # J+ and J- dimensions score 0-2 (agents.memo.schemas.Score)
+
 
 class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -42,6 +44,9 @@ class Verdict(BaseModel):
     next_run: str
     # "iteration 2 · non_consensus": scores that did not count because their quote was not found
     uncounted: list[str] = []
+    # The audit's penalty (agents.memo.entities): claims resting on names, dates or facts their sources
+    # lack cap "source anchored"; the note says by how much.
+    audit_penalty: str = ""
 
 
 def counted_grades(
@@ -78,12 +83,24 @@ def decide(
     quotes: list[QuoteCheck] | None = None,
     *,
     rubric: MemoRubric | None = None,
+    penalties: int = 0,
 ) -> Verdict:
+    """The verdict; ``penalties`` are the audit's unsupported and invented claims (AuditReport.penalties):
+    each takes a point off the most "source anchored" may score, whatever the evaluator gave."""
     rules = rubric or seed_rubric()
     checked = quotes or []
     grades = counted_grades(iterations, evaluation, checked)
     final_number = len(iterations)
     final = grades.get(final_number) or grades[max(grades)]
+    audit_penalty = ""
+    most = max(0, SCORE_MAX - penalties)
+    if penalties and final.jplus.source_anchored > most:
+        audit_penalty = (
+            f"{penalties} claim{' rests' if penalties == 1 else 's rest'} on names, dates or facts their "
+            f"sources lack: source anchored {final.jplus.source_anchored} -> {most}"
+        )
+        capped = final.jplus.model_copy(update={"source_anchored": most})
+        final = final.model_copy(update={"jplus": capped})
     last = iterations[-1]
     inflation = {
         **{d: getattr(last.self_jplus, d) - getattr(final.jplus, d) for d in JPLUS_DIMENSIONS},
@@ -117,10 +134,13 @@ def decide(
     if uncounted:
         count = len(uncounted)
         reason += f"; {count} score{'' if count == 1 else 's'} without a verbatim quote did not count"
+    if audit_penalty:
+        reason += f"; {audit_penalty}"
     return Verdict(
         decision="ACCEPT" if accepted else "REVISE",
         reason=reason,
         uncounted=uncounted,
+        audit_penalty=audit_penalty,
         calibrated_jplus=jplus,
         calibrated_jminus=jminus,
         inflation=inflation,

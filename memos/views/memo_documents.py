@@ -99,6 +99,11 @@ def audit_context(output: AuditOutput, step: AgentStep, refs: Refs) -> dict[str,
         "downgraded": output.downgraded,
         "claims": output.claims,
         "downgraded_keys": set(output.downgraded),
+        "unsupported": output.unsupported_entities,
+        "unsupported_statements": {(u.shard_id, u.statement) for u in output.unsupported_entities},
+        "gap_grades": output.gap_grades,
+        "invented": output.invented,
+        "penalties": output.penalties,
     }
 
 

@@ -49,7 +49,9 @@ def _specialist(output: SpecialistOutput) -> str:
 
 
 def _audit(output: AuditOutput) -> str:
-    return f"{_plural(len(output.contradictions), 'contradiction')} · {output.tiers.get('LOW', 0)} LOW"
+    line = f"{_plural(len(output.contradictions), 'contradiction')} · {output.tiers.get('LOW', 0)} LOW"
+    unsupported = len(output.unsupported_entities)
+    return line + (f" · {unsupported} unsupported by its sources" if unsupported else "")
 
 
 def _iteration(output: IterationOutput) -> str:

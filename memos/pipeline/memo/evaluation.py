@@ -78,8 +78,9 @@ def run_evaluation(ctx: StageContext) -> None:
             results[role] = exc
     judged = [text for it in done for text in iteration_texts(it)] + [briefs]
     memo_rubric = MemoRubric(rubric(MEMO_RUBRIC, ctx.run))
+    penalties = audit_output(ctx).penalties  # unsupported names and invented facts count against it
     opinions = [
-        _opinion(role, answer, done, judged, memo_rubric)
+        _opinion(role, answer, done, judged, memo_rubric, penalties)
         for role, answer in sorted(results.items())
         if isinstance(answer, Evaluation)
     ]
@@ -127,13 +128,18 @@ def _ordinal(role: Role) -> str:
     return "second" if role == Role.SECOND_EVALUATOR else "first"
 
 
-def _opinion(
-    role: Role, answer: Evaluation, done: list[SynthesisIteration], judged: list[str], memo_rubric: MemoRubric
+def _opinion(  # noqa: PLR0917  (one call site, every argument the verdict needs)
+    role: Role,
+    answer: Evaluation,
+    done: list[SynthesisIteration],
+    judged: list[str],
+    memo_rubric: MemoRubric,
+    penalties: int,
 ) -> tuple[Opinion, list[str]]:
     """One evaluator's answer as code reads it: cut back to whole sentences, its quotes checked against what
     it was shown, its verdict drawn by the same code for either evaluator."""
     evaluation, trimmed = trim_cut(answer)
     quotes = check_quotes(evaluation, judged)
-    verdict = decide(done, evaluation, quotes, rubric=memo_rubric)
+    verdict = decide(done, evaluation, quotes, rubric=memo_rubric, penalties=penalties)
     model = llm_settings().endpoint_for(role).model
     return Opinion(role=role, model=model, evaluation=evaluation, verdict=verdict, quotes=quotes), trimmed

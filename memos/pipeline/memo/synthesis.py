@@ -66,7 +66,9 @@ def run_synthesis(ctx: StageContext) -> None:
     catalog = catalog_of(evidence(ctx))
     outputs = specialist_outputs(ctx)
     claims = [c for o in outputs.values() for c in o.claims]
-    audited = ctx.once(AUDIT, AuditOutput, lambda: AuditOutput.of(*_audit(claims, catalog)))
+    gaps = {shard: list(o.brief.coverage_gaps) for shard, o in outputs.items() if o.asked_model}
+    own = (ctx.company.name, ctx.company.ticker)
+    audited = ctx.once(AUDIT, AuditOutput, lambda: AuditOutput.of(*_audit(claims, catalog, own, gaps)))
     if audited is None:
         raise StageFailed("the fact-stability audit was skipped: there is nothing to synthesise from")
     cited = sorted({cid for claim in audited.claims for cid in claim.citations})
@@ -104,8 +106,13 @@ def skip_rest(ctx: StageContext, number: int, total: int) -> None:
     skip_steps(ctx, SYNTHESIS, keys, reason)
 
 
-def _audit(claims: list[CheckedClaim], catalog: EvidenceCatalog) -> tuple[list[CheckedClaim], AuditReport]:
-    return audit([m.representative for m in merge(claims)], catalog)
+def _audit(
+    claims: list[CheckedClaim],
+    catalog: EvidenceCatalog,
+    own: tuple[str, str],
+    gaps: dict[str, list[str]],
+) -> tuple[list[CheckedClaim], AuditReport]:
+    return audit([m.representative for m in merge(claims)], catalog, own=own, gaps=gaps)
 
 
 def iterate(
