@@ -57,6 +57,10 @@ TOPICS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("stock", "share price", "market", "investor", "performance", "sentiment", "price"),
         ("return_ytd",),
     ),
+    "peers": (
+        ("peer", "competit", "rival", "industry", "relative", "versus", "position", "landscape"),
+        ("peer",),
+    ),
 }
 RISK_METRICS = ("beta", "volatility_annualised", "beta_sector")
 BRIDGE_METRICS = (
@@ -99,16 +103,23 @@ def metric_of(fact_id: str) -> str:
     return fact_id.split(":")[1] if fact_id.count(":") >= 2 else ""
 
 
-def _key(figure: Figure) -> str:
-    """The metric, marked ``@Q`` for a quarter's figure (its period ends in Q1..Q4)."""
+def _key(figure: Figure, own: str = "") -> str:
+    """The metric, marked ``@Q`` for a quarter's figure (its period ends in Q1..Q4); "peer" for a figure of
+    another company than ``own``."""
+    if own and not figure.fact_id.startswith(f"{own}:"):
+        return "peer"
     metric = metric_of(figure.fact_id)
     return f"{metric}@Q" if re.search(r"Q[1-4]$", figure.period) and not metric.endswith("_ttm") else metric
 
 
-def assign(sections: Sequence[tuple[str, str]], figures: Sequence[Figure]) -> Assignment:
-    """Each section (name, purpose) its topics and their figures; the price-risk figures set aside."""
+def assign(sections: Sequence[tuple[str, str]], figures: Sequence[Figure], *, own: str = "") -> Assignment:
+    """Each section (name, purpose) its topics and their figures; the price-risk figures set aside. ``own``
+    is the company's ticker: another company's figures are its peers'."""
     names = [name for name, _ in sections]
-    present = {topic for topic, (_, metrics) in TOPICS.items() if any(_key(f) in metrics for f in figures)}
+    keys = {f.fact_id: _key(f, own) for f in figures}
+    present = {
+        topic for topic, (_, metrics) in TOPICS.items() if any(keys[f.fact_id] in metrics for f in figures)
+    }
     scores = {
         topic: [_score(f"{name} {purpose}", TOPICS[topic][0]) for name, purpose in sections]
         for topic in present
@@ -133,16 +144,19 @@ def assign(sections: Sequence[tuple[str, str]], figures: Sequence[Figure]) -> As
     planned = {}
     for name in names:
         metrics = {m for topic in owned[name] for m in TOPICS[topic][1]}
-        chosen = tuple(f.fact_id for f in figures if _key(f) in metrics)
+        chosen = tuple(f.fact_id for f in figures if keys[f.fact_id] in metrics)
         bridge = bridge_ids(figures) if BRIDGE_TOPIC in owned[name] else ()
         planned[name] = SectionPlanned(name, tuple(owned[name]), chosen, bridge)
-    risks = tuple(f.fact_id for f in figures if metric_of(f.fact_id) in RISK_METRICS)
+    risks = tuple(
+        f.fact_id for f in figures if metric_of(f.fact_id) in RISK_METRICS and keys[f.fact_id] != "peer"
+    )
     return Assignment(sections=planned, risks=risks)
 
 
 def bridge_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
     """The latest fiscal year's steps from revenue to net income, when every one of them is there."""
-    annual = [f for f in figures if re.fullmatch(r"FY[0-9]{4}", f.period)]
+    own = figures[0].fact_id.split(":", 1)[0] if figures else ""
+    annual = [f for f in figures if re.fullmatch(r"FY[0-9]{4}", f.period) and f.fact_id.startswith(f"{own}:")]
     if not annual:
         return ()
     latest = max(f.period for f in annual)

@@ -40,12 +40,14 @@ def title_slide(title: str, thesis: str) -> Slide:
     return Slide(number=1, section=TITLE_SECTION, kind="title", title=title, takeaway=thesis)
 
 
-def falls(figures: Mapping[str, Figure]) -> list[tuple[Figure, Figure]]:
-    """Watched figures whose latest fiscal year is below the year before, most telling first."""
+def falls(figures: Mapping[str, Figure], *, own: str = "") -> list[tuple[Figure, Figure]]:
+    """Watched figures of the company (``own``, its ticker: not a peer's) whose latest fiscal year is below
+    the year before, most telling first."""
     found = []
+    mine = [f for f in figures.values() if not own or f.fact_id.startswith(f"{own}:")]
     for metric in WATCHED_FALLS:
         annual = sorted(
-            (f for f in figures.values() if metric_of(f.fact_id) == metric and f.period[:2] == "FY"),
+            (f for f in mine if metric_of(f.fact_id) == metric and f.period[:2] == "FY"),
             key=lambda f: f.period,
         )
         annual = [f for f in annual if len(f.period) == len("FY2024")]
@@ -60,10 +62,12 @@ def risks_slide(
     risk_ids: Sequence[str],
     memo: MemoLines | None,
     words: Callable[[str], str],
+    *,
+    own: str = "",
 ) -> Slide:
     """The risks slide: what fell in the latest fiscal year, how the shares move with the market, and the
     memo's falsifiers (its words, less any sentence that states a figure: ``words``)."""
-    fell = falls(figures)
+    fell = falls(figures, own=own)
     risk = [figures[i] for i in risk_ids if i in figures]
     beta = next((f for f in risk if metric_of(f.fact_id) == "beta"), None)
     bullets = [

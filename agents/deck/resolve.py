@@ -73,7 +73,9 @@ def resolve(
     drafted = [resolver.slide(number, slide, frame) for number, slide in enumerate(draft.slides, start=2)]
     after = len(drafted) + FIRST_DRAFTED
     risk_ids = frame.plan.risks if frame.plan is not None else ()
-    risks = risks_slide(after, figures, risk_ids, frame.memo, lambda text: resolver.words(text, "memo"))
+    risks = risks_slide(
+        after, figures, risk_ids, frame.memo, lambda text: resolver.words(text, "memo"), own=frame.ticker
+    )
     shown = [f for slide in (*drafted, risks) for f in slide.figures()]
     opening = title_slide(title or f"{frame.company} ({frame.ticker})", thesis or frame.subtitle)
     slides = (opening, *drafted, risks, sources_slide(after + 1, shown))

@@ -15,17 +15,21 @@ from django.db.models import Max
 from pydantic import ValidationError
 
 from agents.data.edgar.derived import BRIDGE_STEPS, TTM_SUFFIX
+from agents.data.industries import peers
 from agents.deck.outputs import DeckEvidence
 from agents.deck.spec import Figure, display
 from agents.memo.outputs import MemoOutput
 from memos.models import ArtefactVersion, Company, FactRecord
 from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
+from memos.pipeline.data_sources import constituents_file
 from memos.pipeline.deck.plan import FIGURES
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, period_label
 
 MEMO_KIND = "memo"
+PEER_LIMIT = 20  # competitors looked up; only those the fact store holds are shown
+PEER_METRICS = ("revenue_growth_yoy", "operating_margin")
 DECK_METRICS = (
     *FUNDAMENTAL_METRICS,
     "revenue_growth_yoy",
@@ -81,7 +85,7 @@ def run_data(ctx: StageContext) -> None:
     if not chosen:
         ctx.fail_step(step, f"the fact store holds no annual figures for {company.ticker}")
         raise StageFailed(f"no annual figures for {company.ticker}: a deck needs filed figures to show")
-    figures = [figure_of(fact) for fact in chosen]
+    figures = [figure_of(fact, own=company.ticker) for fact in chosen]
     version = data_version(figures)
     ctx.set_run(data_version=version)
     as_of = max((fact.filed or fact.period_end for fact in chosen), default=None)
@@ -125,6 +129,7 @@ def deck_facts(company: Company) -> list[FactRecord]:
         )
         chosen += list(steps.order_by("metric"))
     chosen += _quarters(company)
+    chosen += _peers(company)
     daily = FactRecord.objects.filter(company=company, fiscal_period="DAY", metric__in=QUANT_MACRO_METRICS)
     last = daily.order_by("-period_end").values_list("period_end", flat=True).first()
     if last is not None:
@@ -151,10 +156,31 @@ def _quarters(company: Company) -> list[FactRecord]:
     return chosen
 
 
-def figure_of(fact: FactRecord) -> Figure:
+def _peers(company: Company) -> list[FactRecord]:
+    """The latest fiscal year's growth and operating margin of each competitor the fact store holds (the
+    S&P 500 constituents in the company's GICS sub-industry: agents.data.industries), by ticker."""
+    _, tickers = peers(constituents_file(), company.ticker, limit=PEER_LIMIT)
+    chosen: list[FactRecord] = []
+    for ticker in tickers:
+        annual = FactRecord.objects.filter(
+            company__ticker=ticker, fiscal_period="FY", metric__in=PEER_METRICS
+        )
+        latest = annual.aggregate(latest=Max("fiscal_year"))["latest"]
+        if latest is not None:
+            chosen += list(annual.filter(fiscal_year=latest).order_by("metric"))
+    return chosen
+
+
+def figure_of(fact: FactRecord, *, own: str = "") -> Figure:
+    """The fact as a slide prints it; a competitor's (its ticker is not ``own``) is labelled with its
+    ticker: "HPQ operating margin"."""
+    label = LABELS.get(fact.metric, fact.metric.replace("_", " ").capitalize())
+    ticker = fact.fact_id.split(":", 1)[0]
+    if own and ticker != own:
+        label = f"{ticker} {label[0].lower()}{label[1:]}"
     return Figure(
         fact_id=fact.fact_id,
-        label=LABELS.get(fact.metric, fact.metric.replace("_", " ").capitalize()),
+        label=label,
         period=period_label(fact),
         value=str(fact.value),
         unit=fact.unit,

@@ -66,7 +66,7 @@ class DeckInputs:
     def plan(self) -> Assignment:
         """Which figures each section's slide may show (agents.deck.assign)."""
         sections = [(s.name, s.purpose) for s in self.scope.scope.required_sections]
-        return assign(sections, self.evidence.figures)
+        return assign(sections, self.evidence.figures, own=self.ctx.company.ticker)
 
     @cached_property
     def frame(self) -> DeckFrame:

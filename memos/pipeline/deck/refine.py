@@ -310,7 +310,7 @@ def revise(
 
 def _repull(ctx: StageContext, state: LoopState) -> tuple[dict[str, Figure], str]:
     """T1-T4 again: the fact store's figures now. A newer filing changes the data version: a new epoch."""
-    fresh = [figure_of(fact) for fact in deck_facts(ctx.company)]
+    fresh = [figure_of(fact, own=ctx.company.ticker) for fact in deck_facts(ctx.company)]
     version = data_version(fresh)
     if not fresh or version == state.data_version:
         return state.figures, ""

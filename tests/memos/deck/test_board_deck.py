@@ -6,14 +6,18 @@ the analyst can do."""
 from __future__ import annotations
 
 import re
+from datetime import date
+from decimal import Decimal
 from typing import Any
 
 import pytest
 from django.test import Client
 
+from agents.deck.assign import assign, bridge_ids
 from agents.deck.outputs import DeckOutput
-from memos.models import ArtefactVersion, Run
+from memos.models import ArtefactVersion, Company, FactRecord, Run
 from memos.pipeline import driver
+from memos.pipeline.deck.data import deck_facts, figure_of
 from memos.services.runs import start_run
 from tests.memos.deck_support import deck_run, fake_deck_llm
 from tests.memos.pipeline_support import analyst, finished_run, load_desk_data
@@ -184,3 +188,40 @@ def test_the_reviser_adds_a_slide_the_planner_asked_for_and_the_changelog_says_w
     client.force_login(run.brief.owner)
     page = client.get(f"/versions/{version.pk}/").content.decode()
     assert "added slide 4: The board will ask what the latest quarter says." in page
+
+
+def test_competitors_the_fact_store_holds_are_offered_to_the_section_on_competition() -> None:
+    load_desk_data("AAPL")
+    hp = Company.objects.create(ticker="HPQ", name="HP Inc.")
+    for metric, value in (("revenue_growth_yoy", "-0.0061"), ("operating_margin", "0.0742")):
+        FactRecord.objects.create(
+            fact_id=f"HPQ:{metric}:FY2025",
+            company=hp,
+            metric=metric,
+            value=Decimal(value),
+            unit="pure",
+            period_end=date(2025, 10, 31),
+            fiscal_year=2025,
+            fiscal_period="FY",
+            source=FactRecord.Source.DERIVED,
+            url="https://www.sec.gov/cgi-bin/browse-edgar?action=getcompany&CIK=0000047217",
+            derivation="HPQ:operating_income:FY2025 / HPQ:revenue:FY2025",
+        )
+    apple = Company.objects.get(ticker="AAPL")
+    figures = [figure_of(fact, own="AAPL") for fact in deck_facts(apple)]
+    peer = {f.fact_id: f for f in figures}["HPQ:operating_margin:FY2025"]
+    assert peer.label == "HPQ operating margin" and peer.display == "7.4%"
+    plan = assign(
+        [
+            ("Growth", "Whether revenue grows."),
+            ("Competitive position", "How Apple compares with its rivals."),
+        ],
+        figures,
+        own="AAPL",
+    )
+    assert "peers" in plan.sections["Competitive position"].topics
+    assert {"HPQ:operating_margin:FY2025", "HPQ:revenue_growth_yoy:FY2025"} <= set(
+        plan.sections["Competitive position"].figures
+    )
+    assert not any(i.startswith("HPQ:") for i in plan.sections["Growth"].figures)
+    assert all(i.startswith("AAPL:") for i in bridge_ids(figures))
