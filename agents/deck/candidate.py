@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
+from agents.deck.code_slides import code_kind
 from agents.deck.factcheck.check import FactLookup, KnownFact, check
 from agents.deck.gates import Measured
 from agents.deck.humanizer import humanize_findings
@@ -121,10 +122,12 @@ def measure(
         for f in humanize_findings(deck, pptx=rendered.pptx, html=rendered.html, language=language)
     ]
     present = set(deck.sections())
+    kinds = {slide.kind for slide in deck.slides}
     missing = [
         section.name
         for section in scope.required_sections
-        if section.name not in present or not _section_has_words(deck, section.name)
+        if code_kind(section.name) not in kinds
+        and (section.name not in present or not _section_has_words(deck, section.name))
     ]
     if rendered.pages != len(deck.slides):
         lint.append(

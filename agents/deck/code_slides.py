@@ -36,6 +36,20 @@ class MemoLines:
     recommendation: str = ""  # "HOLD, half position"
 
 
+def code_kind(section: str) -> str | None:
+    """The kind of slide code writes that a scope's section asks for, if any: a scope often lists an
+    executive summary, the risks or the sources, which the desk writes itself (the summary with the
+    framing): such a section is not drafted again, and its slide counts as the section's."""
+    name = " ".join(re.findall(r"[a-z]+", section.casefold()))
+    if re.fullmatch(r"(executive )?summary|overview|summary and recommendation|key takeaways", name):
+        return "summary"
+    if re.search(r"\brisks?\b", name):
+        return "risks"
+    if re.search(r"\b(sources|references|appendix|citations)\b", name):
+        return "sources"
+    return None
+
+
 def title_slide(title: str, thesis: str) -> Slide:
     return Slide(number=1, section=TITLE_SECTION, kind="title", title=title, takeaway=thesis)
 

@@ -15,9 +15,13 @@ from typing import Any, cast
 from pydantic import Field, JsonValue, create_model
 
 from agents.deck.schemas import (
-    BulletDraft,
+    AskedBulletDraft,
     ChartDraft,
     Framing,
+    R1Judgement,
+    R1Score,
+    R2Judgement,
+    R2Score,
     RevisedSlide,
     Revision,
     SlideDraft,
@@ -41,7 +45,7 @@ def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideD
     prose = Prose()
     bullet = create_model(
         "CitedBullet",
-        __base__=patterned(BulletDraft, prose, ["text"]),
+        __base__=patterned(AskedBulletDraft, prose, ["text"]),
         figures=(list[str], _ids(ids, min_length=0, max_length=2)),
     )
     table = create_model(
@@ -79,7 +83,7 @@ def framing_schema(ids: tuple[str, ...]) -> type[Framing]:
     # One figure a reason: three reasons with two each made the summary a wall of text.
     reason = create_model(
         "CitedReason",
-        __base__=patterned(BulletDraft, prose, ["text"]),
+        __base__=patterned(AskedBulletDraft, prose, ["text"]),
         figures=(list[str], _ids(ids, min_length=0, max_length=1)),
     )
     framing = create_model(
@@ -112,3 +116,40 @@ def revision_schema(
         add=(list[drafted], Field(default_factory=list, max_length=1)),  # type: ignore[valid-type]
     )
     return cast(type[Revision], revision)
+
+
+QUOTE_CHARS = 160  # agents.deck.schemas.Quote's bound
+
+
+def quotable_lines(lines: list[str]) -> tuple[str, ...]:
+    """The deck's lines a judge may quote, each cut to the quote's bound at a word (a prefix of a line is
+    still the deck's words, verbatim)."""
+    kept = []
+    for line in lines:
+        text = " ".join(line.split())
+        if len(text) > QUOTE_CHARS:
+            text = text[:QUOTE_CHARS].rsplit(" ", 1)[0]
+        if text:
+            kept.append(text)
+    return tuple(dict.fromkeys(kept))
+
+
+@lru_cache(maxsize=64)
+def judgement_schema(r2: bool, lines: tuple[str, ...]) -> type[R1Judgement] | type[R2Judgement]:
+    """The judge's answer with every score's evidence one of the deck's own lines (``quotable_lines``): a
+    decoder that enforces the schema can only quote the deck verbatim; code still checks each quote
+    (agents.deck.outline.quote_found), since not every endpoint enforces it."""
+    quoted: dict[str, JsonValue] = {"enum": list(lines)} if lines else {}
+    base: type[R1Score] | type[R2Score] = R2Score if r2 else R1Score
+    score = create_model(
+        "QuotedScore",
+        __base__=base,
+        evidence=(str, Field(min_length=1, max_length=QUOTE_CHARS, json_schema_extra=quoted)),
+    )
+    count = 8 if r2 else 5
+    judgement = create_model(
+        "QuotedJudgement",
+        __base__=R2Judgement if r2 else R1Judgement,
+        scores=(list[score], Field(min_length=count, max_length=count)),
+    )
+    return cast(type[R1Judgement] | type[R2Judgement], judgement)

@@ -42,6 +42,16 @@ def slide_outline(slide: Slide) -> str:
     return "\n".join(lines)
 
 
+def deck_lines(deck: Deck) -> list[str]:
+    """The deck's words line by line as the judge reads them: its title and thesis, then each slide's title,
+    takeaway, bullets (with their printed figures), table and chart titles."""
+    lines = [deck.title, deck.thesis]
+    for slide in deck.slides:
+        lines += [slide.title, slide.takeaway, *(bullet_text(bullet) for bullet in slide.bullets)]
+        lines += [part.title for part in (slide.table, slide.chart) if part is not None]
+    return [line for line in lines if line.strip()]
+
+
 def outline(deck: Deck) -> str:
     head = [f"Deck: {deck.title}", f"Thesis: {deck.thesis}"]
     return "\n".join(head + [slide_outline(slide) for slide in deck.slides])

@@ -93,6 +93,17 @@ class BulletDraft(_Strict):
     figures: list[FactId] = Field(max_length=2)  # printed by code after the words
 
 
+# What a model is asked for is tighter than what a draft may hold (a draft frozen by an older desk still
+# validates): on the embedded model, 140-character bullets beside a table made every slide a wall of text.
+ASKED_POINT_CHARS = 100
+
+
+class AskedBulletDraft(BulletDraft):
+    """A bullet as the drafter and the reviser are asked for it: at most ``ASKED_POINT_CHARS``."""
+
+    text: Annotated[str, Field(min_length=1, max_length=ASKED_POINT_CHARS)]
+
+
 class TableDraft(_Strict):
     title: Title
     rows: list[FactId] = Field(min_length=2, max_length=5)  # one row each
@@ -124,9 +135,12 @@ class Framing(_Strict):
 
 
 class DeckDraft(_Strict):
+    """The drafted slides (the executive summary and the sections' that code does not write itself),
+    assembled by code from the drafter's answers."""
+
     title: Title
     thesis: Sentence
-    slides: list[SlideDraft] = Field(min_length=3, max_length=MAX_SLIDES)
+    slides: list[SlideDraft] = Field(min_length=1, max_length=MAX_SLIDES)
 
 
 class RevisedSlide(_Strict):

@@ -22,6 +22,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from agents.deck.narrowing import judgement_schema, quotable_lines
+from agents.deck.outline import deck_lines
 from agents.deck.outputs import DeckOutput, ScopeOutput
 from agents.deck.rubrics import DECK_R1, DECK_R2
 from agents.deck.schemas import R1Judgement, R2Judgement
@@ -134,8 +136,9 @@ def judge_scores(
         model_written=model_written,
     )
     # Called outside any transaction: a judge call may take a minute, and no lock may wait on it.
+    schema = judgement_schema(call.output is R2Judgement, quotable_lines(deck_lines(content.deck)))
     judgement = gateway().complete(
-        prompt, call.output, context=CallContext(run_id=None, stage=STAGE, role=Role.SCORER)
+        prompt, schema, context=CallContext(run_id=None, stage=STAGE, role=Role.SCORER)
     )
     return {score.dimension: score.score for score in judgement.scores}
 

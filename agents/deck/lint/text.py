@@ -31,8 +31,8 @@ _TITLE_PLACEHOLDERS = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TIT
 # the 200-250 words a minute executives read, that is well under 60 words, title and takeaway included.
 MAX_SLIDE_WORDS = 60
 # The executive summary states the recommendation, the thesis and three reasons with their figures: the one
-# slide a board reads rather than glances at.
-MAX_SUMMARY_WORDS = 80
+# slide a board reads rather than glances at (a consulting deck's summary runs 80-120 words).
+MAX_SUMMARY_WORDS = 100
 # A bullet of more than 30 words is a paragraph: three lines or more at board sizes, read rather than seen.
 MAX_PARAGRAPH_WORDS = 30
 # More than six points in one box is a list nobody holds in mind ("six by six", the presenters' rule).

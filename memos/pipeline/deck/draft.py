@@ -12,12 +12,12 @@ from pydantic import BaseModel
 
 from agents.deck.assign import SectionPlanned, figures_of
 from agents.deck.candidate import build
+from agents.deck.code_slides import code_kind
 from agents.deck.gates import r1_result
 from agents.deck.humanizer import OTHER_SCRIPT
 from agents.deck.narrowing import framing_schema, section_slide_schema
 from agents.deck.outputs import DraftOutput
 from agents.deck.resolve import SUMMARY_SECTION, DeckFrame
-from agents.deck.revise import MIN_SLIDES
 from agents.deck.schemas import DeckDraft, Framing, SectionPlan, SlideDraft
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
@@ -134,8 +134,10 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
         answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         return Framing.model_validate(within_bounds(Framing, answer.model_dump()))
 
+    # A section the desk's own slides answer (an executive summary, the risks, the sources) is not drafted.
+    drafted = [section for section in scope.required_sections if code_kind(section.name) is None]
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]
-    tasks += [(section.name, partial(slide, section)) for section in scope.required_sections]
+    tasks += [(section.name, partial(slide, section)) for section in drafted]
     answers: dict[str, BaseModel] = {}
     for key, future in in_parallel(tasks, limit=gw.settings.max_concurrency):
         try:
@@ -144,12 +146,10 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
             raise
         except LLMError:
             continue  # that slide is missing: the gate names its section
-    slides = [
-        answer for s in scope.required_sections if isinstance(answer := answers.get(s.name), SlideDraft)
-    ]
+    slides = [answer for s in drafted if isinstance(answer := answers.get(s.name), SlideDraft)]
     head = answers.get("")
-    if len(slides) + isinstance(head, Framing) < MIN_SLIDES:
-        raise StageFailed(f"only {len(slides)} of {len(scope.required_sections)} slides could be drafted")
+    if drafted and not slides:
+        raise StageFailed(f"none of the {len(drafted)} sections' slides could be drafted")
     if not isinstance(head, Framing):  # no framing: the scope's decision stands in (its own words)
         return DeckDraft(title=scope.decision[:90], thesis=scope.decision, slides=slides)
     return DeckDraft(title=head.title, thesis=head.thesis, slides=[summary_slide(head), *slides])

@@ -15,7 +15,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from agents.deck.gates import Measured
-from agents.deck.outline import outline, quote_found
+from agents.deck.narrowing import judgement_schema, quotable_lines
+from agents.deck.outline import deck_lines, outline, quote_found
 from agents.deck.outputs import QuoteCheck, ScopeOutput
 from agents.deck.rubrics import PROPOSED_ANCHOR
 from agents.deck.schemas import R1Judgement, R2Judgement
@@ -105,7 +106,11 @@ def _ask(  # noqa: PLR0917 - one call, its pieces named at every call site
         model_written=model_written_anchors(rubric.name, ctx.run.rubric_versions),
         extra=extra,
     )
-    return gw.complete(prompt, output, context=inputs(ctx).call(stage, Role.SCORER))
+    # The evidence a score may give is a line of the deck, verbatim: a small judge otherwise describes the
+    # deck in its own words, and code caps every score whose quote it cannot find.
+    schema = judgement_schema(output is R2Judgement, quotable_lines(deck_lines(deck)))
+    answer = gw.complete(prompt, schema, context=inputs(ctx).call(stage, Role.SCORER))
+    return output.model_validate(answer.model_dump())
 
 
 def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every call site

@@ -15,11 +15,12 @@ from pptx import Presentation
 from agents.data.edgar.companyfacts import facts_from_companyfacts, read_companyfacts_file
 from agents.deck.assign import assign, bridge_ids
 from agents.deck.candidate import lookup_for, render
-from agents.deck.code_slides import MemoLines, risks_slide, sources_slide
+from agents.deck.code_slides import MemoLines, code_kind, risks_slide, sources_slide
 from agents.deck.factcheck.check import check
 from agents.deck.humanizer import humanize_findings
 from agents.deck.lint.checks import lint_pptx
-from agents.deck.outline import draft_of
+from agents.deck.narrowing import judgement_schema, quotable_lines
+from agents.deck.outline import deck_lines, draft_of, quote_found
 from agents.deck.outputs import ChangelogEntry, Finding
 from agents.deck.revise import apply_to_deck
 from agents.deck.schemas import RevisedSlide, Revision, SlideDraft, WorkOrder
@@ -332,3 +333,30 @@ def test_every_slide_s_speaker_notes_carry_its_takeaway_and_each_figure_s_fact_i
         assert notes.startswith(slide.takeaway)
         for shown in slide.figures():
             assert f"{shown.display} ({shown.fact_id}; {shown.source})" in notes
+
+
+@pytest.mark.parametrize(
+    ("section", "kind"),
+    [
+        ("Executive Summary", "summary"),
+        ("Risks and mitigants", "risks"),
+        ("Key risk factors", "risks"),
+        ("Sources & references", "sources"),
+        ("Growth drivers", None),
+        ("Risk-adjusted returns? No: capital allocation", "risks"),
+    ],
+)
+def test_a_scope_section_code_s_own_slides_answer_is_known_by_its_name(
+    section: str, kind: str | None
+) -> None:
+    assert code_kind(section) == kind
+
+
+def test_the_judge_may_only_quote_the_deck_s_own_lines_verbatim() -> None:
+    deck = titled_deck(2)
+    lines = quotable_lines(deck_lines(deck))
+    assert deck.slides[1].title in lines and all(len(line) <= 160 for line in lines)
+    schema = judgement_schema(False, lines).model_json_schema()
+    [score] = [node for node in schema["$defs"].values() if "evidence" in node["properties"]]
+    assert score["properties"]["evidence"]["enum"] == list(lines)
+    assert all(quote_found(line, deck) for line in lines)
