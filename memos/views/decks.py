@@ -287,8 +287,10 @@ def _chart_view(chart: Chart, cite: Callable[[Figure], Cited]) -> ChartView:
     for index, figure in enumerate(chart.points):
         centre = column * (index + 0.5)
         value_y = y(figure.decimal)
-        if spans:  # a bridge: a total from zero, a step floating from the running total
-            start, end = (y(value) for value in spans[index])
+        if chart.kind in ("bar", "bridge"):
+            # A bar from zero; a bridge's step floats from the running total down (agents.render.charts).
+            base, top_value = spans[index] if spans else (Decimal(0), figure.decimal)
+            start, end = y(base), y(top_value)
             width = min(column * _BAR_SHARE, _MAX_BAR)
             mark = Mark(
                 cite(figure),
@@ -296,19 +298,8 @@ def _chart_view(chart: Chart, cite: Callable[[Figure], Cited]) -> ChartView:
                 y=round(min(start, end), 1),
                 width=round(width, 1),
                 height=round(max(abs(end - start), 1.0), 1),
-                negative=chart.steps[index],
+                negative=chart.steps[index] if spans else figure.decimal < 0,
                 category=chart.category(index),
-            )
-        elif chart.kind == "bar":
-            width = min(column * _BAR_SHARE, _MAX_BAR)
-            mark = Mark(
-                cite(figure),
-                x=round(centre - width / 2, 1),
-                y=round(min(value_y, zero_y), 1),
-                width=round(width, 1),
-                height=round(max(abs(zero_y - value_y), 1.0), 1),
-                negative=figure.decimal < 0,
-                category=figure.period,
             )
         else:
             mark = Mark(

@@ -36,7 +36,7 @@ from agents.data.edgar.observations import Observation, ObservationTable, Period
 from agents.data.edgar.periods import QUARTER_PERIODS, FiscalCalendar, Period, build_calendar
 from agents.data.edgar.sources import read_json_file
 from agents.data.errors import MalformedData, UnsupportedFiler
-from agents.data.types import Citation, Fact
+from agents.data.types import Citation, Fact, FiscalPeriod
 
 PERIODIC_FORMS = frozenset(
     {
@@ -113,36 +113,28 @@ def _facts(
     calendar: FiscalCalendar,
     cite: Callable[[Observation], Citation],
 ) -> list[Fact]:
-    annual: dict[int, dict[str, Fact]] = {}
-    for year, period in calendar.years.items():
-        found = period_facts(
+    def facts_of(period: Period, year: int, fiscal_period: FiscalPeriod) -> list[Fact]:
+        return period_facts(
             ticker=ticker,
             taxonomy=taxonomy,
             table=table,
             start=period.start,
             end=period.end,
             fiscal_year=year,
-            fiscal_period="FY",
+            fiscal_period=fiscal_period,
             cite=cite,
         )
-        if found:
+
+    annual: dict[int, dict[str, Fact]] = {}
+    for year, period in calendar.years.items():
+        if found := facts_of(period, year, "FY"):
             annual[year] = {fact.metric: fact for fact in found}
     facts = [fact for metrics in annual.values() for fact in metrics.values()]
     facts.extend(annual_derived_facts(annual))
     quarters: dict[tuple[int, str], dict[str, Fact]] = {}
     for (year, number), period in calendar.quarters.items():
-        found = period_facts(
-            ticker=ticker,
-            taxonomy=taxonomy,
-            table=table,
-            start=period.start,
-            end=period.end,
-            fiscal_year=year,
-            fiscal_period=QUARTER_PERIODS[number],
-            cite=cite,
-        )
-        facts.extend(found)
-        if found:
+        if found := facts_of(period, year, QUARTER_PERIODS[number]):
+            facts.extend(found)
             quarters[(year, QUARTER_PERIODS[number])] = {fact.metric: fact for fact in found}
     facts.extend(quarterly_derived_facts(annual, quarters))
     return facts
