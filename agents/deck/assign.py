@@ -63,6 +63,16 @@ TOPICS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 RISK_METRICS = ("beta", "volatility_annualised", "beta_sector")
+# A deck's body has at least this many sections' slides. A scope may list fewer once the sections the desk's
+# own slides answer are set aside (the embedded 1.5B's scope was "Executive Summary, Risks, Sources": no body
+# at all); code then adds these, in order, for the topics the figures hold: (name, purpose, topic).
+MIN_BODY_SECTIONS = 3
+DEFAULT_SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("Growth", "Whether revenue growth holds, year by year.", "growth"),
+    ("Profitability", "What the margins and the bridge from revenue to net income say.", "profitability"),
+    ("Cash and capital", "How free cash flow and capital expenditure fund the business.", "cash"),
+    ("Recent quarters", "What the latest quarters and the trailing twelve months say.", "recent"),
+)
 BRIDGE_METRICS = (
     "revenue",
     "cost_of_revenue",
@@ -151,6 +161,25 @@ def assign(sections: Sequence[tuple[str, str]], figures: Sequence[Figure], *, ow
         f.fact_id for f in figures if metric_of(f.fact_id) in RISK_METRICS and keys[f.fact_id] != "peer"
     )
     return Assignment(sections=planned, risks=risks)
+
+
+def body_sections(
+    asked: Sequence[tuple[str, str]], figures: Sequence[Figure], *, own: str = ""
+) -> list[tuple[str, str]]:
+    """The sections to draft: the scope's (less those code's slides answer, which the caller left out), and
+    code's defaults after them until there are ``MIN_BODY_SECTIONS``, each for a topic the figures hold and
+    no asked section speaks of."""
+    body = list(asked)
+    held = {topic for topic, (_, metrics) in TOPICS.items() if any(_key(f, own) in metrics for f in figures)}
+    spoken = {
+        t for t, (words, _) in TOPICS.items() for name, purpose in body if _score(f"{name} {purpose}", words)
+    }
+    for name, purpose, topic in DEFAULT_SECTIONS:
+        if len(body) >= MIN_BODY_SECTIONS:
+            break
+        if topic in held and topic not in spoken and name not in {n for n, _ in body}:
+            body.append((name, purpose))
+    return body
 
 
 def bridge_ids(figures: Sequence[Figure]) -> tuple[str, ...]:

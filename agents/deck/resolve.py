@@ -6,9 +6,10 @@ The drafter and the reviser write words and fact ids. Here, code:
 - writes a number the model typed in a bullet as the figure that backs it, where exactly one of the run's
   figures does (agents.text.resolution: the value at the typed rounding, the unit, the period and the
   metric's name in the sentence), printed as code displays it and cited like the bullet's other figures;
-- withholds every other sentence in which the model typed a figure of its own (agents.text.figures decides
-  what a figure is: a year, a date, a duration or a number the analyst's brief contains is not one), and lists
-  it, so a board never reads a number nobody can trace;
+- withholds a sentence with a figure's place left empty or one word said over and over
+  (agents.text.blanks), and every other sentence in which the model typed a figure of its own
+  (agents.text.figures decides what a figure is: a year, a date, a duration or a number the analyst's brief
+  contains is not one), and lists it, so a board never reads a number nobody can trace;
 - keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
 """
 
@@ -21,6 +22,7 @@ from agents.deck.assign import Assignment
 from agents.deck.code_slides import MemoLines, risks_slide, sources_slide, title_slide
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme
+from agents.text.blanks import blank_problem
 from agents.text.figures import REF, segments
 from agents.text.repair import Writer
 from agents.text.resolution import Printed, resolve_typed
@@ -148,6 +150,9 @@ class _Resolver:
         figures code writes into the words (a bullet's), a typed number a figure backs is written as it."""
         kept = []
         for sentence in sentences(text):
+            if blank_problem(sentence):  # a figure's place left empty, a word said over and over
+                self.notes.withheld.append(where)
+                continue
             if not self._typed(sentence):
                 kept.append(sentence)
                 continue
@@ -233,6 +238,8 @@ class DeckWriter(Writer):
 
     def withholds(self, sentence: str) -> bool:
         if self.language is not None and slips(sentence, self.language):
+            return True
+        if blank_problem(sentence):
             return True
         resolver = _Resolver(self.figures, self.keep, Resolution())
         return resolver._typed(sentence) and resolver._placed(sentence, []) is None

@@ -16,6 +16,7 @@ _EMPTY_FIGURE = re.compile(
     r"|(?:\b(?:at|of|by|to|from|was|is|were|are)\s+[-+−](?:\s|$))"
     r"|(?:\bthe\s+(?:of|and|to|at|in)\b(?!-))"
     r"|(?:\(\s*\))"
+    r"|(?:\w:\s*\))"  # a label with nothing after it: "(net_income_growth_yoy: )"
     r"|(?:(?<![0-9\]])%)",  # a percent sign after no number: "moved -██% this week", "of %"
     re.IGNORECASE,
 )

@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from agents.deck.assign import SectionPlanned, figures_of
 from agents.deck.candidate import build
-from agents.deck.code_slides import code_kind
 from agents.deck.gates import r1_result
 from agents.deck.humanizer import OTHER_SCRIPT
 from agents.deck.narrowing import framing_schema, section_slide_schema
@@ -104,7 +103,7 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     # The scope's section names and purposes are model-written, the brief a person's words, the rebuild note
     # quotes the judge: all of it reaches the prompt fenced, as data.
     untrusted = {"scope": scope_text(scope), "brief": inputs(ctx).brief}
-    names = "\n".join(f"- {section.name}" for section in scope.required_sections)
+    names = "\n".join(f"- {section.name}" for section in inputs(ctx).body)
 
     def slide(section: SectionPlan) -> SlideDraft:
         ctx.check()
@@ -134,8 +133,9 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
         answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
         return Framing.model_validate(within_bounds(Framing, answer.model_dump()))
 
-    # A section the desk's own slides answer (an executive summary, the risks, the sources) is not drafted.
-    drafted = [section for section in scope.required_sections if code_kind(section.name) is None]
+    # A section the desk's own slides answer (an executive summary, the risks, the sources) is not drafted;
+    # code adds body sections where the scope left too few (DeckInputs.body).
+    drafted = inputs(ctx).body
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]
     tasks += [(section.name, partial(slide, section)) for section in drafted]
     answers: dict[str, BaseModel] = {}

@@ -10,12 +10,13 @@ from functools import cached_property
 
 from django.conf import settings
 
-from agents.deck.assign import Assignment, assign
-from agents.deck.code_slides import MemoLines
+from agents.deck.assign import Assignment, assign, body_sections
+from agents.deck.code_slides import MemoLines, code_kind
 from agents.deck.outputs import DeckEvidence, ScopeOutput
 from agents.deck.profile import DeckConfig
 from agents.deck.resolve import DeckFrame
 from agents.deck.rubrics import DECK_R1, DECK_R2
+from agents.deck.schemas import SectionPlan
 from agents.deck.spec import Figure
 from agents.llm.types import CallContext
 from agents.rubrics import Rubric
@@ -63,9 +64,18 @@ class DeckInputs:
         return {figure.fact_id: figure for figure in self.evidence.figures}
 
     @cached_property
+    def body(self) -> list[SectionPlan]:
+        """The sections whose slides are drafted: the scope's, less those the desk's own slides answer (an
+        executive summary, the risks, the sources), and code's own after them where fewer than three remain
+        (agents.deck.assign.body_sections)."""
+        asked = [(s.name, s.purpose) for s in self.scope.scope.required_sections if code_kind(s.name) is None]
+        sections = body_sections(asked, self.evidence.figures, own=self.ctx.company.ticker)
+        return [SectionPlan(name=name, purpose=purpose) for name, purpose in sections]
+
+    @cached_property
     def plan(self) -> Assignment:
         """Which figures each section's slide may show (agents.deck.assign)."""
-        sections = [(s.name, s.purpose) for s in self.scope.scope.required_sections]
+        sections = [(s.name, s.purpose) for s in self.body]
         return assign(sections, self.evidence.figures, own=self.ctx.company.ticker)
 
     @cached_property

@@ -283,8 +283,7 @@ def revise(
     deck = state.best.deck
     drafted = {slide.number: slide for slide in deck.drafted()}
     numbers = tuple(n for n in dict.fromkeys(order.slides) if n in drafted)
-    scope = inputs(ctx).scope.scope
-    sections = (SUMMARY_SECTION, *(section.name for section in scope.required_sections))
+    sections = (SUMMARY_SECTION, *(section.name for section in inputs(ctx).body))
     # The named slides' own figures (agents.deck.assign); the summary may cite any of the run's.
     named_sections = [drafted[n].section for n in numbers]
     own = inputs(ctx).plan.figures_for(named_sections)

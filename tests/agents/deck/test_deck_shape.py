@@ -13,7 +13,7 @@ from lxml import etree
 from pptx import Presentation
 
 from agents.data.edgar.companyfacts import facts_from_companyfacts, read_companyfacts_file
-from agents.deck.assign import BRIDGE_METRICS, assign, bridge_ids
+from agents.deck.assign import BRIDGE_METRICS, assign, body_sections, bridge_ids
 from agents.deck.candidate import lookup_for, render
 from agents.deck.code_slides import MemoLines, code_kind, risks_slide, sources_slide
 from agents.deck.factcheck.check import check
@@ -22,8 +22,9 @@ from agents.deck.lint.checks import lint_pptx
 from agents.deck.narrowing import judgement_schema, quotable_lines
 from agents.deck.outline import deck_lines, draft_of, quote_found
 from agents.deck.outputs import ChangelogEntry, Finding
+from agents.deck.resolve import DeckFrame, resolve
 from agents.deck.revise import apply_to_deck
-from agents.deck.schemas import RevisedSlide, Revision, SlideDraft, WorkOrder
+from agents.deck.schemas import BulletDraft, DeckDraft, RevisedSlide, Revision, SlideDraft, WorkOrder
 from agents.deck.slips import tell_order
 from agents.deck.spec import Chart, Figure, Slide, Theme, deck_theme, display
 from agents.env import ConfigError
@@ -352,3 +353,44 @@ def test_the_judge_may_only_quote_the_deck_s_own_lines_verbatim() -> None:
     [score] = [node for node in schema["$defs"].values() if "evidence" in node["properties"]]
     assert score["properties"]["evidence"]["enum"] == list(lines)
     assert all(quote_found(line, deck) for line in lines)
+
+
+def test_a_scope_left_without_a_body_gets_code_s_sections_for_the_topics_the_figures_hold() -> None:
+    # The embedded 1.5B's scope: "Executive Summary, Risks, Sources", all answered by code's own slides.
+    asked = [
+        (n, p)
+        for n, p in (("Executive Summary", "Sum up."), ("Risks", "Risks."), ("Sources", "List them."))
+        if code_kind(n) is None
+    ]
+    assert asked == []
+    body = body_sections(asked, POOL, own="AAPL")
+    assert [name for name, _ in body] == ["Growth", "Profitability", "Cash and capital"]
+    # A scope that already speaks of growth keeps its own section and gets the next topics.
+    body = body_sections([("Where growth comes from", "Revenue by year.")], POOL, own="AAPL")
+    assert [name for name, _ in body] == ["Where growth comes from", "Profitability", "Cash and capital"]
+    plan = assign(body, POOL, own="AAPL")
+    assert plan.sections["Profitability"].bridge
+
+
+def test_a_sentence_with_a_figure_s_place_left_empty_is_withheld() -> None:
+    by_id = {f.fact_id: f for f in POOL}
+    draft = DeckDraft(
+        title="Hold the position",
+        thesis="Growth holds.",
+        slides=[
+            SlideDraft(
+                section="Growth",
+                title="Revenue grew on the year",
+                takeaway="Demand held.",
+                bullets=[
+                    BulletDraft(
+                        text="Revenue growth is positive (revenue_growth_yoy: )",
+                        figures=["AAPL:revenue:FY2025"],
+                    ),
+                ],
+            )
+        ],
+    )
+    deck, notes = resolve(draft, by_id, DeckFrame("Apple Inc.", "AAPL", "For the committee"))
+    assert deck.slides[1].bullets[0].text == "" and deck.slides[1].bullets[0].figures
+    assert notes.withheld == ["slide 2: bullet 1"]
