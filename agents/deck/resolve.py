@@ -15,6 +15,7 @@ The drafter and the reviser write words and fact ids. Here, code:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -30,6 +31,9 @@ from agents.text.scripts import slips
 from agents.text.sentences import sentences
 
 MIN_CHART_POINTS = 2
+# The prompt's figure list ("- AAPL:capex:FY2025: Capital expenditure FY2025 = USD 10,959 M") copied into
+# prose: a fact id, or "= USD".
+_COPIED_LIST = re.compile(r"\b[A-Z][A-Z.]{0,5}:[a-z_]+:|=\s*(?:USD|[$€£])")
 
 
 @dataclass
@@ -150,7 +154,9 @@ class _Resolver:
         figures code writes into the words (a bullet's), a typed number a figure backs is written as it."""
         kept = []
         for sentence in sentences(text):
-            if blank_problem(sentence):  # a figure's place left empty, a word said over and over
+            # A figure's place left empty, a word said over and over, or the figure list copied
+            # ("AAPL:capex:FY: Capital expenditure FY = USD"): no reader can use it.
+            if blank_problem(sentence) or _COPIED_LIST.search(sentence):
                 self.notes.withheld.append(where)
                 continue
             if not self._typed(sentence):
@@ -239,7 +245,7 @@ class DeckWriter(Writer):
     def withholds(self, sentence: str) -> bool:
         if self.language is not None and slips(sentence, self.language):
             return True
-        if blank_problem(sentence):
+        if blank_problem(sentence) or _COPIED_LIST.search(sentence):
             return True
         resolver = _Resolver(self.figures, self.keep, Resolution())
         return resolver._typed(sentence) and resolver._placed(sentence, []) is None

@@ -17,6 +17,7 @@ _EMPTY_FIGURE = re.compile(
     r"|(?:\bthe\s+(?:of|and|to|at|in)\b(?!-))"
     r"|(?:\(\s*\))"
     r"|(?:\w:\s*\))"  # a label with nothing after it: "(net_income_growth_yoy: )"
+    r"|(?:\bFY\b(?![-\s]*[0-9]))"  # a fiscal year without its year: "revenue growth from FY FY :"
     r"|(?:(?<![0-9\]])%)",  # a percent sign after no number: "moved -██% this week", "of %"
     re.IGNORECASE,
 )

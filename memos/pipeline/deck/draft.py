@@ -21,7 +21,7 @@ from agents.deck.schemas import DeckDraft, Framing, SectionPlan, SlideDraft
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
-from agents.text.sentences import within_bounds
+from agents.text.sentences import trim_cut, within_bounds
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.inputs import figure_lines, inputs
 from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r1
@@ -117,7 +117,9 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
         }
         prompt = template("deck_drafter", ctx.run).render(values, fenced, nonce=ctx.run.nonce)
         schema = section_slide_schema(tuple(own), section.name)
-        answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
+        # Cut back at the bound it was asked for (tighter than a draft may hold): a board never reads half
+        # of a sentence.
+        answer, _ = trim_cut(gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER)))
         # The section is the one asked for, whatever the answer says: code routes, the model writes.
         return SlideDraft.model_validate(
             within_bounds(SlideDraft, answer.model_dump() | {"section": section.name})
@@ -130,7 +132,9 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
             values, untrusted | {"memo": memo_note(inputs(ctx).frame)}, nonce=ctx.run.nonce
         )
         schema = framing_schema(tuple(found))
-        answer = gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER))
+        # Cut back at the bound it was asked for (tighter than a draft may hold): a board never reads half
+        # of a sentence.
+        answer, _ = trim_cut(gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER)))
         return Framing.model_validate(within_bounds(Framing, answer.model_dump()))
 
     # A section the desk's own slides answer (an executive summary, the risks, the sources) is not drafted;

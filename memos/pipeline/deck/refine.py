@@ -26,7 +26,7 @@ from agents.deck.spec import Deck, Figure
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
-from agents.text.sentences import within_bounds
+from agents.text.sentences import trim_cut, within_bounds
 from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.calibration import is_calibrated
@@ -303,7 +303,7 @@ def revise(
         },
         nonce=ctx.run.nonce,
     )
-    answer = gw.complete(prompt, schema, context=inputs(ctx).call(REFINE, Role.REVISER))
+    answer, _ = trim_cut(gw.complete(prompt, schema, context=inputs(ctx).call(REFINE, Role.REVISER)))
     return Revision.model_validate(within_bounds(Revision, answer.model_dump()))
 
 

@@ -394,3 +394,30 @@ def test_a_sentence_with_a_figure_s_place_left_empty_is_withheld() -> None:
     deck, notes = resolve(draft, by_id, DeckFrame("Apple Inc.", "AAPL", "For the committee"))
     assert deck.slides[1].bullets[0].text == "" and deck.slides[1].bullets[0].figures
     assert notes.withheld == ["slide 2: bullet 1"]
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "AAPL:capex:FY: Capital expenditure FY = USD ial USD ial.",
+        "Revenue growth from FY FY :",
+        "Cash rose = USD ial.",
+    ],
+)
+def test_the_figure_list_copied_into_a_bullet_or_a_bare_fiscal_label_is_withheld(typed: str) -> None:
+    draft = DeckDraft(
+        title="Hold the position",
+        thesis="Growth holds.",
+        slides=[
+            SlideDraft(
+                section="Growth",
+                title="Revenue grew",
+                takeaway="Demand held.",
+                bullets=[BulletDraft(text=typed, figures=["AAPL:revenue:FY2025"])],
+            )
+        ],
+    )
+    deck, notes = resolve(
+        draft, {f.fact_id: f for f in POOL}, DeckFrame("Apple Inc.", "AAPL", "For the committee")
+    )
+    assert deck.slides[1].bullets[0].text == "" and notes.withheld == ["slide 2: bullet 1"]
