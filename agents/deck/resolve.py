@@ -31,6 +31,7 @@ from agents.text.scripts import slips
 from agents.text.sentences import sentences
 
 MIN_CHART_POINTS = 2
+MIN_TABLE_ROWS = 2
 # The prompt's figure list ("- AAPL:capex:FY2025: Capital expenditure FY2025 = USD 10,959 M") copied into
 # prose: a fact id, or "= USD".
 _COPIED_LIST = re.compile(r"\b[A-Z][A-Z.]{0,5}:[a-z_]+:|=\s*(?:USD|[$€£])")
@@ -121,6 +122,9 @@ class _Resolver:
             if chart is not None:
                 self.notes.dropped.append(f"{where}: the drafted chart (code draws this slide's bridge)")
             chart = self.bridge(planned.bridge)
+        table = self.table(slide.table, where) if slide.table is not None else None
+        if table is not None and chart is not None:
+            table = self._beside(table, chart, where)
         return Slide(
             number=number,
             section=slide.section,
@@ -128,9 +132,22 @@ class _Resolver:
             title=self.words(slide.title, f"{where}: title"),
             takeaway=self.words(slide.takeaway, f"{where}: takeaway"),
             bullets=bullets,
-            table=self.table(slide.table, where) if slide.table is not None else None,
+            table=table,
             chart=chart,
         )
+
+    def _beside(self, table: Table, chart: Chart, where: str) -> Table | None:
+        """The table without the figures the chart beside it already shows (the embedded model put the same
+        three figures in a table and a chart on one slide); none when fewer than two rows are left."""
+        shown = {point.fact_id for point in chart.points}
+        rows = tuple(row for row in table.rows if row.fact_id not in shown)
+        if len(rows) == len(table.rows):
+            return table
+        if len(rows) < MIN_TABLE_ROWS:
+            self.notes.dropped.append(f"{where}: table (the chart beside it shows its figures)")
+            return None
+        self.notes.dropped.append(f"{where}: table rows the chart beside it shows")
+        return table.model_copy(update={"rows": rows})
 
     def bridge(self, ids: tuple[str, ...]) -> Chart:
         """The latest year's bridge from revenue to net income: totals, and the steps taken away."""

@@ -24,7 +24,16 @@ from agents.deck.outline import deck_lines, draft_of, quote_found
 from agents.deck.outputs import ChangelogEntry, Finding
 from agents.deck.resolve import DeckFrame, resolve
 from agents.deck.revise import apply_to_deck
-from agents.deck.schemas import BulletDraft, DeckDraft, RevisedSlide, Revision, SlideDraft, WorkOrder
+from agents.deck.schemas import (
+    BulletDraft,
+    ChartDraft,
+    DeckDraft,
+    RevisedSlide,
+    Revision,
+    SlideDraft,
+    TableDraft,
+    WorkOrder,
+)
 from agents.deck.slips import tell_order
 from agents.deck.spec import Chart, Figure, Slide, Theme, deck_theme, display
 from agents.env import ConfigError
@@ -421,3 +430,26 @@ def test_the_figure_list_copied_into_a_bullet_or_a_bare_fiscal_label_is_withheld
         draft, {f.fact_id: f for f in POOL}, DeckFrame("Apple Inc.", "AAPL", "For the committee")
     )
     assert deck.slides[1].bullets[0].text == "" and notes.withheld == ["slide 2: bullet 1"]
+
+
+def test_a_table_repeating_the_chart_beside_it_is_dropped() -> None:
+    growth = ["AAPL:revenue_growth_yoy:FY2024", "AAPL:revenue_growth_yoy:FY2025"]
+    draft = DeckDraft(
+        title="Hold the position",
+        thesis="Growth holds.",
+        slides=[
+            SlideDraft(
+                section="Growth",
+                title="Growth came back",
+                takeaway="Demand held.",
+                bullets=[],
+                table=TableDraft(title="Growth by year", rows=growth),
+                chart=ChartDraft(title="Growth over the years", kind="line", points=growth),
+            )
+        ],
+    )
+    deck, notes = resolve(
+        draft, {f.fact_id: f for f in POOL}, DeckFrame("Apple Inc.", "AAPL", "For the committee")
+    )
+    assert deck.slides[1].table is None and deck.slides[1].chart is not None
+    assert notes.dropped == ["slide 2: table (the chart beside it shows its figures)"]
