@@ -12,13 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db.models import Max
-from pydantic import ValidationError
 
 from agents.data.edgar.derived import BRIDGE_STEPS, TTM_SUFFIX
 from agents.data.industries import peers
 from agents.deck.outputs import DeckEvidence
 from agents.deck.spec import Figure, display
-from agents.memo.outputs import MemoOutput
 from memos.models import ArtefactVersion, Company, FactRecord
 from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
@@ -94,21 +92,23 @@ def run_data(ctx: StageContext) -> None:
 
 
 def latest_memo(ctx: StageContext) -> dict[str, Any]:
-    """The brief's latest memo version as the deck quotes it (nothing when the brief has none, or its
-    content is of an older shape this code cannot read)."""
+    """The brief's latest memo version as the deck quotes it: read from its frozen JSON by these few keys
+    (a workflow's package does not import another's models), nothing when the brief has none or the keys
+    are not there."""
     version = (
         ArtefactVersion.objects.filter(brief_id=ctx.run.brief_id, kind=MEMO_KIND).order_by("-number").first()
     )
-    if version is None:
+    content = version.content if version is not None and isinstance(version.content, dict) else {}
+    memo, firewall = content.get("memo"), content.get("firewall")
+    if version is None or not isinstance(memo, dict) or not isinstance(firewall, dict):
         return {}
-    try:
-        output = MemoOutput.model_validate(version.content)
-    except ValidationError:
-        return {}
+    falsifiers = memo.get("falsifiers")
     return {
         "memo_version": f"memo v{version.number}",
-        "memo_recommendation": f"{output.firewall.final}, sizing {output.memo.sizing}",
-        "memo_falsifiers": list(output.memo.falsifiers),
+        "memo_recommendation": f"{firewall.get('final', '')}, sizing {memo.get('sizing', '')}",
+        "memo_falsifiers": [str(line) for line in falsifiers if isinstance(line, str)]
+        if isinstance(falsifiers, list)
+        else [],
     }
 
 
