@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lxml import etree
@@ -22,7 +23,7 @@ from agents.deck.lint.checks import lint_pptx
 from agents.deck.narrowing import judgement_schema, quotable_lines
 from agents.deck.outline import deck_lines, draft_of, quote_found
 from agents.deck.outputs import ChangelogEntry, Finding
-from agents.deck.resolve import DeckFrame, resolve
+from agents.deck.resolve import DeckFrame, Resolution, resolve
 from agents.deck.revise import apply_to_deck
 from agents.deck.schemas import (
     BulletDraft,
@@ -35,7 +36,7 @@ from agents.deck.schemas import (
     WorkOrder,
 )
 from agents.deck.slips import tell_order
-from agents.deck.spec import Chart, Figure, Slide, Theme, deck_theme, display
+from agents.deck.spec import Chart, Deck, Figure, Slide, Theme, deck_theme, display
 from agents.env import ConfigError
 from tests.agents.deck.samples import figure, titled_deck
 
@@ -381,75 +382,37 @@ def test_a_scope_left_without_a_body_gets_code_s_sections_for_the_topics_the_fig
     assert plan.sections["Profitability"].bridge
 
 
-def test_a_sentence_with_a_figure_s_place_left_empty_is_withheld() -> None:
-    by_id = {f.fact_id: f for f in POOL}
-    draft = DeckDraft(
-        title="Hold the position",
-        thesis="Growth holds.",
-        slides=[
-            SlideDraft(
-                section="Growth",
-                title="Revenue grew on the year",
-                takeaway="Demand held.",
-                bullets=[
-                    BulletDraft(
-                        text="Revenue growth is positive (revenue_growth_yoy: )",
-                        figures=["AAPL:revenue:FY2025"],
-                    ),
-                ],
-            )
-        ],
+def one_slide(typed: str, **parts: Any) -> tuple[Deck, Resolution]:
+    """A draft of one Growth slide whose bullet says ``typed``, resolved against the pool."""
+    bullets = [BulletDraft(text=typed, figures=["AAPL:revenue:FY2025"])] if typed else []
+    slide = SlideDraft(
+        section="Growth", title="Revenue grew", takeaway="Demand held.", bullets=bullets, **parts
     )
-    deck, notes = resolve(draft, by_id, DeckFrame("Apple Inc.", "AAPL", "For the committee"))
-    assert deck.slides[1].bullets[0].text == "" and deck.slides[1].bullets[0].figures
-    assert notes.withheld == ["slide 2: bullet 1"]
+    draft = DeckDraft(title="Hold the position", thesis="Growth holds.", slides=[slide])
+    return resolve(draft, {f.fact_id: f for f in POOL}, DeckFrame("Apple Inc.", "AAPL", "For the committee"))
 
 
 @pytest.mark.parametrize(
     "typed",
     [
-        "AAPL:capex:FY: Capital expenditure FY = USD ial USD ial.",
-        "Revenue growth from FY FY :",
+        "Revenue growth is positive (revenue_growth_yoy: )",  # a figure's place left empty
+        "AAPL:capex:FY: Capital expenditure FY = USD ial USD ial.",  # the figure list copied
+        "Revenue growth from FY FY :",  # a fiscal label without its year
         "Cash rose = USD ial.",
     ],
 )
-def test_the_figure_list_copied_into_a_bullet_or_a_bare_fiscal_label_is_withheld(typed: str) -> None:
-    draft = DeckDraft(
-        title="Hold the position",
-        thesis="Growth holds.",
-        slides=[
-            SlideDraft(
-                section="Growth",
-                title="Revenue grew",
-                takeaway="Demand held.",
-                bullets=[BulletDraft(text=typed, figures=["AAPL:revenue:FY2025"])],
-            )
-        ],
-    )
-    deck, notes = resolve(
-        draft, {f.fact_id: f for f in POOL}, DeckFrame("Apple Inc.", "AAPL", "For the committee")
-    )
-    assert deck.slides[1].bullets[0].text == "" and notes.withheld == ["slide 2: bullet 1"]
+def test_a_hole_or_the_figure_list_copied_into_a_bullet_is_withheld(typed: str) -> None:
+    deck, notes = one_slide(typed)
+    bullet = deck.slides[1].bullets[0]
+    assert bullet.text == "" and bullet.figures and notes.withheld == ["slide 2: bullet 1"]
 
 
 def test_a_table_repeating_the_chart_beside_it_is_dropped() -> None:
     growth = ["AAPL:revenue_growth_yoy:FY2024", "AAPL:revenue_growth_yoy:FY2025"]
-    draft = DeckDraft(
-        title="Hold the position",
-        thesis="Growth holds.",
-        slides=[
-            SlideDraft(
-                section="Growth",
-                title="Growth came back",
-                takeaway="Demand held.",
-                bullets=[],
-                table=TableDraft(title="Growth by year", rows=growth),
-                chart=ChartDraft(title="Growth over the years", kind="line", points=growth),
-            )
-        ],
-    )
-    deck, notes = resolve(
-        draft, {f.fact_id: f for f in POOL}, DeckFrame("Apple Inc.", "AAPL", "For the committee")
+    deck, notes = one_slide(
+        "",
+        table=TableDraft(title="Growth by year", rows=growth),
+        chart=ChartDraft(title="Growth over the years", kind="line", points=growth),
     )
     assert deck.slides[1].table is None and deck.slides[1].chart is not None
     assert notes.dropped == ["slide 2: table (the chart beside it shows its figures)"]
