@@ -22,8 +22,8 @@ TAKEAWAY_SHAPE = "Takeaway"
 FOOTER_SHAPE = "Footer"
 DECK_BAND_SHAPE = "Company"  # the title slide's company line
 # Boxes left out of a slide's word count: the footer is small print (sources, the slide number) that a
-# board does not read to get the point, and slide 1's band is the deck's cover (its title, audience and
-# thesis) rather than that slide's argument. Both still get the per-box checks.
+# board does not read to get the point, and the title slide's company line is a label, not an argument.
+# Both still get the per-box checks.
 NOT_SLIDE_PROSE = frozenset({FOOTER_SHAPE, DECK_BAND_SHAPE})
 _TITLE_PLACEHOLDERS = frozenset({PP_PLACEHOLDER.TITLE, PP_PLACEHOLDER.CENTER_TITLE})
 

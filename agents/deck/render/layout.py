@@ -25,24 +25,20 @@ TABLE_HEADER = ("Metric", "Period", "Value", "Source")
 TABLE_BAND = "#E9EEF4"
 TABLE_COLUMN_SHARES = (0.26, 0.14, 0.30, 0.30)  # the value column fits "99,999.99 USD/shares" unbroken
 BULLET_SPACING_EM = 0.5  # between bullets
-BAND_TITLE_EXTRA_PT = 4.0  # on slide 1, the deck title is set this much larger than the thesis
-BAND_SUBTITLE_LESS_PT = 2.0  # and the subtitle this much smaller
 
 _MARGIN_IN = 0.6
 _CONTENT_WIDTH_IN = SLIDE_WIDTH_IN - 2 * _MARGIN_IN
 _GAP_IN = 0.3
 _BULLETS_SHARE = 0.44  # of the body's width, beside a table or chart
 _TABLE_ROW_IN = 0.42
-# The most the band, a title, a takeaway or the footer may take; each box is then cut to the height its
+# The most a title, a takeaway or the footer may take; each box is then cut to the height its
 # text needs, plus slack for a renderer that wraps a word earlier than our measure.
-_BAND_IN = 1.15
 _TITLE_IN = 1.0
 _TAKEAWAY_IN = 0.8
 _FOOTER_IN = 0.6
 _SLACK_IN = 0.08
 _CAPTION_PT = 13.0
 # Font sizes tried, largest first; the first at which the text fits its box is used.
-_BAND_SIZES = (14.0, 13.0, 12.0, 11.0, 10.0)
 _TITLE_SIZES = (28.0, 26.0, 24.0, 22.0, 20.0, 18.0)
 _TITLE_SLIDE_SIZES = (40.0, 36.0, 32.0, 28.0, 24.0)
 _TITLE_FOOTER_SIZES = (14.0, 12.0, 11.0, 10.0)
@@ -76,7 +72,7 @@ class Box:
 
 @dataclass(frozen=True)
 class SlideLayout:
-    band: Box | None  # slide 1 only: the deck's title, subtitle and thesis
+    band: Box | None  # the title slide only: the company and its ticker
     title: Box
     takeaway: Box
     bullets: Box | None
@@ -84,7 +80,7 @@ class SlideLayout:
     table_grid: Box | None
     chart: Box | None  # the chart's caption and plot
     footer: Box
-    band_pt: float  # the thesis; the deck title and subtitle are set relative to it
+    band_pt: float  # the company line's size
     title_pt: float
     takeaway_pt: float
     bullets_pt: float
@@ -108,7 +104,7 @@ def slide_layout(deck: Deck, slide: Slide) -> SlideLayout:
     if slide.kind == "title":
         return _title_layout(deck, slide)
     top = _MARGIN_IN / 2
-    band, band_pt = None, _BAND_SIZES[0]
+    band, band_pt = None, _COMPANY_SIZES[0]  # only the title slide has a band: its company line
     title, title_pt = _fitted(_row(top, _TITLE_IN), [_Paragraph(slide.title, bold=True)], _TITLE_SIZES)
     takeaway, takeaway_pt = _fitted(
         _row(title.bottom, _TAKEAWAY_IN), [_Paragraph(slide.takeaway)], _TAKEAWAY_SIZES
