@@ -38,16 +38,21 @@ def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
     )
 
 
+def _cited_bullet(name: str, ids: tuple[str, ...], prose: Prose, *, figures: int) -> Any:
+    """A bullet as the model is asked for it: patterned words, and up to ``figures`` of the run's ids."""
+    return create_model(
+        name,
+        __base__=patterned(AskedBulletDraft, prose, ["text"]),
+        figures=(list[str], _ids(ids, min_length=0, max_length=figures)),
+    )
+
+
 @lru_cache(maxsize=64)
 def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideDraft]:
     """A slide whose figures are among ``ids`` and whose words hold no digit (agents.text.patterns: a deck's
     words reference no fact inline; its figures are printed by code)."""
     prose = Prose()
-    bullet = create_model(
-        "CitedBullet",
-        __base__=patterned(AskedBulletDraft, prose, ["text"]),
-        figures=(list[str], _ids(ids, min_length=0, max_length=2)),
-    )
+    bullet = _cited_bullet("CitedBullet", ids, prose, figures=2)
     table = create_model(
         "CitedTable",
         __base__=patterned(TableDraft, prose, ["title"]),
@@ -62,7 +67,7 @@ def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideD
         "CitedSlide",
         __base__=patterned(SlideDraft, prose, ["title", "takeaway"]),
         section=(str, Field(min_length=1, max_length=40, json_schema_extra={"enum": list(sections)})),
-        bullets=(list[bullet], Field(max_length=3)),
+        bullets=(list[bullet], Field(max_length=3)),  # type: ignore[valid-type]
         table=(table | None, None),
         chart=(chart | None, None),
     )
@@ -81,15 +86,11 @@ def framing_schema(ids: tuple[str, ...]) -> type[Framing]:
     figures are among ``ids``."""
     prose = Prose()
     # One figure a reason: three reasons with two each made the summary a wall of text.
-    reason = create_model(
-        "CitedReason",
-        __base__=patterned(AskedBulletDraft, prose, ["text"]),
-        figures=(list[str], _ids(ids, min_length=0, max_length=1)),
-    )
+    reason = _cited_bullet("CitedReason", ids, prose, figures=1)
     framing = create_model(
         "CitedFraming",
         __base__=patterned(Framing, prose, ["title", "thesis", "recommendation"]),
-        reasons=(list[reason], Field(min_length=3, max_length=3)),
+        reasons=(list[reason], Field(min_length=3, max_length=3)),  # type: ignore[valid-type]
     )
     return cast(type[Framing], framing)
 
