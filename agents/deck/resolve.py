@@ -10,6 +10,7 @@ The drafter and the reviser write words and fact ids. Here, code:
   (agents.text.blanks), and every other sentence in which the model typed a figure of its own
   (agents.text.figures decides what a figure is: a year, a date, a duration or a number the analyst's brief
   contains is not one), and lists it, so a board never reads a number nobody can trace;
+- stands in with code's words (agents.deck.stand_in) where a slide's whole title or takeaway was withheld;
 - keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
 """
 
@@ -23,6 +24,7 @@ from agents.deck.assign import Assignment
 from agents.deck.code_slides import MemoLines, risks_slide, sources_slide, title_slide
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme
+from agents.deck.stand_in import stand_in_takeaway, stand_in_title
 from agents.text.blanks import blank_problem
 from agents.text.figures import REF, segments
 from agents.text.repair import Writer
@@ -45,6 +47,7 @@ class Resolution:
     withheld: list[str] = field(default_factory=list)  # "slide 3: takeaway" for each withheld sentence
     resolved: list[str] = field(default_factory=list)  # "slide 3: bullet 1" for each sentence code resolved
     dropped: list[str] = field(default_factory=list)  # charts or tables that lost their figures
+    stood_in: list[str] = field(default_factory=list)  # "slide 3: takeaway" where code's words stand in
 
 
 @dataclass(frozen=True)
@@ -125,16 +128,34 @@ class _Resolver:
         table = self.table(slide.table, where) if slide.table is not None else None
         if table is not None and chart is not None:
             table = self._beside(table, chart, where)
-        return Slide(
+        summary = slide.section == SUMMARY_SECTION
+        resolved = Slide(
             number=number,
             section=slide.section,
-            kind="summary" if slide.section == SUMMARY_SECTION else "section",
+            kind="summary" if summary else "section",
             title=self.words(slide.title, f"{where}: title"),
             takeaway=self.words(slide.takeaway, f"{where}: takeaway"),
             bullets=bullets,
             table=table,
             chart=chart,
         )
+        return self._stood_in(resolved, frame.memo if summary else None, where)
+
+    def _stood_in(self, slide: Slide, memo: MemoLines | None, where: str) -> Slide:
+        """The slide with code's words where its title or takeaway was withheld whole (agents.deck.stand_in):
+        an empty box would break a slide whose other words stand."""
+        title = slide.title
+        if not title:
+            recommends = f"The {memo.version} recommends {memo.recommendation}" if memo else ""
+            title = recommends if memo is not None and memo.recommendation else stand_in_title(slide)
+            self.notes.stood_in.append(f"{where}: title")
+        takeaway = slide.takeaway
+        if not takeaway:
+            takeaway = stand_in_takeaway(slide)
+            self.notes.stood_in.append(f"{where}: takeaway")
+        if (title, takeaway) == (slide.title, slide.takeaway):
+            return slide
+        return slide.model_copy(update={"title": title, "takeaway": takeaway})
 
     def _beside(self, table: Table, chart: Chart, where: str) -> Table | None:
         """The table without the figures the chart beside it already shows (the embedded model put the same

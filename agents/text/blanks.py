@@ -18,7 +18,8 @@ _EMPTY_FIGURE = re.compile(
     r"|(?:\(\s*\))"
     r"|(?:\w:\s*\))"  # a label with nothing after it: "(net_income_growth_yoy: )"
     r"|(?:\bFY\b(?![-\s]*[0-9]))"  # a fiscal year without its year: "revenue growth from FY FY :"
-    r"|(?:(?<![0-9\]])%)",  # a percent sign after no number: "moved -██% this week", "of %"
+    r"|(?:(?<![0-9\]])%)"  # a percent sign after no number: "moved -██% this week", "of %"
+    r"|(?:[$€£¥₹](?![ \t]?[0-9]))",  # a currency sign before no number: "rose to ¥ ¥ in FY", "a $ margin"
     re.IGNORECASE,
 )
 _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}", re.IGNORECASE)

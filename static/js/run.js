@@ -182,8 +182,8 @@
     if (event.kind === "status") statusChanged(replacement);
   }
 
-  // A workflow whose result is drawn above the pipeline once the run ends (the screen's dashboard) marks
-  // its waiting panel; when the run's status line says it ended, the page is drawn again with the result.
+  // A workflow whose result is drawn above the pipeline once the run ends (the screen's dashboard, a deck's
+  // escalation panel) marks its waiting panel; when the run's status line says it ended, the page is drawn again with the result.
   function statusChanged(status) {
     const waiting = document.querySelector("[data-reload-when-done]");
     const ended = ["done", "needs_review", "failed", "cancelled"].includes(status.dataset.status);

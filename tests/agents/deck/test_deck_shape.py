@@ -23,7 +23,7 @@ from agents.deck.lint.checks import lint_pptx
 from agents.deck.narrowing import judgement_schema, quotable_lines
 from agents.deck.outline import deck_lines, draft_of, quote_found
 from agents.deck.outputs import ChangelogEntry, Finding
-from agents.deck.resolve import DeckFrame, Resolution, resolve
+from agents.deck.resolve import SUMMARY_SECTION, DeckFrame, Resolution, resolve
 from agents.deck.revise import apply_to_deck
 from agents.deck.schemas import (
     BulletDraft,
@@ -385,9 +385,8 @@ def test_a_scope_left_without_a_body_gets_code_s_sections_for_the_topics_the_fig
 def one_slide(typed: str, **parts: Any) -> tuple[Deck, Resolution]:
     """A draft of one Growth slide whose bullet says ``typed``, resolved against the pool."""
     bullets = [BulletDraft(text=typed, figures=["AAPL:revenue:FY2025"])] if typed else []
-    slide = SlideDraft(
-        section="Growth", title="Revenue grew", takeaway="Demand held.", bullets=bullets, **parts
-    )
+    words = {"title": "Revenue grew", "takeaway": "Demand held.", **parts}
+    slide = SlideDraft(section="Growth", bullets=bullets, **words)
     draft = DeckDraft(title="Hold the position", thesis="Growth holds.", slides=[slide])
     return resolve(draft, {f.fact_id: f for f in POOL}, DeckFrame("Apple Inc.", "AAPL", "For the committee"))
 
@@ -399,12 +398,45 @@ def one_slide(typed: str, **parts: Any) -> tuple[Deck, Resolution]:
         "AAPL:capex:FY: Capital expenditure FY = USD ial USD ial.",  # the figure list copied
         "Revenue growth from FY FY :",  # a fiscal label without its year
         "Cash rose = USD ial.",
+        "Revenue rose to ¥ ¥ in FY2025.",  # a currency sign where a figure was barred
     ],
 )
 def test_a_hole_or_the_figure_list_copied_into_a_bullet_is_withheld(typed: str) -> None:
     deck, notes = one_slide(typed)
     bullet = deck.slides[1].bullets[0]
     assert bullet.text == "" and bullet.figures and notes.withheld == ["slide 2: bullet 1"]
+
+
+def test_a_title_and_takeaway_withheld_whole_give_way_to_code_words_true_of_the_slide() -> None:
+    """A slide whose whole takeaway typed a figure no fact backs is not left with an empty box (a broken
+    slide, rejected with every good word on it): code says which way the slide's figures moved."""
+    growth = ["AAPL:revenue:FY2024", "AAPL:revenue:FY2025", "AAPL:fcf:FY2024", "AAPL:fcf:FY2025"]
+    deck, notes = one_slide(
+        "Sales held up.",
+        title="Revenue hit $999 billion",
+        takeaway="Revenue grew 12% while cash fell ¥ ¥.",
+        table=TableDraft(title="Growth by year", rows=growth),
+    )
+    slide = deck.slides[1]
+    assert slide.title == "Revenue rose in FY2025"
+    assert slide.takeaway == "Revenue rose in FY2025 and free cash flow fell in FY2025."
+    assert notes.withheld == ["slide 2: title", "slide 2: takeaway"]
+    assert notes.stood_in == ["slide 2: title", "slide 2: takeaway"]
+    # Nothing to compare: the slide's figures by name, never a blank.
+    deck, _ = one_slide("Sales held up.", takeaway="It rose 7%.")
+    assert deck.slides[1].takeaway == "Growth: revenue, from the filings."
+
+
+def test_a_summary_whose_recommendation_was_withheld_states_the_memo_s_instead() -> None:
+    summary = SlideDraft(
+        section=SUMMARY_SECTION, title="Buy below $150", takeaway="Hold.", bullets=[], table=None, chart=None
+    )
+    draft = DeckDraft(title="Hold the position", thesis="Growth holds.", slides=[summary])
+    memo = MemoLines(version="memo v3", recommendation="HOLD, half position")
+    frame = DeckFrame("Apple Inc.", "AAPL", "For the committee", memo=memo)
+    deck, notes = resolve(draft, {f.fact_id: f for f in POOL}, frame)
+    assert deck.slides[1].title == "The memo v3 recommends HOLD, half position"
+    assert notes.stood_in == ["slide 2: title"]
 
 
 def test_a_table_repeating_the_chart_beside_it_is_dropped() -> None:

@@ -107,11 +107,14 @@ def test_an_escalated_deck_says_which_gates_it_missed_and_what_the_analyst_can_d
         "weakest": [{"slide": 3, "dimension": "thesis_clarity", "problem": "No thesis."}],
     }
     run = deck_run("quick")
+    client.force_login(run.brief.owner)
+    # A person watching the run sees the panel without reloading: the page reloads itself when it ends.
+    waiting = client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="deck-escalation-pending" data-reload-when-done' in waiting
     with fake_deck_llm({"deck_gate": [failing, failing]}):
         driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.NEEDS_REVIEW, run.status_message
-    client.force_login(run.brief.owner)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     panel = page[
         page.index('id="deck-escalation"') : page.index("</section>", page.index('id="deck-escalation"'))
