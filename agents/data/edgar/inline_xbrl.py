@@ -12,6 +12,10 @@ the same fact id by either route; without that dei fact, ``dei:DocumentFiscalYea
 The document does not contain its own accession number or filing date; pass them (from the submissions
 list, see ``submissions.find_report``) and the citation points at the filing index, otherwise at the
 company's list of filings of that form.
+
+``read_filing`` parses a document once into an ``InlineFiling`` (contexts, units, the labelled own period,
+the totals, the citation), so another reader of the same document (``segments``: revenue by product line
+and business segment) labels and cites its facts exactly as the totals are, without parsing it again.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import gzip
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -55,10 +60,124 @@ _METRIC_OF = {
 
 
 @dataclass(frozen=True)
-class _Context:
+class Context:
+    """An XBRL context: its period and its dimensions (explicit members in document order, as
+    ``(dimension, member)`` QNames such as ``("srt:ProductOrServiceAxis", "aapl:IPhoneMember")``)."""
+
     start: date | None
     end: date
-    dimensional: bool
+    members: tuple[tuple[str, str], ...] = ()
+    typed: bool = False  # has an xbrldi:typedMember
+
+    @property
+    def dimensional(self) -> bool:
+        return bool(self.members) or self.typed
+
+
+@dataclass(frozen=True)
+class TaggedValue:
+    """One ``ix:nonFraction`` as filed: concept, context, unit, and its value with scale and sign applied."""
+
+    concept: str
+    context: Context
+    unit: str
+    value: Decimal
+
+
+@dataclass(frozen=True)
+class InlineFiling:
+    """One parsed document: what every reader of it needs to label and cite a figure as the totals are.
+
+    ``period_start`` is None for a document that tags no flow over its own period (balances only).
+    """
+
+    root: Any
+    contexts: dict[str, Context]
+    units: dict[str, str]
+    form: str
+    ticker: str
+    cik: int
+    entity: str
+    taxonomy: str
+    currency: str
+    totals: ObservationTable
+    fiscal_year: int
+    fiscal_period: FiscalPeriod
+    period_start: date | None
+    period_end: date
+    accession: str | None
+    filed: date | None
+
+    def citation(self, concept: str, *, label: str = "") -> Citation:
+        """The filing's citation of ``concept``: its index page, or the company's filings of its form."""
+        url = (
+            filing_index_url(self.cik, self.accession)
+            if self.accession
+            else company_filings_url(self.cik, self.form)
+        )
+        return Citation(
+            source="sec-inline-xbrl",
+            url=url,
+            form=self.form,
+            accession=self.accession,
+            filed=self.filed,
+            concept=concept,
+            label=label,
+        )
+
+    def values(self, keep: Callable[[str, Context], bool]) -> Iterator[TaggedValue]:
+        """Each non-nil numeric fact whose concept and context ``keep`` accepts, in document order."""
+        return _tagged_values(self.root, self.contexts, self.units, keep)
+
+
+def read_filing(
+    html: bytes | str,
+    *,
+    ticker: str,
+    accession: str | None = None,
+    filed: date | None = None,
+    cik: int | None = None,
+) -> InlineFiling:
+    """Parse the primary document (plain or gzip-compressed) and label its own period.
+
+    ``cik`` is only needed when the document lacks ``dei:EntityCentralIndexKey``.
+    """
+    root = _parse(html)
+    contexts = _contexts(root)
+    units = _units(root)
+    dei = _dei(root)
+    form = dei.get("DocumentType", ("", ""))[0]
+    if not form:
+        raise MalformedData("the document has no dei:DocumentType: not an SEC inline XBRL filing")
+    document_context = contexts.get(dei["DocumentType"][1])
+    if document_context is None:
+        raise MalformedData(
+            f"the document's dei:DocumentType refers to an undefined context {dei['DocumentType'][1]!r}"
+        )
+    period_end = document_context.end
+    filer_cik = _cik(dei, cik)
+    fiscal_year, fiscal_period = _label(dei, period_end)
+    table, taxonomy, currency = _observations(
+        root, contexts, units, form=form, accession=accession, filed=filed
+    )
+    return InlineFiling(
+        root=root,
+        contexts=contexts,
+        units=units,
+        form=form,
+        ticker=ticker.strip().upper() or f"CIK{filer_cik:010d}",
+        cik=filer_cik,
+        entity=dei.get("EntityRegistrantName", (f"CIK {filer_cik}", ""))[0],
+        taxonomy=taxonomy,
+        currency=currency,
+        totals=table,
+        fiscal_year=fiscal_year,
+        fiscal_period=fiscal_period,
+        period_start=_own_period_start(table, period_end, annual=fiscal_period == "FY"),
+        period_end=period_end,
+        accession=accession,
+        filed=filed,
+    )
 
 
 def facts_from_inline_xbrl(
@@ -74,51 +193,31 @@ def facts_from_inline_xbrl(
     ``html`` is the primary document, plain or gzip-compressed. ``cik`` is only needed when the
     document lacks ``dei:EntityCentralIndexKey``.
     """
-    root = _parse(html)
-    contexts = _contexts(root)
-    dei = _dei(root)
-    form = dei.get("DocumentType", ("", ""))[0]
-    if not form:
-        raise MalformedData("the document has no dei:DocumentType: not an SEC inline XBRL filing")
-    document_context = contexts.get(dei["DocumentType"][1])
-    if document_context is None:
-        raise MalformedData(
-            f"the document's dei:DocumentType refers to an undefined context {dei['DocumentType'][1]!r}"
-        )
-    period_end = document_context.end
-    filer_cik = _cik(dei, cik)
-    name = ticker.strip().upper() or f"CIK{filer_cik:010d}"
-    fiscal_year, fiscal_period = _label(dei, period_end)
+    return facts_from_filing(read_filing(html, ticker=ticker, accession=accession, filed=filed, cik=cik))
 
-    table, taxonomy = _observations(root, contexts, _units(root), form=form, accession=accession, filed=filed)
-    start = _own_period_start(table, period_end, annual=fiscal_period == "FY")
 
-    def cite(observation: Observation) -> Citation:
-        url = filing_index_url(filer_cik, accession) if accession else company_filings_url(filer_cik, form)
-        return Citation(
-            source="sec-inline-xbrl",
-            url=url,
-            form=form,
-            accession=accession,
-            filed=filed,
-            concept=observation.concept,
-        )
-
+def facts_from_filing(filing: InlineFiling) -> CompanyFactSet:
+    """The totals of a parsed filing's own period, with the derived figures of a fiscal year."""
     # Without a flow for the period (a document of balances only), a zero-length period matches no flow.
     facts = period_facts(
-        ticker=name,
-        taxonomy=taxonomy,
-        table=table,
-        start=start or period_end,
-        end=period_end,
-        fiscal_year=fiscal_year,
-        fiscal_period=fiscal_period,
-        cite=cite,
+        ticker=filing.ticker,
+        taxonomy=filing.taxonomy,
+        table=filing.totals,
+        start=filing.period_start or filing.period_end,
+        end=filing.period_end,
+        fiscal_year=filing.fiscal_year,
+        fiscal_period=filing.fiscal_period,
+        cite=lambda observation: filing.citation(observation.concept),
     )
-    if fiscal_period == "FY":
-        facts.extend(annual_derived_facts({fiscal_year: {fact.metric: fact for fact in facts}}))
-    entity = dei.get("EntityRegistrantName", (f"CIK {filer_cik}", ""))[0]
-    return CompanyFactSet(ticker=name, cik=filer_cik, entity=entity, taxonomy=taxonomy, facts=tuple(facts))
+    if filing.fiscal_period == "FY":
+        facts.extend(annual_derived_facts({filing.fiscal_year: {fact.metric: fact for fact in facts}}))
+    return CompanyFactSet(
+        ticker=filing.ticker,
+        cik=filing.cik,
+        entity=filing.entity,
+        taxonomy=filing.taxonomy,
+        facts=tuple(facts),
+    )
 
 
 def _parse(html: bytes | str) -> Any:
@@ -135,8 +234,8 @@ def _text(element: Any) -> str:
     return " ".join("".join(element.itertext()).replace("\xa0", " ").split())
 
 
-def _contexts(root: Any) -> dict[str, _Context]:
-    contexts: dict[str, _Context] = {}
+def _contexts(root: Any) -> dict[str, Context]:
+    contexts: dict[str, Context] = {}
     for element in root.iter(f"{XBRLI}context"):
         period = element.find(f"{XBRLI}period")
         if period is None:
@@ -145,11 +244,14 @@ def _contexts(root: Any) -> dict[str, _Context]:
             period.findtext(f"{XBRLI}{tag}") for tag in ("instant", "startDate", "endDate")
         )
         try:
-            context = _Context(
+            context = Context(
                 start=date.fromisoformat(start.strip()) if start else None,
                 end=date.fromisoformat((end or instant or "").strip()),
-                dimensional=element.find(f".//{XBRLDI}explicitMember") is not None
-                or element.find(f".//{XBRLDI}typedMember") is not None,
+                members=tuple(
+                    (member.get("dimension", "").strip(), _text(member))
+                    for member in element.iter(f"{XBRLDI}explicitMember")
+                ),
+                typed=element.find(f".//{XBRLDI}typedMember") is not None,
             )
         except ValueError as exc:
             raise MalformedData(f"context {element.get('id')!r} has a bad period date: {exc}") from exc
@@ -233,38 +335,45 @@ def _month_day(text: str) -> tuple[int, int] | None:
     return month, day
 
 
+def _tagged_values(
+    root: Any, contexts: dict[str, Context], units: dict[str, str], keep: Callable[[str, Context], bool]
+) -> Iterator[TaggedValue]:
+    """Each non-nil ``ix:nonFraction`` whose concept and context ``keep`` accepts, in document order; only
+    those are read as numbers, so a garbled value elsewhere in the document does not stop the reading."""
+    for element in root.iter(f"{IX}nonFraction"):
+        concept = element.get("name", "")
+        context = contexts.get(element.get("contextRef", ""))
+        if context is None or element.get(XSI_NIL) == "true" or not keep(concept, context):
+            continue
+        yield TaggedValue(concept, context, units.get(element.get("unitRef", ""), ""), _number(element))
+
+
 def _observations(
     root: Any,
-    contexts: dict[str, _Context],
+    contexts: dict[str, Context],
     units: dict[str, str],
     *,
     form: str,
     accession: str | None,
     filed: date | None,
-) -> tuple[ObservationTable, str]:
-    raw: list[Observation] = []
-    for element in root.iter(f"{IX}nonFraction"):
-        concept = element.get("name", "")
-        context = contexts.get(element.get("contextRef", ""))
-        if (
-            concept not in _METRIC_OF
-            or context is None
-            or context.dimensional
-            or element.get(XSI_NIL) == "true"
-        ):
-            continue
-        raw.append(
-            Observation(
-                concept=concept,
-                unit=units.get(element.get("unitRef", ""), ""),
-                start=context.start,
-                end=context.end,
-                value=_number(element),
-                form=form,
-                accession=accession,
-                filed=filed,
-            )
+) -> tuple[ObservationTable, str, str]:
+    """The totals (facts without dimensions) of every concept some metric reads; the taxonomy and the
+    reporting currency (the unit most currency figures are in)."""
+    raw = [
+        Observation(
+            concept=tagged.concept,
+            unit=tagged.unit,
+            start=tagged.context.start,
+            end=tagged.context.end,
+            value=tagged.value,
+            form=form,
+            accession=accession,
+            filed=filed,
         )
+        for tagged in _tagged_values(
+            root, contexts, units, lambda concept, context: concept in _METRIC_OF and not context.dimensional
+        )
+    ]
     taxonomy = next((t for t in TAXONOMIES if any(o.concept.startswith(f"{t}:") for o in raw)), None)
     if taxonomy is None:
         raise UnsupportedFiler("the document tags none of the us-gaap or ifrs-full figures this desk reads")
@@ -277,7 +386,7 @@ def _observations(
         if observation.unit == metric.unit(currency) and (observation.start is not None) == wants_start:
             # The same fact is often shown twice (statement and notes); the first occurrence stands.
             table.setdefault(observation.concept, {}).setdefault(observation.key, observation)
-    return table, taxonomy
+    return table, taxonomy, currency
 
 
 def _number(element: Any) -> Decimal:
