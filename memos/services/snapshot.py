@@ -5,6 +5,8 @@ What is loaded, all read through the same adapters the live mode uses:
 - inline XBRL filings (10-K/10-Q primary documents) for figures companyfacts does not hold (KO, the
   quarters after TSLA's stale companyfacts); a fact id already taken by companyfacts is never overwritten,
   so the citation stays the filing that first reported the figure;
+- from the same documents, revenue by product line and business segment for each filing's own period
+  (``agents.data.edgar.segments``: ``AAPL:revenue_product_iphone:FY2024``), counted apart as "segments";
 - the quant profile of every stock with a bundled price file, against SPY, as of its last session;
 - news articles and prediction markets as untrusted source documents, each linked to the demo companies
   it names (``agents.data.companies``): Tiingo lists its tickers, a NewsAPI headline or a market question
@@ -35,15 +37,17 @@ from agents.data.edgar import (
     FilingRow,
     SnapshotEdgarSource,
     facts_from_companyfacts,
-    facts_from_inline_xbrl,
+    facts_from_filing,
     filings_from_submissions,
+    read_filing,
+    segment_facts,
 )
 from agents.data.edgar.sources import DocumentUnavailable
 from agents.data.errors import DataError
 from agents.data.markets import SnapshotMarketSource, market_document
 from agents.data.news import SnapshotNewsSource
 from agents.data.prices import SnapshotPriceSource
-from agents.data.types import Citation, SourceDocument
+from agents.data.types import Citation, Fact, SourceDocument
 from agents.quant import compute_profile, quant_facts
 from memos.models import Company, DataLoad, FactRecord
 from memos.models import SourceDocument as SourceDocumentRow
@@ -52,8 +56,9 @@ from memos.services import falsifier_hits
 
 BENCHMARK = "SPY"
 # Part of the data version: bump it when the loader reads the same files into different rows (version 2
-# links news and markets to the companies they name), so a desk loaded by the older loader loads again.
-LOADER_VERSION = 2
+# links news and markets to the companies they name; version 3 adds the filings' revenue by segment), so a
+# desk loaded by the older loader loads again.
+LOADER_VERSION = 3
 # Bundled inline XBRL documents are named ``{ticker}-{form}-{filed date}.html.gz``.
 FILING_NAME = re.compile(r"^(?P<ticker>[a-z]+)-(?P<form>10-[kq])-(?P<filed>\d{4}-\d{2}-\d{2})\.html\.gz$")
 COMPANYFACTS_NAME = re.compile(r"^CIK\d{10}_(?P<ticker>[A-Z.]+)\.json(\.gz)?$")
@@ -189,24 +194,28 @@ def _load_inline_filings(
         cik = listed[0] if listed else None
         accession = _accession(filings, edgar, cik, form=form, filed=filed)
         try:
-            fact_set = facts_from_inline_xbrl(
-                path.read_bytes(),
-                ticker=ticker,
-                accession=accession,
-                filed=_date(filed),
-                cik=cik,
+            filing = read_filing(
+                path.read_bytes(), ticker=ticker, accession=accession, filed=_date(filed), cik=cik
             )
+            fact_set, segments = facts_from_filing(filing), segment_facts(filing)
         except DataError as exc:
             report.problems.append(f"{path.name}: {exc}")
             continue
         company = companies.get(ticker, name=fact_set.entity, cik=fact_set.cik)
-        # A figure companyfacts already holds keeps its first-reported citation: only new ids are added.
-        ids = [fact.fact_id for fact in fact_set.facts]
-        held = set(FactRecord.objects.filter(fact_id__in=ids).values_list("fact_id", flat=True))
-        new = [fact for fact in fact_set.facts if fact.fact_id not in held]
-        rows = fact_rows(company=company, facts=new, data_version=report.data_version)
-        FactRecord.objects.bulk_create(rows, batch_size=1000)
-        _count(report, "inline-xbrl", len(rows))
+        _count(report, "inline-xbrl", _save_new(company, fact_set.facts, report.data_version))
+        _count(report, "segments", _save_new(company, segments, report.data_version))
+
+
+def _save_new(company: Company, facts: tuple[Fact, ...], data_version: str) -> int:
+    """Save the facts whose ids the store does not hold yet: a figure companyfacts (or an earlier filing)
+    already holds keeps its first-reported citation."""
+    ids = [fact.fact_id for fact in facts]
+    held = set(FactRecord.objects.filter(fact_id__in=ids).values_list("fact_id", flat=True))
+    rows = fact_rows(
+        company=company, facts=[fact for fact in facts if fact.fact_id not in held], data_version=data_version
+    )
+    FactRecord.objects.bulk_create(rows, batch_size=1000)
+    return len(rows)
 
 
 def _accession(

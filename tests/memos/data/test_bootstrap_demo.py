@@ -108,6 +108,28 @@ def test_inline_xbrl_fills_companies_and_quarters_companyfacts_lacks(loaded: str
     assert tesla.accession  # the snapshot's submissions list names the 10-Q
 
 
+def test_the_filings_revenue_by_segment_is_stored_and_counted(loaded: str) -> None:
+    iphone = FactRecord.objects.get(fact_id="AAPL:revenue_product_iphone:FY2024")
+    assert (iphone.value, iphone.label, iphone.unit) == (Decimal("201183000000"), "Revenue: iPhone", "USD")
+    assert (iphone.source, iphone.form, iphone.accession) == (
+        "sec-inline-xbrl",
+        "10-K",
+        "0000320193-24-000123",
+    )
+    five = ["iphone", "mac", "ipad", "wearables_home_and_accessories", "service"]
+    lines = FactRecord.objects.filter(fact_id__in=[f"AAPL:revenue_product_{line}:FY2024" for line in five])
+    assert len(lines) == 5
+    assert sum(line.value for line in lines) == FactRecord.objects.get(fact_id="AAPL:revenue:FY2024").value
+    assert FactRecord.objects.get(fact_id="NVDA:revenue_product_data_center:FY2026Q2").value == Decimal(
+        "41096000000"
+    )
+    # 11 lines in each of AAPL's two filings, NVDA 7, TSLA 11, KO 9 (tests/agents/data/test_edgar_segments.py)
+    stored = FactRecord.objects.filter(metric__regex=r"^revenue_(product|segment)_").count()
+    assert stored == 49
+    assert DataLoad.objects.latest("loaded_at").counts["segments"] == stored
+    assert f"{stored} segments" in loaded
+
+
 def test_a_figure_both_sources_hold_keeps_the_companyfacts_citation(loaded: str) -> None:
     # The 10-K inline document also reports FY2024 revenue; companyfacts' first-filed citation stays.
     assert FactRecord.objects.get(fact_id="AAPL:revenue:FY2024").source == "sec-companyfacts"
