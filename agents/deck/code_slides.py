@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from agents.deck.assign import metric_of
 from agents.deck.spec import Bullet, Figure, Slide
+from agents.deck.watch_slide import MemoCatalyst
 
 TITLE_SECTION = "Title"
 RISKS_SECTION = "Risks"
@@ -34,6 +35,8 @@ class MemoLines:
     version: str  # "memo v3"
     falsifiers: tuple[str, ...] = ()
     recommendation: str = ""  # "HOLD, half position"
+    thesis: str = ""  # its headline thesis, as frozen (its citations still "[[fact id]]")
+    catalysts: tuple[MemoCatalyst, ...] = ()
 
 
 def code_kind(section: str) -> str | None:

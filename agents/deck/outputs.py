@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.deck.gates import Decision, Measured, R1Result, Scored, StopReason
 from agents.deck.schemas import R1Judgement, R2Judgement, RubricProposal, Scope, WorkOrder
 from agents.deck.spec import Deck, Figure
+from agents.deck.watch_slide import MemoCatalyst
 from agents.text.repair import SectionRepair
 
 
@@ -34,6 +35,8 @@ class DeckEvidence(_Frozen):
     memo_version: str = ""
     memo_recommendation: str = ""
     memo_falsifiers: list[str] = Field(default_factory=list)
+    memo_thesis: str = ""  # its headline thesis, its citations as "[[fact id]]"
+    memo_catalysts: list[MemoCatalyst] = Field(default_factory=list)
 
 
 class Finding(_Frozen):

@@ -21,10 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agents.deck.assign import Assignment
-from agents.deck.code_slides import MemoLines, risks_slide, sources_slide, title_slide
+from agents.deck.code_slides import MAX_MEMO_LINES, MemoLines, risks_slide, sources_slide, title_slide
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme
 from agents.deck.stand_in import stand_in_takeaway, stand_in_title
+from agents.deck.watch_slide import watch_slide
 from agents.text.blanks import blank_problem
 from agents.text.figures import REF, segments
 from agents.text.repair import Writer
@@ -86,9 +87,23 @@ def resolve(
     risks = risks_slide(
         after, figures, risk_ids, frame.memo, lambda text: resolver.words(text, "memo"), own=frame.ticker
     )
-    shown = [f for slide in (*drafted, risks) for f in slide.figures()]
+    memo = frame.memo
+    watch = (
+        watch_slide(
+            after + 1,
+            memo.version,
+            thesis=memo.thesis,
+            catalysts=memo.catalysts,
+            falsifiers=memo.falsifiers[MAX_MEMO_LINES:],  # the risks slide quotes the first
+            cited=resolver.cited,
+        )
+        if memo is not None
+        else None
+    )
+    closing = (risks,) if watch is None else (risks, watch)
+    shown = [f for slide in (*drafted, *closing) for f in slide.figures()]
     opening = title_slide(title or f"{frame.company} ({frame.ticker})", thesis or frame.subtitle)
-    slides = (opening, *drafted, risks, sources_slide(after + 1, shown))
+    slides = (opening, *drafted, *closing, sources_slide(after + len(closing), shown))
     deck = Deck(
         company=frame.company,
         ticker=frame.ticker,
@@ -207,6 +222,26 @@ class _Resolver:
                 self.notes.resolved.append(where)
                 kept.append(placed)
         return "".join(kept).strip()
+
+    def cited(self, text: str, where: str) -> tuple[str, list[Figure]]:
+        """A memo's frozen words as a slide may print them: each ``[[fact id]]`` citation written as that
+        figure (the figures returned, to be cited where they stand); a sentence citing a figure the deck
+        was not given, typing a number of its own or with a hole in it is withheld."""
+        kept: list[str] = []
+        shown: list[Figure] = []
+        for sentence in sentences(text):
+            pieces = segments(sentence, self.ids, self.keep)
+            if blank_problem(sentence) or any(piece.kind == "removed" for piece in pieces):
+                self.notes.withheld.append(where)
+                continue
+            for piece in pieces:
+                if piece.kind == "fact":
+                    figure = self.figures[piece.fact_id]
+                    kept.append(figure.display)
+                    shown.extend([figure] if figure not in shown else [])
+                else:
+                    kept.append(piece.text)
+        return "".join(kept).strip(), shown
 
     def _typed(self, sentence: str) -> bool:
         return any(part.kind == "removed" for part in segments(sentence, frozenset(), self.keep))

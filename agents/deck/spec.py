@@ -23,8 +23,8 @@ from agents.env import ConfigError
 ChartKind = Literal["bar", "line", "bridge"]
 # What a slide is: the sections' slides carry the model's words; the title, risks and sources slides are
 # written by code from the run's figures (the executive summary is drafted with the deck's framing).
-SlideKind = Literal["title", "summary", "section", "risks", "sources"]
-CODE_SLIDES: frozenset[str] = frozenset({"title", "risks", "sources"})
+SlideKind = Literal["title", "summary", "section", "risks", "watch", "sources"]
+CODE_SLIDES: frozenset[str] = frozenset({"title", "risks", "watch", "sources"})
 SPEC_VERSION = 2
 
 

@@ -78,11 +78,11 @@ def lint_pptx(data: bytes, deck: Deck | None = None) -> list[Finding]:
 def _word_limit(spec_slide: Slide | None) -> int | None:
     """The sources slide is a reference list, read when checking a figure, not taken in at a glance: its
     words are not counted (each box is still checked). The executive summary and the risks slide may say
-    more than a slide: each states several findings with their figures."""
+    more than a slide: each states several findings with their figures, as does the memo's "what to watch"."""
     kind = spec_slide.kind if spec_slide is not None else "section"
-    return (
-        None if kind == "sources" else MAX_SUMMARY_WORDS if kind in ("summary", "risks") else MAX_SLIDE_WORDS
-    )
+    if kind == "sources":
+        return None
+    return MAX_SUMMARY_WORDS if kind in ("summary", "risks", "watch") else MAX_SLIDE_WORDS
 
 
 def _error_text(error: Exception) -> str:

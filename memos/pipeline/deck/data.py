@@ -17,6 +17,8 @@ from agents.data.edgar.derived import BRIDGE_STEPS, TTM_SUFFIX
 from agents.data.industries import peers
 from agents.deck.outputs import DeckEvidence
 from agents.deck.spec import Figure, display
+from agents.deck.watch_slide import MemoCatalyst
+from agents.text.figures import REF
 from memos.models import ArtefactVersion, Company, FactRecord
 from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
@@ -83,11 +85,12 @@ def run_data(ctx: StageContext) -> None:
     if not chosen:
         ctx.fail_step(step, f"the fact store holds no annual figures for {company.ticker}")
         raise StageFailed(f"no annual figures for {company.ticker}: a deck needs filed figures to show")
+    memo = latest_memo(ctx)
+    chosen += _memo_cited(memo, {fact.fact_id for fact in chosen})
     figures = [figure_of(fact, own=company.ticker) for fact in chosen]
     version = data_version(figures)
     ctx.set_run(data_version=version)
     as_of = max((fact.filed or fact.period_end for fact in chosen), default=None)
-    memo = latest_memo(ctx)
     ctx.finish(step, DeckEvidence(data_version=version, as_of=as_of, figures=figures, **memo))
 
 
@@ -103,13 +106,34 @@ def latest_memo(ctx: StageContext) -> dict[str, Any]:
     if version is None or not isinstance(memo, dict) or not isinstance(firewall, dict):
         return {}
     falsifiers = memo.get("falsifiers")
+    thesis = memo.get("headline_thesis")
+    # The catalysts the memo's code kept (dated after its data, within its horizon), else all it wrote.
+    catalysts = content.get("catalysts")
+    catalysts = catalysts if isinstance(catalysts, list) else memo.get("catalysts")
     return {
         "memo_version": f"memo v{version.number}",
         "memo_recommendation": f"{firewall.get('final', '')}, sizing {memo.get('sizing', '')}",
         "memo_falsifiers": [str(line) for line in falsifiers if isinstance(line, str)]
         if isinstance(falsifiers, list)
         else [],
+        "memo_thesis": thesis if isinstance(thesis, str) else "",
+        "memo_catalysts": [
+            MemoCatalyst(date=str(c["date"]), sign=str(c["expected_sign"]), event=str(c["event"]))
+            for c in catalysts
+            if isinstance(c, dict) and {"date", "expected_sign", "event"} <= c.keys()
+        ]
+        if isinstance(catalysts, list)
+        else [],
     }
+
+
+def _memo_cited(memo: dict[str, Any], chosen: set[str]) -> list[FactRecord]:
+    """The facts the memo's quoted lines cite that the deck did not choose already: a citation on the "what
+    to watch" slide is printed as its figure, so the deck carries it like any other."""
+    lines = [memo.get("memo_thesis", ""), *memo.get("memo_falsifiers", [])]
+    lines += [catalyst.event for catalyst in memo.get("memo_catalysts", [])]
+    cited = {match for line in lines for match in REF.findall(line)} - chosen
+    return list(FactRecord.objects.filter(fact_id__in=cited).order_by("fact_id"))
 
 
 def deck_facts(company: Company) -> list[FactRecord]:

@@ -88,6 +88,8 @@ class DeckInputs:
                 version=evidence.memo_version,
                 falsifiers=tuple(evidence.memo_falsifiers),
                 recommendation=evidence.memo_recommendation,
+                thesis=evidence.memo_thesis,
+                catalysts=tuple(evidence.memo_catalysts),
             )
             if evidence.memo_version
             else None

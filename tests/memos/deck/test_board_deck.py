@@ -1,6 +1,6 @@
 """A deck run on the fake server reads like a board deck: a title slide, the executive summary with the
 recommendation and its reasons, one slide per section with figures no other slide shows, the bridge, the
-risks (quoting the brief's memo) and the sources. An escalated run says on its page what it missed and what
+risks (quoting the brief's memo), what to watch (the memo's thesis and catalysts) and the sources. An escalated run says on its page what it missed and what
 the analyst can do."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def test_a_deck_opens_with_its_title_and_summary_and_ends_with_risks_and_sources
 
     kinds = [slide.kind for slide in deck.slides]
     # The fake scope's "Risks" section is answered by code's risks slide: it is not drafted again.
-    assert kinds == ["title", "summary", *["section"] * 4, "risks", "sources"]
+    assert kinds == ["title", "summary", *["section"] * 4, "risks", "watch", "sources"]
     cover, summary = deck.slides[0], deck.slides[1]
     assert cover.title == deck.title and cover.takeaway == deck.thesis
     assert summary.title == "Hold the position and review it after the next annual filing"
@@ -84,9 +84,15 @@ def test_a_deck_opens_with_its_title_and_summary_and_ends_with_risks_and_sources
     recommendation = memo.content["firewall"]["final"]
     prompt = next(m["content"] for m in framing[0]["body"]["messages"] if m["role"] == "user")
     assert f"The brief's latest memo (memo v{memo.number}) recommends {recommendation}" in prompt
-    risks = deck.slides[-2]
+    risks = deck.slides[-3]
     assert any(b.text.startswith(f"The memo v{memo.number} would be wrong if:") for b in risks.bullets)
     assert any("than the market" in b.text for b in risks.bullets)
+    # The memo's thesis and its dated catalysts, quoted by code on the "what to watch" slide.
+    watch = deck.slides[-2]
+    catalysts = memo.content["catalysts"] or memo.content["memo"]["catalysts"]
+    assert watch.title.startswith(f"The memo v{memo.number} expects")
+    assert any(b.text.startswith("The thesis: ") for b in watch.bullets)
+    assert any(b.text.startswith(f"By {catalysts[0]['date']}, expected to") for b in watch.bullets)
     sources = deck.slides[-1]
     assert sources.bullets and sources.bullets[0].text.startswith("SEC EDGAR, 10-")
     assert not sources.figures()
