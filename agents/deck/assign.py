@@ -4,8 +4,9 @@ Asked for one slide per section from the same list of figures, a small model put
 table on four slides. So code splits the run's figures into topics (a metric belongs to one topic) and gives
 each topic to the one section whose name and purpose speak of it most; a section nothing speaks to gets the
 topic left over. A slide's drafter is offered its section's figures only, so no table or chart can appear on
-two slides. The price-risk figures are kept for the risks slide code writes, and the latest year's bridge from
-revenue to net income for the section that owns profitability.
+two slides. The price-risk figures are kept for the risks slide code writes, the latest year's bridge from
+revenue to net income for the section that owns profitability, and revenue by line (where the filings break
+it down) for the section that owns growth.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agents.data.edgar.segments import is_segment
 from agents.deck.spec import Figure
 
 # topic -> (words in a section's name or purpose that ask for it, metrics it holds). A metric's quarterly,
@@ -21,7 +23,7 @@ from agents.deck.spec import Figure
 TOPICS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "growth": (
         ("growth", "grow", "revenue", "sales", "demand", "top line", "expansion", "market share", "scale"),
-        ("revenue", "revenue_growth_yoy"),
+        ("revenue", "revenue_growth_yoy", "segment"),
     ),
     "recent": (
         ("recent", "quarter", "momentum", "latest", "trend", "current", "trajectory", "outlook", "near"),
@@ -83,6 +85,7 @@ BRIDGE_METRICS = (
     "net_income",
 )
 BRIDGE_TOPIC = "profitability"
+MIX_TOPIC = "growth"  # the section that owns growth shows where revenue comes from
 _WORD = re.compile(r"[a-z&]+")
 
 
@@ -94,6 +97,7 @@ class SectionPlanned:
     topics: tuple[str, ...]
     figures: tuple[str, ...]  # fact ids the slide may show, in the run's order
     bridge: tuple[str, ...] = ()  # the bridge's fact ids, in order, when code draws one on this slide
+    mix: tuple[str, ...] = ()  # revenue by line, largest first, when code draws the breakdown on this slide
 
 
 @dataclass(frozen=True)
@@ -115,9 +119,11 @@ def metric_of(fact_id: str) -> str:
 
 def _key(figure: Figure, own: str = "") -> str:
     """The metric, marked ``@Q`` for a quarter's figure (its period ends in Q1..Q4); "peer" for a figure of
-    another company than ``own``."""
+    another company than ``own``; "segment" for one line of revenue by product or segment."""
     if own and not figure.fact_id.startswith(f"{own}:"):
         return "peer"
+    if is_segment(figure.fact_id):
+        return "segment"
     metric = metric_of(figure.fact_id)
     return f"{metric}@Q" if re.search(r"Q[1-4]$", figure.period) and not metric.endswith("_ttm") else metric
 
@@ -156,7 +162,8 @@ def assign(sections: Sequence[tuple[str, str]], figures: Sequence[Figure], *, ow
         metrics = {m for topic in owned[name] for m in TOPICS[topic][1]}
         chosen = tuple(f.fact_id for f in figures if keys[f.fact_id] in metrics)
         bridge = bridge_ids(figures) if BRIDGE_TOPIC in owned[name] else ()
-        planned[name] = SectionPlanned(name, tuple(owned[name]), chosen, bridge)
+        mix = tuple(i for i in chosen if keys[i] == "segment") if MIX_TOPIC in owned[name] else ()
+        planned[name] = SectionPlanned(name, tuple(owned[name]), chosen, bridge, mix)
     risks = tuple(
         f.fact_id for f in figures if metric_of(f.fact_id) in RISK_METRICS and keys[f.fact_id] != "peer"
     )

@@ -141,6 +141,8 @@ class _Resolver:
                 self.notes.dropped.append(f"{where}: the drafted chart (code draws this slide's bridge)")
             chart = self.bridge(planned.bridge)
         table = self.table(slide.table, where) if slide.table is not None else None
+        if planned is not None and len(planned.mix) >= MIN_CHART_POINTS:
+            chart, table = self._with_mix(planned.mix, chart, table, where)
         if table is not None and chart is not None:
             table = self._beside(table, chart, where)
         summary = slide.section == SUMMARY_SECTION
@@ -184,6 +186,22 @@ class _Resolver:
             return None
         self.notes.dropped.append(f"{where}: table rows the chart beside it shows")
         return table.model_copy(update={"rows": rows})
+
+    def _with_mix(
+        self, ids: tuple[str, ...], chart: Chart | None, table: Table | None, where: str
+    ) -> tuple[Chart | None, Table | None]:
+        """Code's breakdown of revenue by line on the slide: as its chart where the drafter drew none (or
+        drew the breakdown itself), else as its table (the drafted one gives way)."""
+        points = tuple(self.figures[i] for i in ids if i in self.figures)
+        if len(points) < MIN_CHART_POINTS:
+            return chart, table
+        title = f"Revenue by line, {points[0].period}"
+        if chart is None or set(chart.points) <= set(points):
+            mix = Chart(title=title, kind="bar", unit=points[0].unit, points=points, parts=True)
+            return mix, table
+        if table is not None:
+            self.notes.dropped.append(f"{where}: the drafted table (code shows revenue by line)")
+        return chart, Table(title=title, rows=points)
 
     def bridge(self, ids: tuple[str, ...]) -> Chart:
         """The latest year's bridge from revenue to net income: totals, and the steps taken away."""

@@ -70,10 +70,15 @@ class Chart(_Frozen):
     # A bridge (waterfall) only: for each point, whether it is a total (a bar from zero) or a step taken
     # away from the running total (a floating bar); its points are labelled by what they measure.
     steps: tuple[bool, ...] = ()
+    # A breakdown of one period's total (revenue by product line): its bars are labelled by their line.
+    parts: bool = False
 
     def category(self, index: int) -> str:
-        """What labels point ``index`` under the plot: its period, or in a bridge what it measures."""
+        """What labels point ``index`` under the plot: its period, in a breakdown its line ("iPhone" of
+        "Revenue: iPhone"), in a bridge what it measures."""
         point = self.points[index]
+        if self.parts:
+            return point.label.rpartition(": ")[2]
         if self.kind != "bridge":
             return point.period
         return f"Less {point.label[0].lower()}{point.label[1:]}" if self.steps[index] else point.label

@@ -29,6 +29,7 @@ _LABEL_PX = 13.0
 _MIN_LABEL_PX = 7.0
 _CHAR_WIDTH_EM = 0.62  # DejaVu Sans averages a little over 0.6 em per character
 _LINE_PADDING = Decimal("0.25")
+_ONE_LINE_CHARS = 14  # a longer category is broken over two lines
 
 
 class Point(Protocol):
@@ -85,7 +86,12 @@ def chart_svg(chart: Chart, width_px: int, height_px: int, palette: Palette = Pa
     """The chart as an ``<svg>`` element ``width_px`` by ``height_px``, every text escaped."""
     points = chart.points
     categories = [chart.category(i) for i in range(len(points))]
-    lines = [_two_lines(text) if chart.kind == "bridge" else [text] for text in categories]
+    # A bridge's categories, and a breakdown's longer names ("Wearables, Home and Accessories"), take two
+    # lines; a period is one word.
+    lines = [
+        _two_lines(text) if chart.kind == "bridge" or len(text) > _ONE_LINE_CHARS else [text]
+        for text in categories
+    ]
     label_px = _label_size(points, [line for parts in lines for line in parts], width_px)
     # Room above for value labels, below for the categories, and for a value label under a negative bar.
     top = label_px * 2.0
@@ -121,7 +127,7 @@ def chart_svg(chart: Chart, width_px: int, height_px: int, palette: Palette = Pa
 
 
 def _two_lines(text: str) -> list[str]:
-    """A bridge's category on two lines, broken at the space nearest its middle."""
+    """A long category on two lines, broken at the space nearest its middle."""
     spaces = [i for i, char in enumerate(text) if char == " "]
     if not spaces:
         return [text]

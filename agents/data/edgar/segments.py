@@ -21,7 +21,10 @@ document cannot tell them apart (the hierarchy lives in the filing's linkbase), 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import date
+from decimal import Decimal
+from itertools import combinations
 
 from agents.data.edgar.factset import fact_id
 from agents.data.edgar.inline_xbrl import Context, InlineFiling, TaggedValue, read_filing
@@ -142,3 +145,21 @@ def _fact(filing: InlineFiling, metric: str, tagged: TaggedValue, *, label: str)
         fiscal_period=filing.fiscal_period,
         citation=filing.citation(tagged.concept, label=label),
     )
+
+
+MAX_PARTITION_LINES = 16  # 65,536 subsets at most: an axis with more lines is not shown as a breakdown
+
+
+def complete_breakdown(lines: Mapping[str, Decimal], total: Decimal) -> tuple[str, ...]:
+    """The most lines of one axis and period whose values sum exactly to the filed ``total``, in the order
+    given; () when no two or more do. Filers tag subtotals beside the lines (Apple's Products beside iPhone
+    and Mac), and only the linkbase says which is which: the largest exact partition of the total is the
+    finest breakdown the document holds, and an exact sum is code's check that nothing is counted twice."""
+    ids = list(lines)
+    if len(ids) > MAX_PARTITION_LINES:
+        return ()
+    for size in range(len(ids), 1, -1):
+        for chosen in combinations(ids, size):
+            if sum((lines[i] for i in chosen), Decimal(0)) == total:
+                return chosen
+    return ()

@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Max
 
 from agents.data.edgar.derived import BRIDGE_STEPS, TTM_SUFFIX
+from agents.data.edgar.segments import METRIC_PREFIXES, complete_breakdown, is_segment
 from agents.data.industries import peers
 from agents.deck.outputs import DeckEvidence
 from agents.deck.spec import Figure, display
@@ -39,6 +40,7 @@ DECK_METRICS = (
     "fcf",
 )
 YEARS = 3
+REVENUE_LINE_PREFIX = "revenue_"  # both breakdowns' metrics start so (agents.data.edgar.segments)
 QUARTERS = 5  # the latest five quarters: the last one beside the same quarter a year before
 QUARTER_METRICS = ("revenue", "net_income", "gross_margin", "operating_margin")
 TTM_METRICS = tuple(
@@ -153,6 +155,7 @@ def deck_facts(company: Company) -> list[FactRecord]:
         )
         chosen += list(steps.order_by("metric"))
     chosen += _quarters(company)
+    chosen += _segments(company)
     chosen += _peers(company)
     daily = FactRecord.objects.filter(company=company, fiscal_period="DAY", metric__in=QUANT_MACRO_METRICS)
     last = daily.order_by("-period_end").values_list("period_end", flat=True).first()
@@ -180,6 +183,32 @@ def _quarters(company: Company) -> list[FactRecord]:
     return chosen
 
 
+def _segments(company: Company) -> list[FactRecord]:
+    """The latest period's revenue by product line (else by business segment) that the filings break down
+    completely: the lines whose sum is that period's filed revenue (agents.data.edgar.segments), largest
+    first. None when no inline filing gave lines, or none add up to the total."""
+    lines = FactRecord.objects.filter(company=company, metric__startswith=REVENUE_LINE_PREFIX)
+    periods = lines.order_by("-period_end").values_list("period_end", flat=True).distinct()
+    for period_end in periods:
+        held = [fact for fact in lines.filter(period_end=period_end) if is_segment(fact.fact_id)]
+        if not held:
+            continue
+        total = FactRecord.objects.filter(
+            company=company,
+            metric="revenue",
+            fiscal_year=held[0].fiscal_year,
+            fiscal_period=held[0].fiscal_period,
+        ).first()
+        if total is None:
+            continue
+        for prefix in METRIC_PREFIXES.values():  # product lines first, then business segments
+            axis = {fact.fact_id: fact for fact in held if fact.metric.startswith(prefix)}
+            chosen = complete_breakdown({i: fact.value for i, fact in axis.items()}, total.value)
+            if chosen:
+                return sorted((axis[i] for i in chosen), key=lambda fact: -fact.value)
+    return []
+
+
 def _peers(company: Company) -> list[FactRecord]:
     """The latest fiscal year's growth and operating margin of each competitor the fact store holds (the
     S&P 500 constituents in the company's GICS sub-industry: agents.data.industries), by ticker."""
@@ -199,6 +228,8 @@ def figure_of(fact: FactRecord, *, own: str = "") -> Figure:
     """The fact as a slide prints it; a competitor's (its ticker is not ``own``) is labelled with its
     ticker: "HPQ operating margin"."""
     label = LABELS.get(fact.metric, fact.metric.replace("_", " ").capitalize())
+    if is_segment(fact.fact_id) and fact.label:
+        label = fact.label  # "Revenue: iPhone", from the filer's member
     ticker = fact.fact_id.split(":", 1)[0]
     if own and ticker != own:
         label = f"{ticker} {label[0].lower()}{label[1:]}"

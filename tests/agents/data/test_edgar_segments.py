@@ -18,7 +18,7 @@ from agents.data.edgar import (
     segment_facts_from_inline_xbrl,
 )
 from agents.data.edgar.inline_xbrl import InlineFiling
-from agents.data.edgar.segments import member_name
+from agents.data.edgar.segments import complete_breakdown, member_name
 from agents.data.edgar.sources import read_json_file
 from agents.data.types import Fact
 from agents.text.figures import REF
@@ -287,3 +287,29 @@ def test_only_one_dimension_lines_on_the_two_axes_with_scale_and_sign_applied() 
     # The totals are as before: the segment contexts are still skipped there.
     totals = facts_from_filing(read_filing(SEGMENTED, ticker="EXMP")).facts_by_id()
     assert totals["EXMP:revenue:FY2025Q2"].value == Decimal(1_250_500_000)
+
+
+@pytest.mark.parametrize(
+    ("ticker", "relative", "expected"),
+    [
+        # Apple's Products subtotal gives way to the four hardware lines it adds up: the finest breakdown.
+        ("AAPL", AAPL_10K, ["iphone", "mac", "ipad", "wearables_home_and_accessories", "service"]),
+        # NVIDIA's Data Center gives way to its Compute and Networking parts.
+        ("NVDA", None, ["compute", "networking", "gaming", "professional_visualization", "automotive"]),
+    ],
+)
+def test_the_finest_complete_breakdown_sums_exactly_to_the_filed_total(
+    ticker: str, relative: str | None, expected: list[str]
+) -> None:
+    parsed = filing(ticker, relative)
+    product = {
+        fact.fact_id: fact.value
+        for fact in segment_facts(parsed)
+        if segment_axis(fact.fact_id) == "srt:ProductOrServiceAxis"
+    }
+    chosen = complete_breakdown(product, total(parsed).value)
+    names = [fact_id.split(":")[1].removeprefix("revenue_product_") for fact_id in chosen]
+    assert set(expected) <= set(names) and not {"product", "data_center"} & set(names)
+    assert sum(product[i] for i in chosen) == total(parsed).value
+    # Lines that add up to no total are no breakdown: nothing rather than a partial one.
+    assert complete_breakdown(product, total(parsed).value + 1) == ()

@@ -110,6 +110,44 @@ def test_each_section_gets_the_figures_its_purpose_names_and_no_figure_is_offere
     assert tuple(i.split(":")[1] for i in bridge_ids(POOL)) == BRIDGE_METRICS  # revenue ... net income
 
 
+FIGURES_BY_ID = {f.fact_id: f for f in POOL}
+LINES = [
+    fig(f"revenue_product_{slug}", "FY2025", value, source="10-K filed 2025-10-31").model_copy(
+        update={"label": f"Revenue: {name}"}
+    )
+    for slug, name, value in (
+        ("iphone", "iPhone", "209586000000"),
+        ("service", "Service", "109158000000"),
+        ("wearables_home_and_accessories", "Wearables, Home and Accessories", "35686000000"),
+    )
+]
+
+
+def test_revenue_by_line_is_code_s_chart_on_the_growth_slide_labelled_by_line_and_fact_checked() -> None:
+    pool = [*POOL, *LINES]
+    plan = assign([("Growth", "Where revenue comes from."), ("Margins", "Profit.")], pool, own="AAPL")
+    assert plan.sections["Growth"].mix == tuple(f.fact_id for f in LINES)
+    assert not plan.sections["Margins"].mix
+    slide = SlideDraft(
+        section="Growth", title="Phones still carry revenue", takeaway="Services grow.", bullets=[]
+    )
+    draft = DeckDraft(title="Hold", thesis="Growth holds.", slides=[slide])
+    frame = DeckFrame("Apple Inc.", "AAPL", "For the committee", plan=plan)
+    deck, _ = resolve(draft, {f.fact_id: f for f in pool}, frame)
+    chart = deck.slides[1].chart
+    assert chart is not None and chart.parts and chart.title == "Revenue by line, FY2025"
+    assert [chart.category(i) for i in range(3)] == ["iPhone", "Service", "Wearables, Home and Accessories"]
+    rendered = render(deck)
+    for data in (rendered.pptx, rendered.pdf):
+        assert [
+            f
+            for f in check(data, lookup_for(FIGURES_BY_ID | {f.fact_id: f for f in LINES})).figures
+            if f.status != "ok"
+        ] == []
+    assert not [f for f in lint_pptx(rendered.pptx, deck) if f.slide == 2 and f.rule != "wall_of_text"]
+    assert ">Wearables, Home</text>" in rendered.html  # a long line's name on two lines under its bar
+
+
 def test_sections_nothing_speaks_to_still_each_get_a_topic_of_their_own() -> None:
     plan = assign([("Thesis", "Why."), ("Context", "Why."), ("Outlook", "Why.")], POOL)
     assert all(planned.topics for planned in plan.sections.values())

@@ -1,7 +1,7 @@
 """A deck run on the fake server reads like a board deck: a title slide, the executive summary with the
-recommendation and its reasons, one slide per section with figures no other slide shows, the bridge, the
-risks (quoting the brief's memo), what to watch (the memo's thesis and catalysts) and the sources. An escalated run says on its page what it missed and what
-the analyst can do."""
+recommendation and its reasons, one slide per section with figures no other slide shows, the bridge and
+revenue by line, the risks (quoting the brief's memo), what to watch (the memo's thesis and catalysts) and
+the sources. An escalated run says on its page what it missed and what the analyst can do."""
 
 from __future__ import annotations
 
@@ -13,12 +13,17 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from agents.data.edgar import segment_facts_from_inline_xbrl
+from agents.data.edgar.segments import is_segment
 from agents.deck.assign import assign, bridge_ids
 from agents.deck.outputs import DeckOutput
+from agents.deck.spec import Chart
 from memos.models import ArtefactVersion, Company, FactRecord, Run
 from memos.pipeline import driver
 from memos.pipeline.deck.data import deck_facts, figure_of
+from memos.pipeline.fact_store import save_facts
 from memos.services.runs import start_run
+from tests.agents.data import SNAPSHOT
 from tests.memos.deck_support import deck_run, fake_deck_llm
 from tests.memos.pipeline_support import analyst, finished_run, load_desk_data
 
@@ -96,6 +101,40 @@ def test_a_deck_opens_with_its_title_and_summary_and_ends_with_risks_and_sources
     sources = deck.slides[-1]
     assert sources.bullets and sources.bullets[0].text.startswith("SEC EDGAR, 10-")
     assert not sources.figures()
+
+
+def test_revenue_by_line_from_the_inline_filing_is_drawn_by_code_on_the_growth_slide() -> None:
+    """Apple's 10-Q tags its Products subtotal beside iPhone, Mac, iPad and Wearables: the deck shows the
+    finest lines that add up to the quarter's filed revenue, largest first, labelled by line."""
+    company = load_desk_data("AAPL")
+    filed = SNAPSHOT / "edgar" / "filings" / "aapl-10-q-2025-08-01.html.gz"
+    save_facts(company=company, facts=segment_facts_from_inline_xbrl(filed.read_bytes(), ticker="AAPL"))
+    chosen = [fact.fact_id for fact in deck_facts(company)]
+    lines = [i for i in chosen if is_segment(i)]
+    assert [i.split(":")[1] for i in lines] == [
+        "revenue_product_iphone",
+        "revenue_product_service",
+        "revenue_product_mac",
+        "revenue_product_wearables_home_and_accessories",
+        "revenue_product_ipad",
+    ]  # the Products subtotal and the geographic segments left out: one breakdown, counted once
+    run = deck_run("quick", user=analyst())
+    with fake_deck_llm():
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    deck = DeckOutput.model_validate(ArtefactVersion.objects.get(run=run).content).deck
+    # As the slide's chart, or as its table where the drafter drew a chart of its own.
+    [mix] = [
+        part
+        for slide in deck.slides
+        for part in (slide.chart, slide.table)
+        if part is not None and part.title == "Revenue by line, FY2025Q3"
+    ]
+    points = mix.points if isinstance(mix, Chart) else mix.rows
+    assert [p.label for p in points][:2] == ["Revenue: iPhone", "Revenue: Service"]
+    if isinstance(mix, Chart):
+        assert mix.category(0) == "iPhone" and mix.parts
 
 
 def test_an_escalated_deck_says_which_gates_it_missed_and_what_the_analyst_can_do(client: Client) -> None:
