@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agents.data.edgar.derived import EARNINGS_STEPS
 from agents.data.edgar.segments import is_segment
 from agents.deck.spec import Figure
 
@@ -45,7 +46,7 @@ TOPICS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "earnings": (
         ("earning", "income", "eps", "per share", "shareholder", "valuation", "value", "return"),
-        ("net_income", "eps_diluted"),
+        ("net_income", "eps_diluted", *EARNINGS_STEPS),
     ),
     "cash": (
         ("cash", "capital", "capex", "invest", "allocation", "balance", "liquidity", "dividend", "buyback"),
@@ -85,7 +86,9 @@ BRIDGE_METRICS = (
     "net_income",
 )
 BRIDGE_TOPIC = "profitability"
+EARNINGS_TOTAL = "net_income"
 MIX_TOPIC = "growth"  # the section that owns growth shows where revenue comes from
+EARNINGS_TOPIC = "earnings"  # and the one that owns earnings what moved net income on the year
 _WORD = re.compile(r"[a-z&]+")
 
 
@@ -98,6 +101,8 @@ class SectionPlanned:
     figures: tuple[str, ...]  # fact ids the slide may show, in the run's order
     bridge: tuple[str, ...] = ()  # the bridge's fact ids, in order, when code draws one on this slide
     mix: tuple[str, ...] = ()  # revenue by line, largest first, when code draws the breakdown on this slide
+    # Last year's net income, each line's effect, this year's: when code draws that bridge on this slide.
+    earnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,9 @@ def assign(sections: Sequence[tuple[str, str]], figures: Sequence[Figure], *, ow
         chosen = tuple(f.fact_id for f in figures if keys[f.fact_id] in metrics)
         bridge = bridge_ids(figures) if BRIDGE_TOPIC in owned[name] else ()
         mix = tuple(i for i in chosen if keys[i] == "segment") if MIX_TOPIC in owned[name] else ()
-        planned[name] = SectionPlanned(name, tuple(owned[name]), chosen, bridge, mix)
+        # One code chart a slide: the earnings bridge where the slide has no other.
+        earnings = earnings_ids(figures) if EARNINGS_TOPIC in owned[name] and not (bridge or mix) else ()
+        planned[name] = SectionPlanned(name, tuple(owned[name]), chosen, bridge, mix, earnings)
     risks = tuple(
         f.fact_id for f in figures if metric_of(f.fact_id) in RISK_METRICS and keys[f.fact_id] != "peer"
     )
@@ -199,6 +206,23 @@ def bridge_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
     by_metric = {metric_of(f.fact_id): f.fact_id for f in annual if f.period == latest}
     steps = [by_metric.get(metric) for metric in BRIDGE_METRICS]
     return tuple(step for step in steps if step is not None) if all(steps) else ()
+
+
+def earnings_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
+    """The previous fiscal year's net income, each line's effect on it, and the latest year's, when every
+    one of them is there."""
+    own = figures[0].fact_id.split(":", 1)[0] if figures else ""
+    annual = {f.fact_id for f in figures if re.fullmatch(r"FY[0-9]{4}", f.period)}
+    years = sorted({int(i.rsplit(":FY", 1)[1]) for i in annual if i.startswith(f"{own}:{EARNINGS_TOTAL}:")})
+    if not years:
+        return ()
+    latest = years[-1]
+    ids = (
+        f"{own}:{EARNINGS_TOTAL}:FY{latest - 1}",
+        *(f"{own}:{step}:FY{latest}" for step in EARNINGS_STEPS),
+        f"{own}:{EARNINGS_TOTAL}:FY{latest}",
+    )
+    return ids if all(i in annual for i in ids) else ()
 
 
 def _score(text: str, words: Sequence[str]) -> int:

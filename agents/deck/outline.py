@@ -93,7 +93,8 @@ def slide_draft(slide: Slide) -> SlideDraft:
             kind=slide.chart.kind,
             points=[f.fact_id for f in slide.chart.points],
         )
-        if slide.chart is not None and slide.chart.kind != "bridge"  # code draws the bridge again
+        # Code draws its own charts again (the bridges, revenue by line).
+        if slide.chart is not None and slide.chart.kind != "bridge" and not slide.chart.parts
         else None,
     )
 

@@ -143,6 +143,10 @@ class _Resolver:
         table = self.table(slide.table, where) if slide.table is not None else None
         if planned is not None and len(planned.mix) >= MIN_CHART_POINTS:
             chart, table = self._with_mix(planned.mix, chart, table, where)
+        if planned is not None and planned.earnings and all(i in self.figures for i in planned.earnings):
+            if chart is not None:
+                self.notes.dropped.append(f"{where}: the drafted chart (code draws what moved net income)")
+            chart = self.earnings(planned.earnings)
         if table is not None and chart is not None:
             table = self._beside(table, chart, where)
         summary = slide.section == SUMMARY_SECTION
@@ -202,6 +206,19 @@ class _Resolver:
         if table is not None:
             self.notes.dropped.append(f"{where}: the drafted table (code shows revenue by line)")
         return chart, Table(title=title, rows=points)
+
+    def earnings(self, ids: tuple[str, ...]) -> Chart:
+        """Last year's net income, each line's effect on it, and this year's."""
+        points = tuple(self.figures[fact_id] for fact_id in ids)
+        steps = tuple(0 < index < len(points) - 1 for index in range(len(points)))
+        return Chart(
+            title=f"What moved net income from {points[0].period} to {points[-1].period}",
+            kind="bridge",
+            unit=points[0].unit,
+            points=points,
+            steps=steps,
+            adds=True,
+        )
 
     def bridge(self, ids: tuple[str, ...]) -> Chart:
         """The latest year's bridge from revenue to net income: totals, and the steps taken away."""

@@ -72,6 +72,9 @@ class Chart(_Frozen):
     steps: tuple[bool, ...] = ()
     # A breakdown of one period's total (revenue by product line): its bars are labelled by their line.
     parts: bool = False
+    # A bridge whose steps are signed effects added to the running total (last year's net income to this
+    # year's), not amounts taken away from it (revenue to net income).
+    adds: bool = False
 
     def category(self, index: int) -> str:
         """What labels point ``index`` under the plot: its period, in a breakdown its line ("iPhone" of
@@ -81,6 +84,8 @@ class Chart(_Frozen):
             return point.label.rpartition(": ")[2]
         if self.kind != "bridge":
             return point.period
+        if self.adds:  # totals of one metric in two years, and each line's effect between them
+            return point.label if self.steps[index] else f"{point.label} {point.period}"
         return f"Less {point.label[0].lower()}{point.label[1:]}" if self.steps[index] else point.label
 
 

@@ -49,7 +49,9 @@ class Chart(Protocol):
     @property
     def points(self) -> Sequence[Point]: ...
     @property
-    def steps(self) -> Sequence[bool]: ...  # a bridge's: which points are steps taken from the total
+    def steps(self) -> Sequence[bool]: ...  # a bridge's: which points are steps, not totals
+    @property
+    def adds(self) -> bool: ...  # a bridge whose steps are signed effects added to the total
     def category(self, index: int) -> str: ...  # what labels point ``index`` under the plot
 
 
@@ -105,7 +107,7 @@ def chart_svg(chart: Chart, width_px: int, height_px: int, palette: Palette = Pa
     elif chart.kind == "bar":
         body = _bars(plot, points, label_px, palette)
     elif chart.kind == "bridge":
-        body = _bridge(plot, points, chart.steps, label_px, palette)
+        body = _bridge(plot, chart, label_px, palette)
     else:
         body = _line(plot, points, label_px, palette)
     first_line = height_px - label_px * 0.8 - label_px * 1.2 * (rows - 1)
@@ -149,7 +151,7 @@ def value_range(chart: Chart) -> tuple[Decimal, Decimal]:
     (the PPTX chart's value axis is set to the same range, so both files draw the same shape)."""
     values = [point.decimal for point in chart.points] or [Decimal(0)]  # an empty chart: just the axis
     if chart.kind == "bridge":
-        values = [*values, *(end for _, end in bridge_spans(chart.points, chart.steps))]
+        values = [*values, *(end for _, end in bridge_spans(chart))]
     low, high = min(values), max(values)
     if chart.kind in ("bar", "bridge"):
         low, high = min(low, Decimal(0)), max(high, Decimal(0))
@@ -168,31 +170,39 @@ def _zero_rule(plot: _Plot) -> list[str]:
     return [f'<line x1="{plot.left:.1f}" y1="{y:.1f}" x2="{right:.1f}" y2="{y:.1f}" stroke="{RULE}"/>']
 
 
-def bridge_spans(points: Sequence[Point], steps: Sequence[bool]) -> list[tuple[Decimal, Decimal]]:
+def bridge_spans(chart: Chart) -> list[tuple[Decimal, Decimal]]:
     """Each bar of a bridge as (from, to): a total from zero to its value; a step from the running total
-    down by its value (up, when the value is negative)."""
+    by its value: taken away (revenue to net income: a cost), or added where the chart ``adds`` signed
+    effects (last year's net income to this year's: revenue's change, each cost's effect)."""
     spans = []
     running = Decimal(0)
-    for point, step in zip(points, steps, strict=True):
+    sign = 1 if chart.adds else -1
+    for point, step in zip(chart.points, chart.steps, strict=True):
         if step:
-            spans.append((running, running - point.decimal))
-            running -= point.decimal
+            spans.append((running, running + sign * point.decimal))
+            running += sign * point.decimal
         else:
             spans.append((Decimal(0), point.decimal))
             running = point.decimal
     return spans
 
 
-def _bridge(
-    plot: _Plot, points: Sequence[Point], steps: Sequence[bool], label_px: float, palette: Palette
-) -> list[str]:
+def takes_away(chart: Chart, index: int) -> bool:
+    """Whether a bridge's bar ``index`` lowers the running total: drawn in the negative colour."""
+    if not chart.steps[index]:
+        return False
+    return chart.points[index].decimal < 0 if chart.adds else chart.points[index].decimal > 0
+
+
+def _bridge(plot: _Plot, chart: Chart, label_px: float, palette: Palette) -> list[str]:
+    points = chart.points
     count = len(points)
     bar_width = min(plot.width / count * 0.6, 140.0)
     shapes = []
-    for i, (point, (start, end)) in enumerate(zip(points, bridge_spans(points, steps), strict=True)):
+    for i, (point, (start, end)) in enumerate(zip(points, bridge_spans(chart), strict=True)):
         centre = plot.slot_centre(i, count)
         top, bottom = min(plot.y(start), plot.y(end)), max(plot.y(start), plot.y(end))
-        colour = palette.negative if steps[i] else palette.accent
+        colour = palette.negative if takes_away(chart, i) else palette.accent
         shapes.append(
             f'<rect x="{centre - bar_width / 2:.1f}" y="{top:.1f}" width="{bar_width:.1f}" '
             f'height="{max(bottom - top, 1.0):.1f}" fill="{colour}"/>'

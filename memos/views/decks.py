@@ -282,13 +282,13 @@ def _chart_view(chart: Chart, cite: Callable[[Figure], Cited]) -> ChartView:
     count = max(len(chart.points), 1)
     column = CHART_WIDTH / count
     zero_y = y(Decimal(0)) if low <= 0 <= high else bottom
-    spans = charts.bridge_spans(chart.points, chart.steps) if chart.kind == "bridge" else []
+    spans = charts.bridge_spans(chart) if chart.kind == "bridge" else []
     marks = []
     for index, figure in enumerate(chart.points):
         centre = column * (index + 0.5)
         value_y = y(figure.decimal)
         if chart.kind in ("bar", "bridge"):
-            # A bar from zero; a bridge's step floats from the running total down (agents.render.charts).
+            # A bar from zero; a bridge's step floats from the running total (agents.render.charts).
             base, top_value = spans[index] if spans else (Decimal(0), figure.decimal)
             start, end = y(base), y(top_value)
             width = min(column * _BAR_SHARE, _MAX_BAR)
@@ -298,7 +298,7 @@ def _chart_view(chart: Chart, cite: Callable[[Figure], Cited]) -> ChartView:
                 y=round(min(start, end), 1),
                 width=round(width, 1),
                 height=round(max(abs(end - start), 1.0), 1),
-                negative=chart.steps[index] if spans else figure.decimal < 0,
+                negative=charts.takes_away(chart, index) if spans else figure.decimal < 0,
                 category=chart.category(index),
             )
         else:

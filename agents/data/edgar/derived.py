@@ -36,6 +36,29 @@ BRIDGE_STEPS: dict[str, tuple[str, str, str]] = {
         "Tax, interest and other: operating_income - net_income",
     ),
 }
+# What moved net income from one fiscal year to the next (seed 001 T3's growth bridge): each step is one
+# line's effect on net income, so the steps add up to the change: revenue's change, then each cost's change
+# with its sign turned (a cost that rose took from net income). Each is the difference of two filed
+# subtotals' changes: name -> (upper subtotal, lower subtotal or "" for revenue itself, what it is).
+EARNINGS_STEPS: dict[str, tuple[str, str, str]] = {
+    "ni_step_revenue": ("revenue", "", "Revenue's effect on net income: the change in revenue"),
+    "ni_step_cost_of_revenue": (
+        "revenue",
+        "gross_profit",
+        "Cost of revenue's effect on net income: the change in gross_profit less the change in revenue",
+    ),
+    "ni_step_operating_expenses": (
+        "gross_profit",
+        "operating_income",
+        "Operating expenses' effect on net income: the change in operating_income less that in gross_profit",
+    ),
+    "ni_step_below_operating": (
+        "operating_income",
+        "net_income",
+        "Tax, interest and other's effect on net income: the change in net_income less that in "
+        "operating_income",
+    ),
+}
 # Trailing twelve months of a flow, from the last fiscal year and the quarters filed since (10-Qs carry no
 # fourth quarter of their own): FY(y) + Q1..Qk(y+1) - Q1..Qk(y).
 TTM_FLOWS = ("revenue", "gross_profit", "operating_income", "net_income")
@@ -45,6 +68,7 @@ DERIVED_METRICS = (
     *MARGINS,
     "fcf",
     *BRIDGE_STEPS,
+    *EARNINGS_STEPS,
     *(f"{flow}{TTM_SUFFIX}" for flow in TTM_FLOWS),
     *(f"{name}{TTM_SUFFIX}" for name in MARGINS),
 )
@@ -68,6 +92,7 @@ def annual_derived_facts(years: Mapping[int, Mapping[str, Fact]]) -> list[Fact]:
             )
         facts.extend(_margins(metrics, suffix=""))
         facts.extend(_bridge_steps(metrics))
+        facts.extend(_earnings_steps(metrics, years.get(year - 1, {})))
         operating, capex = metrics.get("operating_cash_flow"), metrics.get("capex")
         if operating and capex and operating.unit == capex.unit:
             facts.append(
@@ -98,6 +123,40 @@ def _bridge_steps(metrics: Mapping[str, Fact]) -> list[Fact]:
                     unit=high.unit,
                 )
             )
+    return steps
+
+
+def _earnings_steps(metrics: Mapping[str, Fact], before: Mapping[str, Fact]) -> list[Fact]:
+    """The year's steps from the previous year's net income to its own, when all four subtotals were filed
+    for both years in one unit: every step or none, so the steps always add up to the change."""
+    names = ("revenue", "gross_profit", "operating_income", "net_income")
+    now, then = [metrics.get(n) for n in names], [before.get(n) for n in names]
+    if not all(now) or not all(then):
+        return []
+    current = {n: f for n, f in zip(names, now, strict=True) if f is not None}
+    previous = {n: f for n, f in zip(names, then, strict=True) if f is not None}
+    if len({f.unit for f in (*current.values(), *previous.values())}) != 1:
+        return []
+    steps = []
+    for name, (upper, lower, label) in EARNINGS_STEPS.items():
+        inputs: tuple[Fact, ...]  # the current year's first: the step is dated by it
+        if not lower:  # revenue's own change
+            value = current[upper].value - previous[upper].value
+            inputs = (current[upper], previous[upper])
+            derivation = f"{current[upper].fact_id} - {previous[upper].fact_id}"
+        else:
+            change_lower = current[lower].value - previous[lower].value
+            value = change_lower - (current[upper].value - previous[upper].value)
+            inputs = (current[lower], previous[lower], current[upper], previous[upper])
+            derivation = (
+                f"({current[lower].fact_id} - {previous[lower].fact_id})"
+                f" - ({current[upper].fact_id} - {previous[upper].fact_id})"
+            )
+        steps.append(
+            _derived(
+                name, value=value, inputs=inputs, derivation=derivation, label=label, unit=current[upper].unit
+            )
+        )
     return steps
 
 

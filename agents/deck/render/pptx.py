@@ -279,7 +279,7 @@ def _draw_bridge(shapes: Any, chart: Chart, area: Box, data: Any, *, label_pt: f
     (the offset to each bar's foot) is not drawn; the bars are the visible part above or below zero,
     labelled with the figures' display strings, as the PDF's bridge (agents.render.charts)."""
     parts: list[tuple[float, float, float]] = []  # (offset, above zero, below zero) of each bar
-    for start, end in charts.bridge_spans(chart.points, chart.steps):
+    for start, end in charts.bridge_spans(chart):
         low, high = sorted((float(start), float(end)))
         if low >= 0:
             parts.append((low, high - low, 0.0))
@@ -301,8 +301,8 @@ def _draw_bridge(shapes: Any, chart: Chart, area: Box, data: Any, *, label_pt: f
     offset.format.line.fill.background()
     axis_low, axis_high = charts.value_range(chart)
     span = float(axis_high - axis_low)
-    for index, (figure, step) in enumerate(zip(chart.points, chart.steps, strict=True)):
-        colour = _rgb(theme.negative if step else theme.accent)
+    for index, figure in enumerate(chart.points):
+        colour = _rgb(theme.negative if charts.takes_away(chart, index) else theme.accent)
         for series in (bars, under):
             point = series.points[index]
             point.format.fill.solid()

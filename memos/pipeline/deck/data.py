@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Max
 
-from agents.data.edgar.derived import BRIDGE_STEPS, TTM_SUFFIX
+from agents.data.edgar.derived import BRIDGE_STEPS, EARNINGS_STEPS, TTM_SUFFIX
 from agents.data.edgar.segments import METRIC_PREFIXES, complete_breakdown, is_segment
 from agents.data.industries import peers
 from agents.deck.outputs import DeckEvidence
@@ -70,6 +70,11 @@ LABELS = {
     "cost_of_revenue": "Cost of revenue",
     "operating_expenses": "Operating expenses",
     "below_operating": "Tax, interest and other",
+    # Each line's effect on net income between two fiscal years (agents.data.edgar.derived.EARNINGS_STEPS).
+    "ni_step_revenue": "Revenue",
+    "ni_step_cost_of_revenue": "Cost of revenue",
+    "ni_step_operating_expenses": "Operating expenses",
+    "ni_step_below_operating": "Tax, interest and other",
     "revenue_ttm": "Revenue, twelve months to",
     "net_income_ttm": "Net income, twelve months to",
     "gross_margin_ttm": "Gross margin, twelve months to",
@@ -151,7 +156,10 @@ def deck_facts(company: Company) -> list[FactRecord]:
     )
     if latest is not None:
         steps = FactRecord.objects.filter(
-            company=company, fiscal_period="FY", fiscal_year=latest, metric__in=tuple(BRIDGE_STEPS)
+            company=company,
+            fiscal_period="FY",
+            fiscal_year=latest,
+            metric__in=(*BRIDGE_STEPS, *EARNINGS_STEPS),
         )
         chosen += list(steps.order_by("metric"))
     chosen += _quarters(company)

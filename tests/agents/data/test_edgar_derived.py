@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from agents.data.edgar import DERIVED_METRICS, CompanyFactSet, facts_from_companyfacts, read_companyfacts_file
+from agents.data.edgar.derived import EARNINGS_STEPS
 from agents.data.types import Fact
 from tests.agents.data import shared_file
 
@@ -87,3 +88,19 @@ def test_every_derived_fact_names_inputs_that_exist_in_the_set(
         assert all(input_id in fact.derivation for input_id in fact.inputs)
         # The fact store keeps 10 decimal places; a derived value must fit it exactly.
         assert fact.value == fact.value.quantize(TEN_PLACES)
+
+
+def test_the_steps_from_last_year_s_net_income_add_up_to_this_year_s(aapl: dict[str, Fact]) -> None:
+    """Apple FY2025: revenue's change, then each cost's effect (a cost that rose takes away), from the
+    filed subtotals of both years."""
+    steps = [aapl[f"AAPL:{name}:FY2025"] for name in EARNINGS_STEPS]
+    before, after = aapl["AAPL:net_income:FY2024"], aapl["AAPL:net_income:FY2025"]
+    assert before.value + sum(step.value for step in steps) == after.value
+    revenue = aapl["AAPL:revenue:FY2025"].value - aapl["AAPL:revenue:FY2024"].value
+    assert steps[0].value == revenue == Decimal("25126000000")  # 416,161 - 391,035 M
+    gross = aapl["AAPL:gross_profit:FY2025"].value - aapl["AAPL:gross_profit:FY2024"].value
+    assert steps[1].value == gross - revenue  # cost of revenue rose: a negative effect
+    assert steps[1].value < 0 and steps[1].unit == "USD" and steps[1].period_end == after.period_end
+    assert steps[1].derivation == (
+        "(AAPL:gross_profit:FY2025 - AAPL:gross_profit:FY2024) - (AAPL:revenue:FY2025 - AAPL:revenue:FY2024)"
+    )

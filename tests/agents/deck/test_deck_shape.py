@@ -38,6 +38,7 @@ from agents.deck.schemas import (
 from agents.deck.slips import tell_order
 from agents.deck.spec import Chart, Deck, Figure, Slide, Theme, deck_theme, display
 from agents.env import ConfigError
+from agents.render.charts import bridge_spans, takes_away
 from tests.agents.deck.samples import figure, titled_deck
 
 EDGAR = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "edgar" / "companyfacts"
@@ -146,6 +147,52 @@ def test_revenue_by_line_is_code_s_chart_on_the_growth_slide_labelled_by_line_an
         ] == []
     assert not [f for f in lint_pptx(rendered.pptx, deck) if f.slide == 2 and f.rule != "wall_of_text"]
     assert ">Wearables, Home</text>" in rendered.html  # a long line's name on two lines under its bar
+
+
+# Apple FY2024 to FY2025, in millions: net income 93,736 -> 112,010; each step is a line's effect on it.
+EARNINGS = [
+    fig("net_income", "FY2024", "93736000000"),
+    *(
+        fig(f"ni_step_{name}", "FY2025", value, source="derived by code from filed figures").model_copy(
+            update={"label": label}
+        )
+        for name, label, value in (
+            ("revenue", "Revenue", "25126000000"),
+            ("cost_of_revenue", "Cost of revenue", "-10000000000"),
+            ("operating_expenses", "Operating expenses", "-4000000000"),
+            ("below_operating", "Tax, interest and other", "7148000000"),
+        )
+    ),
+]
+
+
+def test_what_moved_net_income_on_the_year_is_code_s_bridge_on_the_earnings_slide() -> None:
+    pool = [*POOL, *EARNINGS]
+    sections = [("Growth", "Revenue."), ("Margins", "Profit margins."), ("Earnings", "Net income and EPS.")]
+    plan = assign(sections, pool, own="AAPL")
+    ids = plan.sections["Earnings"].earnings
+    assert ids[0] == "AAPL:net_income:FY2024" and ids[-1] == "AAPL:net_income:FY2025" and len(ids) == 6
+    assert not plan.sections["Margins"].earnings  # that slide has the bridge from revenue to net income
+    slides = [
+        SlideDraft(section=name, title=f"{name} moved", takeaway="It moved.", bullets=[])
+        for name, _ in sections
+    ]
+    deck, _ = resolve(
+        DeckDraft(title="Hold", thesis="Holds.", slides=slides),
+        {f.fact_id: f for f in pool},
+        DeckFrame("Apple Inc.", "AAPL", "For the committee", plan=plan),
+    )
+    chart = deck.slides[3].chart
+    assert chart is not None and chart.adds and chart.title == "What moved net income from FY2024 to FY2025"
+    spans = bridge_spans(chart)
+    assert spans[-2][1] == spans[-1][1] == Decimal("112010000000")  # the steps land on this year's total
+    assert [takes_away(chart, i) for i in range(6)] == [False, False, True, True, False, False]
+    assert chart.category(0) == "Net income FY2024" and chart.category(2) == "Cost of revenue"
+    rendered = render(deck)
+    lookup = lookup_for({f.fact_id: f for f in pool})
+    for data in (rendered.pptx, rendered.pdf):
+        assert [f for f in check(data, lookup).figures if f.status != "ok"] == []
+    assert not [f for f in lint_pptx(rendered.pptx, deck) if f.slide == 4 and f.rule != "wall_of_text"]
 
 
 def test_sections_nothing_speaks_to_still_each_get_a_topic_of_their_own() -> None:

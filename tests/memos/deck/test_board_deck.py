@@ -76,9 +76,11 @@ def test_a_deck_opens_with_its_title_and_summary_and_ends_with_risks_and_sources
     ]
     assert len(shown) == len(set(shown))
 
-    [bridge] = [
-        slide.chart for slide in deck.slides if slide.chart is not None and slide.chart.kind == "bridge"
-    ]
+    bridges = [s.chart for s in deck.slides if s.chart is not None and s.chart.kind == "bridge"]
+    [bridge], [moved] = [c for c in bridges if not c.adds], [c for c in bridges if c.adds]
+    # What moved net income on the year, on the slide that owns earnings: its steps land on the total.
+    assert moved.title.startswith("What moved net income from FY")
+    assert moved.points[-1].fact_id.split(":")[1] == "net_income"
     assert [p.fact_id.split(":")[1] for p in bridge.points][:3] == [
         "revenue",
         "cost_of_revenue",
