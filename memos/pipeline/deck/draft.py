@@ -176,6 +176,16 @@ def graphic_note(planned: SectionPlanned | None) -> str:
             "Code draws this slide's chart: the latest year's bridge from revenue to net income. "
             "Leave the chart out; a table or bullets may explain the bridge."
         )
+    if planned is not None and planned.earnings:
+        return (
+            "Code draws this slide's chart: what moved net income from the year before (revenue's change "
+            "and each cost's effect). Leave the chart out; bullets may say which line moved it most."
+        )
+    if planned is not None and planned.mix:
+        return (
+            "Code shows revenue by line on this slide: as its chart, or as its table if you choose a chart "
+            "of another figure. Leave the table out."
+        )
     return "Choose a chart or a table only where this slide's point is a number."
 
 
