@@ -166,9 +166,11 @@ class _Resolver:
         """The slide with code's words where its title or takeaway was withheld whole (agents.deck.stand_in):
         an empty box would break a slide whose other words stand."""
         title = slide.title
-        if not title:
-            recommends = f"The {memo.version} recommends {memo.recommendation}" if memo else ""
-            title = recommends if memo is not None and memo.recommendation else stand_in_title(slide)
+        if not title:  # the summary's is its recommendation: the memo's stands in, where there is one
+            if memo is not None and memo.recommendation:
+                title = f"The {memo.version} recommends {memo.recommendation}"
+            else:
+                title = stand_in_title(slide)
             self.notes.stood_in.append(f"{where}: title")
         takeaway = slide.takeaway
         if not takeaway:
