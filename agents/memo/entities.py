@@ -50,9 +50,15 @@ _COMMON = _words(
     sec edgar gaap ifrs usd us ceo cfo ai it rsi sma ytd fy ttm q yoy qoq eu uk usa monday tuesday
     wednesday thursday friday saturday sunday january february march april may june july august
     september october november december jan feb mar apr jun jul aug sep sept oct nov dec
+    inc incorporated corp corporation co company ltd limited llc plc holdings group sa ag nv
     """
 )
 _WORD = re.compile(r"[a-z][a-z-]{3,}")
+# A "gap" that says there is none (the embedded 1.5B wrote "The analyst did not find any coverage gaps for
+# this question."): nothing was declared missing, so there is nothing to grade.
+_NO_GAP = re.compile(
+    r"\b(?:no|not (?:find|found|identify|identified|see|note) any|none)\b[^.;]*\bgaps?\b", re.IGNORECASE
+)
 _STOP = _words(
     """
     about above after again against also among another because been before being below between both
@@ -99,7 +105,8 @@ class Invented(BaseModel):
 
 def entities(statement: str, *, own: Iterable[str] = ()) -> list[str]:
     """The names and dates a statement gives, less the company's own name and ticker and common words."""
-    skip = {word.casefold() for name in own for word in re.findall(r"[A-Za-z&.'-]+", name)}
+    # "Apple Inc." is "Apple" and "Inc": a word of a name is compared without its closing full stop.
+    skip = {word.strip(".'").casefold() for name in own for word in re.findall(r"[A-Za-z&.'-]+", name)}
     found: list[str] = [match.group() for match in _DATE.finditer(statement)]
     for match in _NAME.finditer(statement):
         words = [w.strip(".'") for w in match.group().split()]
@@ -160,7 +167,7 @@ def grade_gaps(
     declared: list[tuple[str, list[str]]] = []
     for gap in gaps:
         terms = key_terms(gap)
-        if not terms:
+        if not terms or _NO_GAP.search(gap):  # "The analyst did not find any coverage gaps": none declared
             continue
         declared.append((gap, terms))
         holding = next((i for i in items if _covers(terms, f"{i.summary} {i.text} {i.metric}")), None)

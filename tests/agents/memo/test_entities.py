@@ -42,6 +42,9 @@ def test_names_and_dates_are_found_and_the_company_s_own_name_and_sentence_opene
     ]
     assert entities("Demand rose in FY2025 as revenue grew.", own=OWN) == []
     assert entities("Sales held; the launch on 2025-09-09 helped.", own=OWN) == ["2025-09-09"]
+    # The company's full name, as the embedded model opens every claim, names nothing a source must hold.
+    assert entities("Apple Inc. (AAPL) has kept a strong balance sheet.", own=OWN) == []
+    assert entities("Apple Inc. competes with Google and Microsoft Corp.", own=OWN) == ["Google", "Microsoft"]
 
 
 def test_a_name_or_date_none_of_the_cited_items_holds_marks_the_claim_and_drops_it_to_low() -> None:
@@ -66,3 +69,7 @@ def test_a_real_gap_is_credit_and_a_claim_on_what_was_declared_missing_is_a_pena
 
     _, report = audit([asserts_missing], CATALOG, own=OWN, gaps={"fundamentals": gaps})
     assert report.penalties == 1 and len(report.gap_grades) == 2
+
+    # A "gap" saying there is none is no gap: not graded as credit, nothing to invent against.
+    none = ["The analyst did not find any coverage gaps for this question.", "No significant gaps."]
+    assert grade_gaps("quant", none, [asserts_missing], CATALOG) == ([], [])
