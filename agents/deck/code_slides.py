@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from agents.deck.assign import metric_of
 from agents.deck.spec import Bullet, Figure, Slide
-from agents.deck.watch_slide import MemoCatalyst
+from agents.deck.watch_slide import MemoCatalyst, without_if
 
 TITLE_SECTION = "Title"
 RISKS_SECTION = "Risks"
@@ -101,7 +101,7 @@ def risks_slide(
         for line in memo.falsifiers[:MAX_MEMO_LINES]:
             kept = words(line)
             if kept:
-                bullets.append(Bullet(text=f"The {memo.version} would be wrong if: {kept}"))
+                bullets.append(Bullet(text=f"The {memo.version} would be wrong if: {without_if(kept)}"))
     if not fell:
         bullets.insert(0, Bullet(text="No watched margin or growth figure fell in the latest fiscal year"))
     title = _risks_title(fell, beta)

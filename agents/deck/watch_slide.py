@@ -10,6 +10,7 @@ number of its own, is withheld. The slide stays within the summary's word bound 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ MAX_LINE_CHARS = 220  # a quoted line longer than this would crowd the box: it i
 MAX_WATCH_BULLETS = 4
 FIGURE_WORDS = 4  # a figure printed after a line: "Revenue FY2025: USD 416,161 M"
 _COUNTS = {1: "one", 2: "two", 3: "three"}
+_LEADING_IF = re.compile(r"^if\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ def watch_slide(
     for index, line in enumerate(falsifiers, start=1):
         said, figures = cited(line, f"watch: falsifier {index}")
         if said and len(said) <= MAX_LINE_CHARS:
-            lines.append(Bullet(text=f"Wrong if: {said}", inline=tuple(figures)))
+            lines.append(Bullet(text=f"Wrong if: {without_if(said)}", inline=tuple(figures)))
     title = _title(version, dated)
     takeaway = f"What the {version} argued, and the dated events that would move its view."
     kept = _within_words(lines, budget=MAX_WATCH_WORDS - _words(title) - _words(takeaway))
@@ -74,6 +76,12 @@ def watch_slide(
     return Slide(
         number=number, section=WATCH_SECTION, kind="watch", title=title, takeaway=takeaway, bullets=kept
     )
+
+
+def without_if(falsifier: str) -> str:
+    """A falsifier as it follows "wrong if:": the memo's own leading "if" dropped (the embedded model's
+    "if revenue growth turns negative, ..." read "wrong if: if revenue ...")."""
+    return _LEADING_IF.sub("", falsifier.strip())
 
 
 def _title(version: str, dated: Sequence[str]) -> str:

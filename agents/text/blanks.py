@@ -21,11 +21,17 @@ _EMPTY_FIGURE = re.compile(
     r"|(?:\w:\s*\))"  # a label with nothing after it: "(net_income_growth_yoy: )"
     r"|(?:\bFY\b(?![-\s]*[0-9]))"  # a fiscal year without its year: "revenue growth from FY FY :"
     r"|(?:(?<![0-9\]])%)"  # a percent sign after no number: "moved -██% this week", "of %"
-    r"|(?:[$€£¥₹](?![ \t]?[0-9]))"  # a currency sign before no number: "rose to ¥ ¥ in FY", "a $ margin"
+    r"|(?:[$€£¥₹＄￥￡￦](?![ \t]?[0-9]))"  # a currency sign before no number: "rose to ¥ ¥", "given the ￥"
     # A month with its day's place left empty: "its quarterly report on February .get".
     r"|(?:\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
     r"\s+[.,;:)])",
     re.IGNORECASE,
+)
+# A sentence that stops on a word that cannot end one: a decoder at its length bound, or one that left the
+# figure out ("CAPEX is the sum of the capital expenditures made by the company in a", "the company can").
+# Not "to" or "in": "as it was expected to." and "the figures we believe in." end sentences.
+_DANGLING = re.compile(
+    r"\b(?:a|an|the|and|or|of|with|can|could|should|must|would)\s*[.!?]?\s*$", re.IGNORECASE
 )
 _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}", re.IGNORECASE)
 # Padding a decoder wrote where it wanted a figure: one sign or mark over and over (" ̂ ̂ ̂", ". . . .").
@@ -49,6 +55,6 @@ def blank_problem(sentence: str) -> str:
         return REPEATED_WORD
     if _PROMPT_ECHO.search(text):
         return PROMPT_ECHO
-    if _EMPTY_FIGURE.search(text):
+    if _EMPTY_FIGURE.search(text) or _DANGLING.search(text):
         return EMPTY_FIGURE
     return ""

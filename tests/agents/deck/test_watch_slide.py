@@ -44,7 +44,7 @@ def test_the_memo_s_thesis_and_catalysts_are_quoted_with_their_figures_before_th
             ),
             MemoCatalyst(date="2026-09-10", sign="negative", event="The product launch costs 12% more."),
         ),
-        falsifiers=("Gross margin contracts.", "Services growth stalls for two quarters."),
+        falsifiers=("Gross margin contracts.", "if services growth stalls for two quarters."),
     )
     deck, notes = _deck(memo)
     kinds = [slide.kind for slide in deck.slides]
@@ -56,7 +56,7 @@ def test_the_memo_s_thesis_and_catalysts_are_quoted_with_their_figures_before_th
     assert lines == [
         f"The thesis: Services carry the margin at {MARGIN.display} while hardware slows.",
         "By 2026-01-29, expected to help: The first-quarter report",
-        "Wrong if: Services growth stalls for two quarters.",  # the first is on the risks slide
+        "Wrong if: services growth stalls for two quarters.",  # the first is on the risks slide; no "if: if"
     ]
     assert watch.bullets[0].inline == (MARGIN,)
     # A citation of a figure the deck was not given, and a typed number, are withheld with their lines.

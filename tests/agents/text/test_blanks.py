@@ -31,6 +31,11 @@ WRITTEN = [
         PROMPT_ECHO,
     ),
     ("Revenue rose to \u00a5 \u00a5 in FY2025.", EMPTY_FIGURE),
+    # A fresh desk's deck bullets on the embedded model: a fullwidth yen, a sentence stopped on "a" or "can".
+    ("The committee should weigh its margins, especially given the \uffe5", EMPTY_FIGURE),
+    ("CAPEX is the sum of all capital expenditures made by the company in a", EMPTY_FIGURE),
+    ("For example, if FCF is positive, the company can", EMPTY_FIGURE),
+    ("FCF and CAPEX are used to determine the company's cash flow and", EMPTY_FIGURE),
 ]
 USABLE = [
     "XOM fell with crude; its own move [[XOM:alpha_1w:2015-08-21]] is large.",
