@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from agents.data.edgar.segments import is_segment
 from agents.deck.schemas import (
     BulletDraft,
     ChartDraft,
@@ -86,7 +87,10 @@ def slide_draft(slide: Slide) -> SlideDraft:
         table=TableDraft(
             title=slide.table.title or labels(slide.table.rows), rows=[f.fact_id for f in slide.table.rows]
         )
-        if slide.table is not None and len(slide.table.rows) >= 2
+        # Revenue by line is code's table (it may hold more lines than a drafted table may): drawn again.
+        if slide.table is not None
+        and len(slide.table.rows) >= 2
+        and not all(is_segment(f.fact_id) for f in slide.table.rows)
         else None,
         chart=ChartDraft(
             title=slide.chart.title or labels(slide.chart.points),

@@ -36,7 +36,7 @@ from agents.deck.schemas import (
     WorkOrder,
 )
 from agents.deck.slips import tell_order
-from agents.deck.spec import Chart, Deck, Figure, Slide, Theme, deck_theme, display
+from agents.deck.spec import Chart, Deck, Figure, Slide, Table, Theme, deck_theme, display
 from agents.env import ConfigError
 from agents.render.charts import bridge_spans, takes_away
 from tests.agents.deck.samples import figure, titled_deck
@@ -147,6 +147,11 @@ def test_revenue_by_line_is_code_s_chart_on_the_growth_slide_labelled_by_line_an
         ] == []
     assert not [f for f in lint_pptx(rendered.pptx, deck) if f.slide == 2 and f.rule != "wall_of_text"]
     assert ">Wearables, Home</text>" in rendered.html  # a long line's name on two lines under its bar
+    # Beside a drafted chart it is the slide's table, which a reviser's draft never carries (it may hold
+    # more lines than a drafted table may): code draws it again.
+    six = [*LINES, *(line.model_copy(update={"fact_id": f"{line.fact_id}x"}) for line in LINES)]
+    table_slide = deck.slides[1].model_copy(update={"table": Table(title="Revenue by line", rows=tuple(six))})
+    assert draft_of(deck.model_copy(update={"slides": (deck.slides[0], table_slide)})).slides[0].table is None
 
 
 # Apple FY2024 to FY2025, in millions: net income 93,736 -> 112,010; each step is a line's effect on it.
