@@ -90,6 +90,7 @@ EARNINGS_TOTAL = "net_income"
 MIX_TOPIC = "growth"  # the section that owns growth shows where revenue comes from
 EARNINGS_TOPIC = "earnings"  # and the one that owns earnings what moved net income on the year
 _WORD = re.compile(r"[a-z&]+")
+_FISCAL_YEAR = re.compile(r"FY[0-9]{4}")
 
 
 @dataclass(frozen=True)
@@ -198,8 +199,7 @@ def body_sections(
 
 def bridge_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
     """The latest fiscal year's steps from revenue to net income, when every one of them is there."""
-    own = figures[0].fact_id.split(":", 1)[0] if figures else ""
-    annual = [f for f in figures if re.fullmatch(r"FY[0-9]{4}", f.period) and f.fact_id.startswith(f"{own}:")]
+    _, annual = _own_annual(figures)
     if not annual:
         return ()
     latest = max(f.period for f in annual)
@@ -211,9 +211,9 @@ def bridge_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
 def earnings_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
     """The previous fiscal year's net income, each line's effect on it, and the latest year's, when every
     one of them is there."""
-    own = figures[0].fact_id.split(":", 1)[0] if figures else ""
-    annual = {f.fact_id for f in figures if re.fullmatch(r"FY[0-9]{4}", f.period)}
-    years = sorted({int(i.rsplit(":FY", 1)[1]) for i in annual if i.startswith(f"{own}:{EARNINGS_TOTAL}:")})
+    own, figured = _own_annual(figures)
+    annual = {f.fact_id for f in figured}
+    years = sorted({int(f.period[2:]) for f in figured if metric_of(f.fact_id) == EARNINGS_TOTAL})
     if not years:
         return ()
     latest = years[-1]
@@ -223,6 +223,13 @@ def earnings_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
         f"{own}:{EARNINGS_TOTAL}:FY{latest}",
     )
     return ids if all(i in annual for i in ids) else ()
+
+
+def _own_annual(figures: Sequence[Figure]) -> tuple[str, list[Figure]]:
+    """The company's ticker (the first figure's: the data stage lists its own first) and its fiscal years'
+    figures, peers' left out: what both of code's bridges are drawn from."""
+    own = figures[0].fact_id.split(":", 1)[0] if figures else ""
+    return own, [f for f in figures if _FISCAL_YEAR.fullmatch(f.period) and f.fact_id.startswith(f"{own}:")]
 
 
 def _score(text: str, words: Sequence[str]) -> int:

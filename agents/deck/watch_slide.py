@@ -51,30 +51,36 @@ def watch_slide(
     cited: Cited,
 ) -> Slide | None:
     """The slide, or None when nothing of the memo can be shown."""
-    lines: list[Bullet] = []
+    lines: list[tuple[Bullet, str]] = []  # each line, and its catalyst's date ("" for another line)
     said, figures = cited(thesis, "watch: thesis")
     said = _opening(said, MAX_PARAGRAPH_WORDS - _words("The thesis:"))
     if said and len(said) <= MAX_LINE_CHARS:
         shown = tuple(figure for figure in figures if figure.display in said)
-        lines.append(Bullet(text=f"The thesis: {said}", inline=shown))
-    dated = []
+        lines.append((Bullet(text=f"The thesis: {said}", inline=shown), ""))
     for index, catalyst in enumerate(catalysts, start=1):
         said, figures = cited(catalyst.event, f"watch: catalyst {index}")
         if said and len(said) <= MAX_LINE_CHARS:
             way = "expected to help" if catalyst.sign == "positive" else "expected to weigh"
-            lines.append(Bullet(text=f"By {catalyst.date}, {way}: {said}", inline=tuple(figures)))
-            dated.append(catalyst.date)
+            bullet = Bullet(text=f"By {catalyst.date}, {way}: {said}", inline=tuple(figures))
+            lines.append((bullet, catalyst.date))
     for index, line in enumerate(falsifiers, start=1):
         said, figures = cited(line, f"watch: falsifier {index}")
         if said and len(said) <= MAX_LINE_CHARS:
-            lines.append(Bullet(text=f"Wrong if: {without_if(said)}", inline=tuple(figures)))
-    title = _title(version, dated)
+            lines.append((Bullet(text=f"Wrong if: {without_if(said)}", inline=tuple(figures)), ""))
     takeaway = f"What the {version} argued, and the dated events that would move its view."
-    kept = _within_words(lines, budget=MAX_WATCH_WORDS - _words(title) - _words(takeaway))
+    # The budget leaves room for the longest title the lines could give; the title counts the catalysts kept.
+    longest = _title(version, [date for _, date in lines if date])
+    kept = _within_words(lines, budget=MAX_WATCH_WORDS - _words(longest) - _words(takeaway))
     if not kept:
         return None
+    title = _title(version, [date for _, date in kept if date])
     return Slide(
-        number=number, section=WATCH_SECTION, kind="watch", title=title, takeaway=takeaway, bullets=kept
+        number=number,
+        section=WATCH_SECTION,
+        kind="watch",
+        title=title,
+        takeaway=takeaway,
+        bullets=tuple(bullet for bullet, _ in kept),
     )
 
 
@@ -92,15 +98,18 @@ def _title(version: str, dated: Sequence[str]) -> str:
     return f"The {version} expects {count} {plural} by {max(dated)}"
 
 
-def _within_words(lines: Sequence[Bullet], budget: int) -> tuple[Bullet, ...]:
-    kept: list[Bullet] = []
-    for line in lines[:MAX_WATCH_BULLETS]:
-        cost = _words(line.text) + FIGURE_WORDS * len(line.figures)
+def _within_words(lines: Sequence[tuple[Bullet, str]], budget: int) -> list[tuple[Bullet, str]]:
+    """The lines in order, each that fits the words left, up to ``MAX_WATCH_BULLETS``."""
+    kept: list[tuple[Bullet, str]] = []
+    for line in lines:
+        cost = _words(line[0].text) + FIGURE_WORDS * len(line[0].figures)
         if cost > budget or cost > MAX_PARAGRAPH_WORDS:  # a longer line is a paragraph, read, not seen
             continue
         kept.append(line)
         budget -= cost
-    return tuple(kept)
+        if len(kept) == MAX_WATCH_BULLETS:
+            break
+    return kept
 
 
 def _opening(text: str, max_words: int) -> str:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from functools import reduce
+from operator import or_
 from typing import Any
 
-from django.db.models import Max
+from django.db.models import Max, Q
 
 from agents.data.edgar.derived import BRIDGE_STEPS, EARNINGS_STEPS, TTM_SUFFIX
 from agents.data.edgar.segments import METRIC_PREFIXES, complete_breakdown, is_segment
@@ -40,7 +42,6 @@ DECK_METRICS = (
     "fcf",
 )
 YEARS = 3
-REVENUE_LINE_PREFIX = "revenue_"  # both breakdowns' metrics start so (agents.data.edgar.segments)
 QUARTERS = 5  # the latest five quarters: the last one beside the same quarter a year before
 QUARTER_METRICS = ("revenue", "net_income", "gross_margin", "operating_margin")
 TTM_METRICS = tuple(
@@ -195,17 +196,15 @@ def _segments(company: Company) -> list[FactRecord]:
     """The latest period's revenue by product line (else by business segment) that the filings break down
     completely: the lines whose sum is that period's filed revenue (agents.data.edgar.segments), largest
     first. None when no inline filing gave lines, or none add up to the total."""
-    lines = FactRecord.objects.filter(company=company, metric__startswith=REVENUE_LINE_PREFIX)
-    periods = lines.order_by("-period_end").values_list("period_end", flat=True).distinct()
-    for period_end in periods:
-        held = [fact for fact in lines.filter(period_end=period_end) if is_segment(fact.fact_id)]
-        if not held:
-            continue
+    lines = FactRecord.objects.filter(company=company).filter(
+        reduce(or_, (Q(metric__startswith=prefix) for prefix in METRIC_PREFIXES.values()))
+    )
+    by_period: dict[tuple[int | None, str], list[FactRecord]] = {}
+    for fact in lines.order_by("-period_end", "fact_id"):
+        by_period.setdefault((fact.fiscal_year, fact.fiscal_period), []).append(fact)
+    for (year, period), held in by_period.items():  # the latest period first
         total = FactRecord.objects.filter(
-            company=company,
-            metric="revenue",
-            fiscal_year=held[0].fiscal_year,
-            fiscal_period=held[0].fiscal_period,
+            company=company, metric="revenue", fiscal_year=year, fiscal_period=period
         ).first()
         if total is None:
             continue

@@ -89,6 +89,10 @@ def test_memo_lines_at_their_longest_fit_the_slide_and_its_word_bound() -> None:
     assert thesis.startswith("The thesis: Services carry") and thesis.endswith("keeps growing.")
     assert len(thesis.split()) <= 30
     assert len(watch.bullets) <= 4
+    # The title counts the catalysts the slide kept, not those the bounds left out (here, every one: each
+    # is over a paragraph's 30 words), so it promises none.
+    assert not any(b.text.startswith("By 2026-") for b in watch.bullets)
+    assert watch.title == "The memo v12's thesis, and what would prove it wrong"
     findings = lint_pptx(render(deck).pptx, deck)
     assert [f for f in findings if f.slide == watch.number] == []
 
