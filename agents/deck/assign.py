@@ -119,6 +119,9 @@ class Assignment:
         return tuple(dict.fromkeys(found))
 
 
+_PERIOD_ORDER = re.compile(r"FY(\d{4})(Q[1-4])?")  # "FY2024" < "FY2025", "FY2025Q1" < "FY2025Q3" as text
+
+
 def metric_of(fact_id: str) -> str:
     return fact_id.split(":")[1] if fact_id.count(":") >= 2 else ""
 
@@ -238,6 +241,27 @@ def _score(text: str, words: Sequence[str]) -> int:
     return sum(
         1 for word in words if re.search(rf"\b{re.escape(word)}" + (r"\b" if len(word) <= 3 else ""), lowered)
     )
+
+
+def latest_figures(figures: Mapping[str, Figure]) -> dict[str, Figure]:
+    """Each metric's figure of its latest fiscal year and of its latest quarter, and every figure of
+    another kind of period (a price record "as of" a day): what the executive summary's reasons are offered.
+    One figure backs a reason, and offered three years the embedded drafter put the oldest ("revenue growth
+    FY2023: -2.8%") under a reason about today's growth."""
+    latest: dict[tuple[str, str, bool], tuple[str, Figure]] = {}
+    kept: dict[str, Figure] = {}
+    for fact_id, figure in figures.items():
+        match = _PERIOD_ORDER.fullmatch(figure.period)
+        if match is None:
+            kept[fact_id] = figure
+            continue
+        ticker_metric = fact_id.rsplit(":", 1)[0]
+        key = (ticker_metric, figure.label, match.group(2) is not None)
+        held = latest.get(key)
+        if held is None or figure.period > held[1].period:
+            latest[key] = (fact_id, figure)
+    chosen = kept.keys() | {fact_id for fact_id, _ in latest.values()}
+    return {fact_id: figure for fact_id, figure in figures.items() if fact_id in chosen}
 
 
 def figures_of(ids: Sequence[str], figures: Mapping[str, Figure]) -> dict[str, Figure]:

@@ -87,7 +87,9 @@ def build(
         dropped=notes.dropped,
         language=language,
     )
-    return measured.model_copy(update={"trimmed": trimmed, "resolved": notes.resolved})
+    return measured.model_copy(
+        update={"trimmed": trimmed, "resolved": notes.resolved, "contradicted": notes.contradicted}
+    )
 
 
 def measure(

@@ -55,6 +55,8 @@ class Candidate(_Frozen):
     measured: Measured
     unresolved: list[str] = Field(default_factory=list)
     withheld: list[str] = Field(default_factory=list)
+    # Bullets whose words their own figures contradict, withheld: "slide 3: bullet 1: it says ... but ...".
+    contradicted: list[str] = Field(default_factory=list)
     # Sentences in which code wrote a typed number as the figure that backs it: "slide 3: bullet 1".
     resolved: list[str] = Field(default_factory=list)
     dropped: list[str] = Field(default_factory=list)

@@ -10,6 +10,8 @@ The drafter and the reviser write words and fact ids. Here, code:
   (agents.text.blanks), and every other sentence in which the model typed a figure of its own
   (agents.text.figures decides what a figure is: a year, a date, a duration or a number the analyst's brief
   contains is not one), and lists it, so a board never reads a number nobody can trace;
+- withholds a bullet's words where they say its metric went the other way than its own figures went
+  (agents.deck.directions), keeping the figures;
 - stands in with code's words (agents.deck.stand_in) where a slide's whole title or takeaway was withheld;
 - keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 
 from agents.deck.assign import Assignment
 from agents.deck.code_slides import MAX_MEMO_LINES, MemoLines, risks_slide, sources_slide, title_slide
+from agents.deck.directions import contradiction
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme
 from agents.deck.stand_in import stand_in_takeaway, stand_in_title
@@ -49,6 +52,8 @@ class Resolution:
     resolved: list[str] = field(default_factory=list)  # "slide 3: bullet 1" for each sentence code resolved
     dropped: list[str] = field(default_factory=list)  # charts or tables that lost their figures
     stood_in: list[str] = field(default_factory=list)  # "slide 3: takeaway" where code's words stand in
+    # "slide 3: bullet 1: it says revenue went up, but ...": words their own figures contradict, withheld
+    contradicted: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -310,6 +315,10 @@ class _Resolver:
         inline: list[Figure] = []
         text = self.placed_words(draft.text, where, inline)
         figures = tuple(figure for figure in listed if figure not in inline)  # printed once, in the words
+        problem = contradiction(text, (*inline, *figures))
+        if problem:  # the figures stay, without the words that misread them
+            self.notes.contradicted.append(f"{where}: {problem}")
+            text, figures, inline = "", (*inline, *figures), []
         if not text and not figures:
             return None
         return Bullet(text=text, figures=figures, inline=tuple(inline))

@@ -58,10 +58,10 @@ def stand_in_takeaway(slide: Slide) -> str:
     cash flow rose in FY2025."), else what the slide shows, by its figures' names."""
     found = moves(slide_figures(slide))[:MAX_MOVES]
     if not found:
-        labels = list(dict.fromkeys(_lowered(f.label) for f in slide_figures(slide)))
+        labels = list(dict.fromkeys(lowered(f.label) for f in slide_figures(slide)))
         return f"{slide.section}: {_listed(labels)}, from the filings." if labels else f"{slide.section}."
     first, *rest = found
-    return f"{_listed([first, *(_lowered(move) for move in rest)])}."
+    return f"{_listed([first, *(lowered(move) for move in rest)])}."
 
 
 def _annual_pair(held: Sequence[Figure]) -> tuple[Figure, Figure] | None:
@@ -82,7 +82,7 @@ def _quarter_pair(held: Sequence[Figure]) -> tuple[Figure, Figure] | None:
     return (before, quarters[latest]) if before is not None else None
 
 
-def _lowered(text: str) -> str:
+def lowered(text: str) -> str:
     """A label inside a sentence: "operating margin", but "R&D expense" and "EPS (diluted)" as they are."""
     if len(text) > 1 and text[0].isupper() and text[1].islower():
         return text[0].lower() + text[1:]

@@ -10,7 +10,7 @@ from functools import partial
 
 from pydantic import BaseModel
 
-from agents.deck.assign import SectionPlanned, figures_of
+from agents.deck.assign import SectionPlanned, figures_of, latest_figures
 from agents.deck.candidate import build
 from agents.deck.gates import r1_result
 from agents.deck.humanizer import OTHER_SCRIPT
@@ -127,11 +127,13 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
 
     def framing() -> Framing:
         ctx.check()
-        values = shared | {"figures": figure_lines(found)}
+        # Each metric's latest year and quarter only: a reason states where the company stands now.
+        offered = latest_figures(found)
+        values = shared | {"figures": figure_lines(offered)}
         prompt = template("deck_framing", ctx.run).render(
             values, untrusted | {"memo": memo_note(inputs(ctx).frame)}, nonce=ctx.run.nonce
         )
-        schema = framing_schema(tuple(found))
+        schema = framing_schema(tuple(offered))
         # Cut back at the bound it was asked for (tighter than a draft may hold): a board never reads half
         # of a sentence.
         answer, _ = trim_cut(gw.complete(prompt, schema, context=inputs(ctx).call(DRAFT, Role.DRAFTER)))
@@ -208,6 +210,8 @@ def rebuild_note(previous: DraftOutput | None) -> str:
         lines += [f"- slide {w.slide} ({w.dimension}): {w.problem}" for w in previous.judgement.weakest]
     if previous.candidate.withheld:
         lines.append("- sentences removed for typing numbers: " + ", ".join(previous.candidate.withheld[:5]))
+    contradicted = previous.candidate.contradicted[:3]
+    lines += [f"- words removed, their own figures say otherwise: {c}" for c in contradicted]
     slipped = [f for f in previous.candidate.humanizer if f.rule == OTHER_SCRIPT]
     lines += [f"- slide {f.slide} {f.shape}: {f.message}" for f in slipped[:3]]
     return "\n".join(lines)

@@ -22,6 +22,7 @@ _FILED = {
     ("net_income", 2024): "93736000000",
     ("gross_margin", 2024): "0.4620680246",
     ("operating_margin", 2024): "0.3151022287",
+    ("revenue_growth_yoy", 2023): "-0.0280046053",
     ("revenue_growth_yoy", 2024): "0.0202225479",
     ("eps_diluted", 2024): "6.08",
 }

@@ -14,7 +14,7 @@ from lxml import etree
 from pptx import Presentation
 
 from agents.data.edgar.companyfacts import facts_from_companyfacts, read_companyfacts_file
-from agents.deck.assign import BRIDGE_METRICS, assign, body_sections, bridge_ids
+from agents.deck.assign import BRIDGE_METRICS, assign, body_sections, bridge_ids, latest_figures
 from agents.deck.candidate import lookup_for, render
 from agents.deck.code_slides import MemoLines, code_kind, risks_slide, sources_slide
 from agents.deck.factcheck.check import check
@@ -112,6 +112,17 @@ def test_each_section_gets_the_figures_its_purpose_names_and_no_figure_is_offere
 
 
 FIGURES_BY_ID = {f.fact_id: f for f in POOL}
+
+
+def test_the_summary_s_reasons_are_offered_each_metric_s_latest_year_and_quarter_only() -> None:
+    offered = latest_figures(FIGURES_BY_ID)
+    assert "AAPL:revenue:FY2025" in offered and "AAPL:revenue:FY2026Q1" in offered
+    assert "AAPL:revenue:FY2024" not in offered and "AAPL:revenue:FY2025Q4" not in offered
+    assert "AAPL:revenue_growth_yoy:FY2025" in offered and "AAPL:revenue_growth_yoy:FY2024" not in offered
+    assert "AAPL:beta:as of 2026-10-30" in offered  # a price record is as of a day: kept
+    assert list(offered) == [i for i in FIGURES_BY_ID if i in offered]  # in the data stage's order
+
+
 LINES = [
     fig(f"revenue_product_{slug}", "FY2025", value, source="10-K filed 2025-10-31").model_copy(
         update={"label": f"Revenue: {name}"}
