@@ -13,6 +13,7 @@ The drafter and the reviser write words and fact ids. Here, code:
 - withholds a bullet's words where they say its metric went the other way than its own figures went
   (agents.deck.directions), keeping the figures;
 - stands in with code's words (agents.deck.stand_in) where a slide's whole title or takeaway was withheld;
+- opens each line with a capital letter, unless its first word is a name ("iPhone");
 - keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
 """
 
@@ -263,7 +264,7 @@ class _Resolver:
             else:
                 self.notes.resolved.append(where)
                 kept.append(placed)
-        return "".join(kept).strip()
+        return _opened("".join(kept).strip())
 
     def cited(self, text: str, where: str) -> tuple[str, list[Figure]]:
         """A memo's frozen words as a slide may print them: each ``[[fact id]]`` citation written as that
@@ -347,6 +348,16 @@ class _Resolver:
             unit=unit,
             points=tuple(same_unit),
         )
+
+
+def _opened(text: str) -> str:
+    """The text with its first letter a capital, as a slide's line opens: the embedded drafter often begins
+    a bullet in lower case ("the company's revenue ..."). A first word with a capital or a digit of its own
+    ("iPhone", "eBay", "x86") is a name, left as written."""
+    first = text.split(" ", 1)[0]
+    if not first[:1].islower() or any(ch.isupper() or ch.isdigit() for ch in first):
+        return text
+    return text[0].upper() + text[1:]
 
 
 def _metric(fact_id: str) -> str:

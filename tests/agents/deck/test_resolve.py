@@ -53,3 +53,14 @@ def test_the_rendered_deck_with_code_written_figures_passes_the_fact_check() -> 
     candidate = build(_draft(bullets), FIGURES, FRAME, scope)
     assert candidate.mismatches == [] and candidate.measured.mismatches == 0
     assert candidate.resolved == ["slide 2: bullet 1"] and candidate.withheld == []
+
+
+def test_a_line_opens_with_a_capital_unless_its_first_word_is_a_name() -> None:
+    bullets = [
+        BulletDraft(text="the installed base keeps buying services.", figures=[]),
+        BulletDraft(text="iPhone remains the largest line.", figures=[]),
+    ]
+    deck, _ = resolve(_draft(bullets), FIGURES, FRAME)
+    opened, named = deck.slides[1].bullets
+    assert opened.text == "The installed base keeps buying services."
+    assert named.text == "iPhone remains the largest line."
