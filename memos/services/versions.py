@@ -175,7 +175,7 @@ def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion
         score_delta=delta,
         scores=artefact.scores,
         sections=artefact.sections,
-        sources=_sources(artefact.cited),
+        sources=cited_sources(artefact.cited),
         prompt_versions=prompts,
         rubric_versions=_rubrics_of(run, artefact.kind),
         model_versions=models,
@@ -349,7 +349,15 @@ def _rubrics_of(run: Run, kind: str) -> dict[str, Any]:
     return {name: pin for name, pin in sorted(run.rubric_versions.items()) if name.startswith(f"{kind}_")}
 
 
-def _sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:
+def _period(fact: FactRecord) -> str:
+    """ "FY 2025" for a filed figure; "as of 2017-09-01" for one computed from prices on a day (its fiscal
+    period is "DAY"), so a reader sees how old a price figure is beside filings of this year."""
+    if fact.fiscal_year is None:
+        return f"as of {fact.period_end.isoformat()}"
+    return f"{fact.fiscal_period} {fact.fiscal_year}"
+
+
+def cited_sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:
     """The cited facts and documents as they stand now, frozen with the version: a later load that corrects
     a figure does not change what this version was built on."""
     ids = list(cited)
@@ -364,7 +372,7 @@ def _sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:
                     "kind": "fact",
                     "label": fact.label or fact.metric,
                     "value": format_value(fact.value, fact.unit),
-                    "period": f"{fact.fiscal_period} {fact.fiscal_year or ''}".strip(),
+                    "period": _period(fact),
                     "period_end": fact.period_end.isoformat(),
                     "form": fact.form,
                     "filed": fact.filed.isoformat() if fact.filed else "",

@@ -10,12 +10,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from memos.models import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Vote
+from memos.models import ArtefactVersion, AuditEvent, FactRecord, Motion, Notice, ReviewPolicy, Vote
 from memos.pipeline import driver
 from memos.services import review
 from memos.services.accounts import Roles
 from memos.services.review import ReviewRefused
 from memos.services.runs import create_brief, start_run
+from memos.services.versions import cited_sources
 from tests.mail_server import smtp_inbox
 from tests.memos.pipeline_support import fake_llm, finished_run, load_desk_data, person, script_for
 
@@ -81,6 +82,16 @@ def test_a_finished_run_freezes_v1_and_its_committee_and_reviewers_each_get_one_
     assert signed_out.status_code == 302 and "/accounts/login/" in signed_out["Location"]
     page = browser(desk["cm1"]).get(f"/versions/{version.pk}/")
     assert page.status_code == 200 and b"Your vote" in page.content
+
+
+def test_a_price_figure_s_source_says_the_day_it_is_as_of_beside_a_filing_s_fiscal_year(
+    desk: dict[str, User],
+) -> None:
+    daily = FactRecord.objects.filter(fiscal_year=None, company__ticker="AAPL").order_by("-period_end").first()
+    assert daily is not None  # the quant engine's figures from the bundled prices (they end in 2017)
+    price, filed = cited_sources((daily.fact_id, "AAPL:revenue:FY2024"))
+    assert price["period"] == f"as of {daily.period_end.isoformat()}"
+    assert filed["period"] == "FY 2024" and filed["form"] == "10-K"
 
 
 def test_votes_quorum_approval_and_publication_follow_the_rules_and_the_audit_trail_shows_each_step(
