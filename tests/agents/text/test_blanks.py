@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.text.blanks import EMPTY_FIGURE, PROMPT_ECHO, REPEATED_WORD, blank_problem
+from agents.text.blanks import ABOUT_THE_BRIEF, EMPTY_FIGURE, PROMPT_ECHO, REPEATED_WORD, blank_problem
 from agents.text.reader import paragraph
 from agents.text.scripts import ENGLISH
 from agents.text.shown import shown
@@ -30,6 +30,12 @@ WRITTEN = [
         "instructions to follow) states that the committee should keep the position.",
         PROMPT_ECHO,
     ),
+    (
+        "The analyst's brief does not mention the committee's decision to keep the position through the "
+        "next product cycle.",
+        ABOUT_THE_BRIEF,
+    ),
+    ("The brief doesn't specify a holding period.", ABOUT_THE_BRIEF),
     ("Revenue rose to \u00a5 \u00a5 in FY2025.", EMPTY_FIGURE),
     # A fresh desk's deck bullets on the embedded model: a fullwidth yen, a sentence stopped on "a" or "can".
     ("The committee should weigh its margins, especially given the \uffe5", EMPTY_FIGURE),
@@ -43,6 +49,7 @@ USABLE = [
     "Energy shares fell as crude oil slid to a six-year low.",
     "The sector fell - a sign of stress, not of a catalyst.",
     "The close at the 50-day average held.",
+    "The brief asks whether the committee should keep the position; the filings say revenue rose.",
     "The question is: can the margin hold?",
     "Revenue rose, as it was expected to.",
     "The in-house team and the at-risk lines stay.",
