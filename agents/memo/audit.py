@@ -225,7 +225,8 @@ class FirewallDecision(BaseModel):
 
 
 def firewall(memo: MemoDraft, catalog: EvidenceCatalog, report: AuditReport) -> FirewallDecision:
-    """A LOW-tier source cannot carry BUY/SELL (it becomes WATCH); a contested figure makes it conditional."""
+    """A LOW-tier source cannot carry BUY/SELL (it becomes WATCH), nor can a sizing of none (no position is
+    taken); a contested figure makes it conditional."""
     load_bearing = list(dict.fromkeys(memo.load_bearing))
     low = tuple(i for i in load_bearing if (item := catalog.get(i)) is None or item.tier == "LOW")
     contested = tuple(i for i in load_bearing if i in report.contested_ids)
@@ -234,6 +235,10 @@ def firewall(memo: MemoDraft, catalog: EvidenceCatalog, report: AuditReport) -> 
     if memo.recommendation in ("BUY", "SELL") and low:
         final = "WATCH"
         reasons.append(f"{memo.recommendation} rested on {_low_evidence(low, catalog)}: downgraded to WATCH")
+    elif memo.recommendation in ("BUY", "SELL") and memo.sizing == "none":
+        # "BUY, sizing none" takes no position: a committee would read the pair as a contradiction.
+        final = "WATCH"
+        reasons.append(f"{memo.recommendation} was sized none, which takes no position: shown as WATCH")
     conditional = final in ("BUY", "SELL") and bool(contested)
     if conditional:
         reasons.append(f"conditional: the recommendation rests on contested figures ({', '.join(contested)})")

@@ -181,7 +181,7 @@ def test_consistent_briefs_pass_the_audit_untouched() -> None:
     assert not report.contradictions and audited[0].tier == "HIGH"
 
 
-def _memo(recommendation: str, load_bearing: list[str]) -> MemoDraft:
+def _memo(recommendation: str, load_bearing: list[str], sizing: str = "starter") -> MemoDraft:
     return MemoDraft.model_validate(
         {
             "headline_thesis": "t",
@@ -189,7 +189,7 @@ def _memo(recommendation: str, load_bearing: list[str]) -> MemoDraft:
             "catalysts": [{"event": "e", "date": "2026-10-30", "expected_sign": "positive"}],
             "falsifiers": ["a", "b"],
             "recommendation": recommendation,
-            "sizing": "starter",
+            "sizing": sizing,
             "sizing_rationale": "s",
             "load_bearing": load_bearing,
         }
@@ -202,6 +202,14 @@ def test_the_firewall_downgrades_a_buy_that_rests_on_a_low_tier_source() -> None
     assert (decision.stated, decision.final, decision.low_tier_ids) == ("BUY", "WATCH", ("news:1",))
     assert firewall(_memo("BUY", ["AAPL:revenue:FY2024"]), CATALOG, report).final == "BUY"
     assert firewall(_memo("HOLD", ["news:1"]), CATALOG, report).final == "HOLD"
+
+
+def test_a_buy_or_sell_sized_none_takes_no_position_and_is_shown_as_watch() -> None:
+    _, report = audit([], CATALOG)
+    decision = firewall(_memo("BUY", ["AAPL:revenue:FY2024"], sizing="none"), CATALOG, report)
+    assert (decision.stated, decision.final) == ("BUY", "WATCH")
+    assert decision.reason == "BUY was sized none, which takes no position: shown as WATCH"
+    assert firewall(_memo("HOLD", ["AAPL:revenue:FY2024"], sizing="none"), CATALOG, report).final == "HOLD"
 
 
 def test_a_buy_on_a_contested_figure_is_conditional() -> None:
