@@ -64,9 +64,9 @@ def last_whole(text: str) -> str:
 
 
 def fit(text: str, limit: int) -> str:
-    """The whole sentences of ``text`` that fit in ``limit`` characters. Only when not even the first
-    sentence fits is it shortened, at a word, with an ellipsis (code's own messages only: model prose is
-    sized by its schema instead)."""
+    """The whole sentences of ``text`` that fit in ``limit`` characters. When not even the first sentence
+    fits, its first clauses that do, ended as a sentence; only when none does is it shortened, at a word,
+    with an ellipsis."""
     if len(text) <= limit:
         return text
     kept = ""
@@ -76,8 +76,30 @@ def fit(text: str, limit: int) -> str:
         kept += sentence
     if kept.strip():
         return kept.rstrip()
+    clause = _first_clauses(text, limit)
+    if clause:
+        return clause
     words = text[: max(0, limit - 1)].rsplit(" ", 1)[0].rstrip(" ,;:—–-")
     return words + ELLIPSIS
+
+
+_CLAUSE_END = re.compile(r"[,;:]\s|\s[—–-]\s")
+MIN_CLAUSE_WORDS = 4
+
+
+def _first_clauses(text: str, limit: int) -> str:
+    """The text up to its last clause break (a comma, a semicolon, a colon, a dash) that fits in ``limit``
+    with a full stop, when at least four words come before it: "The committee should keep the position
+    through the next product cycle." rather than "..., as it has a…". A text with no end mark (a title) gets
+    none; "" when no such break fits."""
+    first = sentences(text)
+    end = "." if first and is_finished(first[0]) else ""
+    breaks = [m.start() for m in _CLAUSE_END.finditer(text) if m.start() + len(end) <= limit]
+    for at in reversed(breaks):
+        head = text[:at].rstrip(" ,;:—–-")
+        if len(head.split()) >= MIN_CLAUSE_WORDS:
+            return head + end
+    return ""
 
 
 def _bound(metadata: Iterable[Any]) -> int | None:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from agents.text.blanks import ABOUT_THE_BRIEF, EMPTY_FIGURE, PROMPT_ECHO, REPEATED_WORD, blank_problem
+from agents.text.blanks import (
+    ABOUT_THE_BRIEF,
+    EMPTY_FIGURE,
+    NO_WORD,
+    PROMPT_ECHO,
+    REPEATED_WORD,
+    blank_problem,
+)
 from agents.text.reader import paragraph
 from agents.text.scripts import ENGLISH
 from agents.text.shown import shown
@@ -37,6 +44,12 @@ WRITTEN = [
     ),
     ("The brief doesn't specify a holding period.", ABOUT_THE_BRIEF),
     ("Revenue rose to \u00a5 \u00a5 in FY2025.", EMPTY_FIGURE),
+    # A fresh desk's deck (first draft, embedded 1.5B): a run of letters, a letter for a figure, a stub.
+    ("AAPL's gross margin of dbcbeaeebcbfecaeebcbfecaeeecbeaeeecbeaeebcbfcaee", NO_WORD),
+    ("The metrics show a steady trend, with a net margin of s and the bridge from revenue.", EMPTY_FIGURE),
+    ("F", NO_WORD),
+    ("Model-Written", PROMPT_ECHO),
+    ("CA", NO_WORD),
     # A fresh desk's deck bullets on the embedded model: a fullwidth yen, a sentence stopped on "a" or "can".
     ("The committee should weigh its margins, especially given the \uffe5", EMPTY_FIGURE),
     ("CAPEX is the sum of all capital expenditures made by the company in a", EMPTY_FIGURE),
@@ -50,6 +63,10 @@ USABLE = [
     "The sector fell - a sign of stress, not of a catalyst.",
     "The close at the 50-day average held.",
     "The brief asks whether the committee should keep the position; the filings say revenue rose.",
+    "Most of a margin is held at a price of a kind; the share of I-bonds is small.",
+    "Revenue of Apple's Wearables, Home and Accessories line held.",
+    "Internationalization of services continued.",
+    "Growth",
     "The question is: can the margin hold?",
     "Revenue rose, as it was expected to.",
     "The in-house team and the at-risk lines stay.",

@@ -116,3 +116,13 @@ def test_cut_strings_inside_an_iteration_are_trimmed_and_named() -> None:
     assert trimmed.analysis.macro.endswith("Demand holds.") and len(trimmed.analysis.macro) < 600
     assert trimmed.memo.falsifiers[0].endswith("Gross margin contracts.")
     assert trimmed.memo.headline_thesis == drafted.memo.headline_thesis
+
+
+def test_a_sentence_too_long_for_its_space_keeps_its_first_clauses_as_a_sentence() -> None:
+    said = "The committee should keep the position through the next product cycle, as it has a strong base."
+    assert fit(said, 90) == "The committee should keep the position through the next product cycle."
+    title = "Keep the position through the next cycle, as services carry the margin"
+    assert fit(title, 50) == "Keep the position through the next cycle"  # a title gets no full stop
+    assert fit("Revenue, margins, cash and the buyback programme over three years", 30) == (
+        "Revenue, margins, cash and…"  # no clause of four words fits: cut at a word
+    )
