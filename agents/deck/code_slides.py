@@ -92,11 +92,8 @@ def risks_slide(
         for earlier, later in fell
     ]
     if beta is not None:
-        more = beta.decimal > Decimal(1)
         swing = tuple(f for f in risk if metric_of(f.fact_id) in ("beta", "volatility_annualised"))
-        bullets.append(
-            Bullet(text=f"The shares move {'more' if more else 'less'} than the market", figures=swing)
-        )
+        bullets.append(Bullet(text=f"The shares {market_move(beta)}", figures=swing))
     if memo is not None:
         for line in memo.falsifiers[:MAX_MEMO_LINES]:
             kept = words(line)
@@ -119,7 +116,18 @@ def _risks_title(fell: Sequence[tuple[Figure, Figure]], beta: Figure | None) -> 
     first = f"{fell[0][1].label} fell in {fell[0][1].period}" if fell else "No watched margin fell"
     if beta is None:
         return first
-    return f"{first}; the shares move {'more' if beta.decimal > 1 else 'less'} than the market"
+    return f"{first}; the shares {market_move(beta)}"
+
+
+# Within this of one, a beta says the shares move with the market: 1.02 is not "more than the market".
+MARKET_LIKE = Decimal("0.1")
+
+
+def market_move(beta: Figure) -> str:
+    """ "move more than the market", "move less than the market" or "move with the market", by the beta."""
+    if abs(beta.decimal - 1) <= MARKET_LIKE:
+        return "move with the market"
+    return f"move {'more' if beta.decimal > 1 else 'less'} than the market"
 
 
 def sources_slide(number: int, shown: Sequence[Figure]) -> Slide:

@@ -16,7 +16,7 @@ from pptx import Presentation
 from agents.data.edgar.companyfacts import facts_from_companyfacts, read_companyfacts_file
 from agents.deck.assign import BRIDGE_METRICS, assign, body_sections, bridge_ids, latest_figures
 from agents.deck.candidate import lookup_for, render
-from agents.deck.code_slides import MemoLines, code_kind, risks_slide, sources_slide
+from agents.deck.code_slides import MemoLines, code_kind, market_move, risks_slide, sources_slide
 from agents.deck.factcheck.check import check
 from agents.deck.humanizer import humanize_findings
 from agents.deck.lint.checks import lint_pptx
@@ -301,6 +301,18 @@ def test_the_risks_slide_says_what_fell_how_the_shares_move_and_what_would_prove
     assert "The memo v2 would be wrong if: Services growth stalls for two quarters." in texts
     assert not any("30%" in text for text in texts)
     assert slide.title == "Free cash flow fell in FY2025; the shares move more than the market"
+
+
+@pytest.mark.parametrize(
+    ("beta", "said"),
+    [
+        ("1.21", "move more than the market"),
+        ("1.02", "move with the market"),
+        ("0.72", "move less than the market"),
+    ],
+)
+def test_a_beta_near_one_says_the_shares_move_with_the_market(beta: str, said: str) -> None:
+    assert market_move(fig("beta", "as of 2017-09-01", beta, "pure")) == said
 
 
 def test_the_sources_slide_lists_filings_first_and_is_not_counted_as_a_wall_of_text() -> None:
