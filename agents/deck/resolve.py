@@ -35,7 +35,7 @@ from agents.text.figures import REF, segments
 from agents.text.repair import Writer
 from agents.text.resolution import Printed, resolve_typed
 from agents.text.scripts import slips
-from agents.text.sentences import sentences
+from agents.text.sentences import is_finished, sentences
 
 MIN_CHART_POINTS = 2
 MIN_TABLE_ROWS = 2
@@ -87,6 +87,7 @@ def resolve(
     resolver = _Resolver(figures, keep, notes)
     title = resolver.words(draft.title, "deck title")
     thesis = resolver.words(draft.thesis, "thesis")
+    resolver.opening = (_plain(title), _plain(thesis))
     drafted = [resolver.slide(number, slide, frame) for number, slide in enumerate(draft.slides, start=2)]
     after = len(drafted) + FIRST_DRAFTED
     risk_ids = frame.plan.risks if frame.plan is not None else ()
@@ -128,6 +129,7 @@ class _Resolver:
         self.keep = keep
         self.notes = notes
         self.ids = frozenset(figures)
+        self.opening = ("", "")  # the deck's title and thesis, as _plain: a section slide may not repeat them
         self.printed = tuple(
             Printed(figure.fact_id, figure.decimal, figure.unit, figure.period, _metric(figure.fact_id))
             for figure in figures.values()
@@ -156,12 +158,17 @@ class _Resolver:
         if table is not None and chart is not None:
             table = self._beside(table, chart, where)
         summary = slide.section == SUMMARY_SECTION
+        title = self.words(slide.title, f"{where}: title")
+        takeaway = self.words(slide.takeaway, f"{where}: takeaway")
+        if not summary:  # the summary states the thesis by design; a section slide repeating it says nothing
+            title = self._not_repeated(title, self.opening[0], f"{where}: title (the deck's title again)")
+            takeaway = self._not_repeated(takeaway, self.opening[1], f"{where}: takeaway (the thesis again)")
         resolved = Slide(
             number=number,
             section=slide.section,
             kind="summary" if summary else "section",
-            title=self.words(slide.title, f"{where}: title"),
-            takeaway=self.words(slide.takeaway, f"{where}: takeaway"),
+            title=title,
+            takeaway=takeaway,
             bullets=bullets,
             table=table,
             chart=chart,
@@ -185,6 +192,27 @@ class _Resolver:
         if (title, takeaway) == (slide.title, slide.takeaway):
             return slide
         return slide.model_copy(update={"title": title, "takeaway": takeaway})
+
+    def _not_a_label(self, text: str, figures: tuple[Figure, ...], where: str) -> str:
+        """A bullet's words less a last sentence that only names (or begins to name) one of its figures,
+        which code prints after them anyway: "Cash; Cash FY2025: ...", "... new projects. Free cash; Free
+        cash flow FY2023: ...", where the drafter began the figure's label and stopped."""
+        parts = sentences(text)
+        if not parts or is_finished(parts[-1]):
+            return text
+        last = _plain(parts[-1])
+        if last and any(_plain(figure.label).startswith(last) for figure in figures):
+            self.notes.dropped.append(f"{where}: words that only name its figure")
+            return "".join(parts[:-1]).strip()
+        return text
+
+    def _not_repeated(self, text: str, opening: str, where: str) -> str:
+        """``text``, or "" where it repeats the title slide's words (a reviser copied the deck's title onto a
+        section slide): code's words stand in for it."""
+        if text and _plain(text) == opening:
+            self.notes.dropped.append(where)
+            return ""
+        return text
 
     def _beside(self, table: Table, chart: Chart, where: str) -> Table | None:
         """The table without the figures the chart beside it already shows (the embedded model put the same
@@ -316,6 +344,7 @@ class _Resolver:
         inline: list[Figure] = []
         text = self.placed_words(draft.text, where, inline)
         figures = tuple(figure for figure in listed if figure not in inline)  # printed once, in the words
+        text = self._not_a_label(text, (*inline, *figures), where)
         problem = contradiction(text, (*inline, *figures))
         if problem:  # the figures stay, without the words that misread them
             self.notes.contradicted.append(f"{where}: {problem}")
@@ -348,6 +377,11 @@ class _Resolver:
             unit=unit,
             points=tuple(same_unit),
         )
+
+
+def _plain(text: str) -> str:
+    """Words as compared for repetition: case, spacing and end marks aside."""
+    return " ".join(re.sub(r"[^\w\s&]", " ", text).casefold().split())
 
 
 def _opened(text: str) -> str:

@@ -64,3 +64,27 @@ def test_a_line_opens_with_a_capital_unless_its_first_word_is_a_name() -> None:
     opened, named = deck.slides[1].bullets
     assert opened.text == "The installed base keeps buying services."
     assert named.text == "iPhone remains the largest line."
+
+
+def test_words_that_only_name_the_bullet_s_figure_are_left_to_the_figure() -> None:
+    bullets = [
+        BulletDraft(text="Revenue", figures=[REVENUE.fact_id]),
+        BulletDraft(text="Sales held up through the year. Gross mar", figures=[MARGIN.fact_id]),
+    ]
+    deck, notes = resolve(_draft(bullets), FIGURES, FRAME)
+    named, cut = deck.slides[1].bullets
+    assert named.text == "" and named.figures == (REVENUE,)  # printed once, as "Revenue FY2024: ..."
+    assert cut.text == "Sales held up through the year." and cut.figures == (MARGIN,)
+    assert notes.dropped == [f"slide 2: bullet {n}: words that only name its figure" for n in (1, 2)]
+
+
+def test_a_section_slide_that_repeats_the_deck_s_title_or_thesis_gets_code_s_words() -> None:
+    draft = _draft([BulletDraft(text="Revenue rose.", figures=[REVENUE.fact_id])])
+    copied = draft.slides[1].model_copy(update={"title": "Keep the position", "takeaway": "Hold"})
+    draft = draft.model_copy(update={"slides": [draft.slides[0], copied, draft.slides[2]]})
+    deck, notes = resolve(draft, FIGURES, FRAME)
+    slide = deck.slides[2]
+    assert slide.title == "Profitability" and slide.takeaway == "Profitability."  # nothing to compare: names
+    assert "slide 3: title (the deck's title again)" in notes.dropped
+    assert "slide 3: takeaway (the thesis again)" in notes.dropped
+    assert notes.stood_in == ["slide 3: title", "slide 3: takeaway"]
