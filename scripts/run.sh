@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the Analyst Desk with its embedded defaults: private PostgreSQL and Redis, the local model, the bundled
-# real-data snapshot, demo users, an RQ worker and the ASGI server. Ctrl-C stops everything it started.
+# real-data snapshot, demo users, RQ workers and the ASGI server. Ctrl-C stops everything it started.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 STATE="${ADESK_STATE_DIR:-/var/tmp/analyst-desk-$(id -u)-$(printf '%s' "$ROOT" | sha256sum | cut -c1-8)}"
@@ -61,9 +61,16 @@ if [ -z "${LLM_BASE_URL:-}" ]; then
   log "starting the local model ($LOCAL_MODEL) on 127.0.0.1:$LLAMA_PORT"
   start_llama "$MODEL_PATH" "$LLAMA_PORT" "$STATE/logs/llama-server.log"
 fi
-# DeskWorker imports the pipeline and builds its LLM clients once, before it forks a work-horse per job.
-start_bg "RQ worker" "$STATE/logs/worker.log" "$PY" manage.py rqworker default --worker-ttl 60 \
-  --worker-class memos.pipeline.worker.DeskWorker
+# DeskWorker imports the pipeline and builds its LLM clients once, before it forks a work-horse per job. A run
+# holds its worker from start to end, so with one worker a scheduled screen or refinement kept a person's run
+# queued behind it for its whole length; the LLM concurrency bound is shared by every worker (Redis), so a
+# second worker adds no load the model server was not already bounded for.
+RQ_WORKERS="${RQ_WORKERS:-2}"
+[[ "$RQ_WORKERS" =~ ^[1-9][0-9]?$ ]] || die "RQ_WORKERS must be a whole number from 1 to 99 (it is '$RQ_WORKERS')"
+for n in $(seq 1 "$RQ_WORKERS"); do
+  start_bg "RQ worker $n" "$STATE/logs/worker-$n.log" "$PY" manage.py rqworker default --worker-ttl 60 \
+    --worker-class memos.pipeline.worker.DeskWorker
+done
 # The watchdog re-enqueues a run whose worker died mid-stage (its heartbeat goes stale).
 start_bg "watchdog" "$STATE/logs/watchdog.log" "$PY" manage.py watchdog --every 15
 # RQ's cron scheduler queues the refinement check (memos.services.schedules.tick) for the worker every 5 minutes:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+import django_rq
 import pytest
 import redis
 from django.conf import settings
@@ -222,3 +223,22 @@ def test_a_run_keeps_the_budget_it_started_with_when_the_setting_changes(run: Ru
     assert run.status == Run.Status.FAILED
     assert "of its 1 tokens" in run.status_message
     assert server.request_count == 0
+
+
+def test_a_queued_run_behind_busy_workers_waits_and_one_whose_job_redis_lost_is_enqueued_again(
+    run: Run,
+) -> None:
+    queue = django_rq.get_queue(driver.QUEUE)
+    queue.empty()  # type: ignore[no-untyped-call]  # rq leaves Queue.empty unannotated
+    long_ago = timezone.now() - timedelta(minutes=10)
+    Run.objects.filter(pk=run.pk).update(created_at=long_ago)
+    driver.enqueue_stage(str(run.pk), "data")  # every worker busy: the job waits in the queue
+    assert resume_stale_runs(stale_after_s=60) == []
+    run.refresh_from_db()
+    assert run.status == Run.Status.QUEUED and "lost" not in run.status_message
+    queue.empty()  # type: ignore[no-untyped-call]  # as after a Redis restart
+    assert resume_stale_runs(stale_after_s=60) == [str(run.pk)]
+    run.refresh_from_db()
+    assert run.status_message == "resuming data after a lost queue entry"
+    assert [job.args[0] for job in queue.get_jobs()] == [str(run.pk)]
+    queue.empty()  # type: ignore[no-untyped-call]
