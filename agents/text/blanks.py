@@ -38,10 +38,12 @@ _DANGLING = re.compile(
     r"\b(?:a|an|the|and|or|of|with|can|could|should|must|would)\s*[.!?]?\s*$", re.IGNORECASE
 )
 _REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}", re.IGNORECASE)
-# A decoder's run of letters that is no word ("dbcbeaeebcbfecaeebcbfec..."): no English word is this long.
-_NO_WORD = re.compile(r"[^\W\d_]{26,}")
+# A decoder's run of letters that is no word: sixteen or more of a to f only ("dbcbeaeebcbfecaeebcbfec...",
+# a hash's alphabet), or forty Latin letters in a row (longer than German's compounds). Latin letters only:
+# Chinese and Japanese write whole sentences without a space.
+_NO_WORD = re.compile(r"\b[a-fA-F]{16,}\b|[A-Za-z]{40,}")
 # What is left of a sentence cut inside its first word: "F", "CA" after the last whole sentence.
-_STUB = re.compile(r"^\W*[^\W\d_]{1,2}\W*$")
+_STUB = re.compile(r"^\W*[A-Za-z]{1,2}\W*$")
 # Padding a decoder wrote where it wanted a figure: one sign or mark over and over (" ̂ ̂ ̂", ". . . .").
 _REPEATED_SIGN = re.compile(r"([^\w\s])(?:\s*\1){4,}")
 
