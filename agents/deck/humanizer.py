@@ -252,7 +252,8 @@ def _leverage_as_verb(text: str, match: re.Match[str]) -> bool:
 
 
 def _symmetry_findings(slide: Slide) -> list[HumanizerFinding]:
-    texts = [bullet.text for bullet in slide.bullets]
+    # A bullet whose words code withheld is its figures alone: no wording to be symmetrical.
+    texts = [bullet.text for bullet in slide.bullets if bullet.text.strip()]
     if len(texts) < SYMMETRY_MIN_ITEMS:
         return []
     lengths = [len(text.split()) for text in texts]

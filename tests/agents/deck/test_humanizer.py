@@ -183,6 +183,11 @@ def test_a_list_of_uneven_length_or_mixed_openings_is_not_over_symmetrical() -> 
         assert humanize_findings(with_slide(sample_deck(4), 4, bullets=listed)) == []
 
 
+def test_bullets_whose_words_code_withheld_are_no_symmetrical_list() -> None:
+    figures_only = bullets("", "", "")  # the figures stand alone: nothing was worded alike
+    assert humanize_findings(with_slide(sample_deck(4), 4, bullets=figures_only)) == []
+
+
 def test_three_bullets_on_every_bulleted_slide_is_the_rule_of_three_across_the_deck() -> None:
     deck = sample_deck(8)  # slides 1, 4, 5 and 8 have bullets
     for number in (1, 5):

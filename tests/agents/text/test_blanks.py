@@ -49,6 +49,7 @@ WRITTEN = [
     ("The metrics show a steady trend, with a net margin of s and the bridge from revenue.", EMPTY_FIGURE),
     ("F", NO_WORD),
     ("Model-Written", PROMPT_ECHO),
+    ("The figures the deck may print (values rendered by code):.", PROMPT_ECHO),
     ("CA", NO_WORD),
     # A fresh desk's deck bullets on the embedded model: a fullwidth yen, a sentence stopped on "a" or "can".
     ("The committee should weigh its margins, especially given the \uffe5", EMPTY_FIGURE),
