@@ -28,7 +28,7 @@ from agents.deck.code_slides import MAX_MEMO_LINES, MemoLines, risks_slide, sour
 from agents.deck.directions import contradiction
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme
-from agents.deck.stand_in import stand_in_takeaway, stand_in_title
+from agents.deck.stand_in import moves, stand_in_takeaway, stand_in_title
 from agents.deck.watch_slide import watch_slide
 from agents.text.blanks import blank_problem
 from agents.text.figures import REF, segments
@@ -158,6 +158,10 @@ class _Resolver:
         if table is not None and chart is not None:
             table = self._beside(table, chart, where)
         summary = slide.section == SUMMARY_SECTION
+        if summary:
+            bullets = tuple(
+                self._reason(bullet, f"{where}: bullet {index}") for index, bullet in enumerate(bullets, 1)
+            )
         title = self.words(slide.title, f"{where}: title")
         takeaway = self.words(slide.takeaway, f"{where}: takeaway")
         if not summary:  # the summary states the thesis by design; a section slide repeating it says nothing
@@ -192,6 +196,20 @@ class _Resolver:
         if (title, takeaway) == (slide.title, slide.takeaway):
             return slide
         return slide.model_copy(update={"title": title, "takeaway": takeaway})
+
+    def _reason(self, bullet: Bullet, where: str) -> Bullet:
+        """A summary reason whose words code withheld, with code's words where its one figure has a year
+        before it among the run's figures: "Cash rose in FY2025", both years shown. A reason of a figure
+        alone tells a board nothing."""
+        if bullet.text or len(bullet.figures) != 1:
+            return bullet
+        latest = bullet.figures[0]
+        earlier = self.figures.get(_year_before(latest.fact_id))
+        found = moves([earlier, latest]) if earlier is not None else []
+        if not found or earlier is None:
+            return bullet
+        self.notes.stood_in.append(where)
+        return Bullet(text=found[0], figures=(earlier, latest))
 
     def _not_a_label(self, text: str, figures: tuple[Figure, ...], where: str) -> str:
         """A bullet's words less a last sentence that only names (or begins to name) one of its figures,
@@ -377,6 +395,16 @@ class _Resolver:
             unit=unit,
             points=tuple(same_unit),
         )
+
+
+def _year_before(fact_id: str) -> str:
+    """ "AAPL:cash:FY2024" for "AAPL:cash:FY2025", "AAPL:revenue:FY2024Q3" for "AAPL:revenue:FY2025Q3";
+    "" for a period of another kind."""
+    head, _, period = fact_id.rpartition(":")
+    match = re.fullmatch(r"FY(\d{4})(Q[1-4])?", period)
+    if not head or match is None:
+        return ""
+    return f"{head}:FY{int(match.group(1)) - 1}{match.group(2) or ''}"
 
 
 def _plain(text: str) -> str:

@@ -5,7 +5,7 @@ backs still takes its sentence with it."""
 from __future__ import annotations
 
 from agents.deck.candidate import build
-from agents.deck.resolve import DeckFrame, resolve
+from agents.deck.resolve import SUMMARY_SECTION, DeckFrame, resolve
 from agents.deck.schemas import BulletDraft, DeckDraft, Scope, SectionPlan, SlideDraft
 from tests.agents.deck.samples import figure
 
@@ -88,3 +88,24 @@ def test_a_section_slide_that_repeats_the_deck_s_title_or_thesis_gets_code_s_wor
     assert "slide 3: title (the deck's title again)" in notes.dropped
     assert "slide 3: takeaway (the thesis again)" in notes.dropped
     assert notes.stood_in == ["slide 3: title", "slide 3: takeaway"]
+
+
+def test_a_summary_reason_whose_words_were_withheld_gets_code_s_words_from_its_figure_s_year_before() -> None:
+    before = figure("revenue", 2023)
+    figures = {**FIGURES, before.fact_id: before}
+    summary = SlideDraft(
+        section=SUMMARY_SECTION,
+        title="Keep the position",
+        takeaway="Hold.",
+        bullets=[
+            BulletDraft(text="Sales reached 999 billion.", figures=[REVENUE.fact_id]),  # no figure backs it
+            BulletDraft(text="The margin held up.", figures=[MARGIN.fact_id]),
+        ],
+    )
+    draft = _draft([])
+    draft = draft.model_copy(update={"slides": [summary, *draft.slides]})
+    deck, notes = resolve(draft, figures, FRAME)
+    stood, kept = deck.slides[1].bullets
+    assert stood.text == "Revenue rose in FY2024" and stood.figures == (before, REVENUE)
+    assert kept.text == "The margin held up." and kept.figures == (MARGIN,)
+    assert "slide 2: bullet 1" in notes.stood_in and "slide 2: bullet 1" in notes.withheld
