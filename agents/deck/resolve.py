@@ -12,7 +12,10 @@ The drafter and the reviser write words and fact ids. Here, code:
   contains is not one), and lists it, so a board never reads a number nobody can trace;
 - withholds a bullet's words where they say its metric went the other way than its own figures went
   (agents.deck.directions), keeping the figures;
-- stands in with code's words (agents.deck.stand_in) where a slide's whole title or takeaway was withheld;
+- leaves to the figure a bullet's last words that only name it ("Cash; Cash FY2025: ..."), and drops a
+  section slide's title or takeaway that repeats the deck's title or thesis;
+- stands in with code's words (agents.deck.stand_in) where a slide's whole title or takeaway was withheld,
+  or a summary reason's words were ("Revenue rose in FY2025", from its figure and the year before);
 - opens each line with a capital letter, unless its first word is a name ("iPhone");
 - keeps a chart to one metric (the first point's) and a table to distinct facts, and numbers the slides.
 """
@@ -206,7 +209,7 @@ class _Resolver:
         latest = bullet.figures[0]
         earlier = self.figures.get(_year_before(latest.fact_id))
         found = moves([earlier, latest]) if earlier is not None else []
-        if not found or earlier is None:
+        if earlier is None or not found:
             return bullet
         self.notes.stood_in.append(where)
         return Bullet(text=found[0], figures=(earlier, latest))
