@@ -11,15 +11,13 @@ from collections.abc import Iterable
 
 from agents.data.edgar.segments import is_segment
 from agents.deck.schemas import (
-    BulletDraft,
-    ChartDraft,
     DeckDraft,
     R1Score,
     R2Score,
     SlideDraft,
-    TableDraft,
 )
 from agents.deck.spec import CODE_SLIDES, Deck, Figure, Slide, bullet_text, figure_text
+from agents.text.sentences import within_bounds
 
 _BLANKS = re.compile(r"\s+")
 
@@ -74,33 +72,41 @@ def slide_draft(slide: Slide) -> SlideDraft:
     def labels(figures: tuple[Figure, ...]) -> str:
         return ", ".join(dict.fromkeys(f.label for f in figures)) or slide.section
 
-    return SlideDraft(
-        section=slide.section,
-        title=slide.title or slide.section,
-        takeaway=slide.takeaway or slide.section,
-        bullets=[
-            BulletDraft(
-                text=bullet.text or labels(bullet.figures), figures=[f.fact_id for f in bullet.figures]
-            )
-            for bullet in slide.bullets
-        ],
-        table=TableDraft(
-            title=slide.table.title or labels(slide.table.rows), rows=[f.fact_id for f in slide.table.rows]
-        )
+    table = (
+        {
+            "title": slide.table.title or labels(slide.table.rows),
+            "rows": [f.fact_id for f in slide.table.rows],
+        }
         # Revenue by line is code's table (it may hold more lines than a drafted table may): drawn again.
         if slide.table is not None
         and len(slide.table.rows) >= 2
         and not all(is_segment(f.fact_id) for f in slide.table.rows)
-        else None,
-        chart=ChartDraft(
-            title=slide.chart.title or labels(slide.chart.points),
-            kind=slide.chart.kind,
-            points=[f.fact_id for f in slide.chart.points],
-        )
+        else None
+    )
+    chart = (
+        {
+            "title": slide.chart.title or labels(slide.chart.points),
+            "kind": slide.chart.kind,
+            "points": [f.fact_id for f in slide.chart.points],
+        }
         # Code draws its own charts again (the bridges, revenue by line).
         if slide.chart is not None and slide.chart.kind != "bridge" and not slide.chart.parts
-        else None,
+        else None
     )
+    drafted = {
+        "section": slide.section,
+        "title": slide.title or slide.section,
+        "takeaway": slide.takeaway or slide.section,
+        "bullets": [
+            {"text": bullet.text or labels(bullet.figures), "figures": [f.fact_id for f in bullet.figures]}
+            for bullet in slide.bullets
+        ],
+        "table": table,
+        "chart": chart,
+    }
+    # A resolved text may be longer than a draft's bound: code printed figures into it, or a re-asked
+    # sentence ran longer than the first. Cut back to the whole sentences that fit, as a model's answer is.
+    return SlideDraft.model_validate(within_bounds(SlideDraft, drafted))
 
 
 def _norm(text: str) -> str:

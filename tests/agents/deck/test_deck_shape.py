@@ -36,7 +36,7 @@ from agents.deck.schemas import (
     WorkOrder,
 )
 from agents.deck.slips import tell_order
-from agents.deck.spec import Chart, Deck, Figure, Slide, Table, Theme, deck_theme, display
+from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme, deck_theme, display
 from agents.env import ConfigError
 from agents.render.charts import bridge_spans, takes_away
 from tests.agents.deck.samples import figure, titled_deck
@@ -163,6 +163,19 @@ def test_revenue_by_line_is_code_s_chart_on_the_growth_slide_labelled_by_line_an
     six = [*LINES, *(line.model_copy(update={"fact_id": f"{line.fact_id}x"}) for line in LINES)]
     table_slide = deck.slides[1].model_copy(update={"table": Table(title="Revenue by line", rows=tuple(six))})
     assert draft_of(deck.model_copy(update={"slides": (deck.slides[0], table_slide)})).slides[0].table is None
+
+
+def test_a_resolved_bullet_longer_than_a_draft_may_hold_goes_to_the_reviser_cut_to_whole_sentences() -> None:
+    # A re-asked sentence ran past the drafted bullet's bound (the fresh desk's lap failed on it three times).
+    long = (
+        "Free cash flow is the cash generated after paying operating expenses and capital expenditures. "
+        "It funds the buyback and the dividend, and it fell in the latest fiscal year on higher spending."
+    )
+    deck = titled_deck(4)
+    slide = deck.slides[1].model_copy(update={"bullets": (Bullet(text=long, figures=(POOL[0],)),)})
+    draft = draft_of(deck.model_copy(update={"slides": (deck.slides[0], slide, *deck.slides[2:])}))
+    bullet = draft.slides[0].bullets[0]
+    assert bullet.text == long.split(". ", maxsplit=1)[0] + "." and bullet.figures == [POOL[0].fact_id]
 
 
 # Apple FY2024 to FY2025, in millions: net income 93,736 -> 112,010; each step is a line's effect on it.
