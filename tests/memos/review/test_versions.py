@@ -87,7 +87,8 @@ def test_a_finished_run_freezes_v1_and_its_committee_and_reviewers_each_get_one_
 def test_a_price_figure_s_source_says_the_day_it_is_as_of_beside_a_filing_s_fiscal_year(
     desk: dict[str, User],
 ) -> None:
-    daily = FactRecord.objects.filter(fiscal_year=None, company__ticker="AAPL").order_by("-period_end").first()
+    prices = FactRecord.objects.filter(fiscal_year=None, company__ticker="AAPL")
+    daily = prices.order_by("-period_end").first()
     assert daily is not None  # the quant engine's figures from the bundled prices (they end in 2017)
     price, filed = cited_sources((daily.fact_id, "AAPL:revenue:FY2024"))
     assert price["period"] == f"as of {daily.period_end.isoformat()}"
