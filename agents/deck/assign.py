@@ -90,7 +90,6 @@ EARNINGS_TOTAL = "net_income"
 MIX_TOPIC = "growth"  # the section that owns growth shows where revenue comes from
 EARNINGS_TOPIC = "earnings"  # and the one that owns earnings what moved net income on the year
 _WORD = re.compile(r"[a-z&]+")
-_FISCAL_YEAR = re.compile(r"FY[0-9]{4}")
 
 
 @dataclass(frozen=True)
@@ -117,9 +116,6 @@ class Assignment:
             fact_id for name in sections if name in self.sections for fact_id in self.sections[name].figures
         ]
         return tuple(dict.fromkeys(found))
-
-
-_PERIOD_ORDER = re.compile(r"FY(\d{4})(Q[1-4])?")  # "FY2024" < "FY2025", "FY2025Q1" < "FY2025Q3" as text
 
 
 def metric_of(fact_id: str) -> str:
@@ -232,7 +228,7 @@ def _own_annual(figures: Sequence[Figure]) -> tuple[str, list[Figure]]:
     """The company's ticker (the first figure's: the data stage lists its own first) and its fiscal years'
     figures, peers' left out: what both of code's bridges are drawn from."""
     own = figures[0].fact_id.split(":", 1)[0] if figures else ""
-    return own, [f for f in figures if _FISCAL_YEAR.fullmatch(f.period) and f.fact_id.startswith(f"{own}:")]
+    return own, [f for f in figures if f.fiscal and not f.fiscal[1] and f.fact_id.startswith(f"{own}:")]
 
 
 def _score(text: str, words: Sequence[str]) -> int:
@@ -248,19 +244,17 @@ def latest_figures(figures: Mapping[str, Figure]) -> dict[str, Figure]:
     another kind of period (a price record "as of" a day): what the executive summary's reasons are offered.
     One figure backs a reason, and offered three years the embedded drafter put the oldest ("revenue growth
     FY2023: -2.8%") under a reason about today's growth."""
-    latest: dict[tuple[str, str, bool], tuple[str, Figure]] = {}
-    kept: dict[str, Figure] = {}
+    latest: dict[tuple[str, bool], tuple[tuple[int, int], str]] = {}  # (id less period, quarter?) -> latest
+    kept: set[str] = set()
     for fact_id, figure in figures.items():
-        match = _PERIOD_ORDER.fullmatch(figure.period)
-        if match is None:
-            kept[fact_id] = figure
+        when = figure.fiscal
+        if when is None:
+            kept.add(fact_id)
             continue
-        ticker_metric = fact_id.rsplit(":", 1)[0]
-        key = (ticker_metric, figure.label, match.group(2) is not None)
-        held = latest.get(key)
-        if held is None or figure.period > held[1].period:
-            latest[key] = (fact_id, figure)
-    chosen = kept.keys() | {fact_id for fact_id, _ in latest.values()}
+        key = (fact_id.rsplit(":", 1)[0], when[1] != 0)
+        if key not in latest or when > latest[key][0]:
+            latest[key] = (when, fact_id)
+    chosen = kept | {fact_id for _, fact_id in latest.values()}
     return {fact_id: figure for fact_id, figure in figures.items() if fact_id in chosen}
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agents.deck.assign import metric_of
 from agents.deck.spec import Figure
 from agents.deck.stand_in import lowered
 
@@ -44,7 +45,6 @@ _RATE_WORD = re.compile(r"\b(?:growth|rates?|returns?|pace)\b", re.IGNORECASE)
 # A sentence that turns ("despite", "but") may say its metric went both ways: not judged.
 _TURN = re.compile(r"\b(?:despite|although|though|but|however|while|yet|whereas)\b", re.IGNORECASE)
 _SIGNED = ("growth", "return")
-_PERIOD = re.compile(r"FY(\d{4})(?:Q([1-4]))?")
 _PERIOD_IN_TEXT = re.compile(r"\bFY\d{4}(?:Q[1-4])?\b")
 
 
@@ -88,8 +88,7 @@ def contradiction(text: str, figures: Sequence[Figure]) -> str:
 
 
 def _signed(figure: Figure) -> bool:
-    metric = figure.fact_id.split(":")[1] if figure.fact_id.count(":") >= 2 else ""
-    return any(word in metric for word in _SIGNED)
+    return any(word in metric_of(figure.fact_id) for word in _SIGNED)
 
 
 def _moved(figures: Sequence[Figure], named: set[str]) -> tuple[str, Figure, Figure] | None:
@@ -98,10 +97,9 @@ def _moved(figures: Sequence[Figure], named: set[str]) -> tuple[str, Figure, Fig
     two are all fiscal years or all quarters, and the two differ."""
     dated: dict[tuple[int, int], Figure] = {}
     for figure in figures:
-        match = _PERIOD.fullmatch(figure.period)
-        if match is None:
+        if figure.fiscal is None:
             return None
-        dated[(int(match.group(1)), int(match.group(2) or 0))] = figure
+        dated[figure.fiscal] = figure
     if len(dated) < 2 or len({quarter == 0 for _, quarter in dated}) != 1:
         return None
     order = sorted(dated)

@@ -207,7 +207,7 @@ class _Resolver:
         if bullet.text or len(bullet.figures) != 1:
             return bullet
         latest = bullet.figures[0]
-        earlier = self.figures.get(_year_before(latest.fact_id))
+        earlier = self.figures.get(_year_before(latest))
         found = moves([earlier, latest]) if earlier is not None else []
         if earlier is None or not found:
             return bullet
@@ -400,14 +400,13 @@ class _Resolver:
         )
 
 
-def _year_before(fact_id: str) -> str:
+def _year_before(figure: Figure) -> str:
     """ "AAPL:cash:FY2024" for "AAPL:cash:FY2025", "AAPL:revenue:FY2024Q3" for "AAPL:revenue:FY2025Q3";
     "" for a period of another kind."""
-    head, _, period = fact_id.rpartition(":")
-    match = re.fullmatch(r"FY(\d{4})(Q[1-4])?", period)
-    if not head or match is None:
+    if figure.fiscal is None:
         return ""
-    return f"{head}:FY{int(match.group(1)) - 1}{match.group(2) or ''}"
+    year, quarter = figure.fiscal
+    return f"{figure.fact_id.rsplit(':', 1)[0]}:FY{year - 1}{f'Q{quarter}' if quarter else ''}"
 
 
 def _plain(text: str) -> str:

@@ -20,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.data.formatting import format_value
 from agents.env import ConfigError
 
+_FISCAL = re.compile(r"FY(\d{4})(?:Q([1-4]))?")
+
 ChartKind = Literal["bar", "line", "bridge"]
 # What a slide is: the sections' slides carry the model's words; the title, risks and sources slides are
 # written by code from the run's figures (the executive summary is drafted with the deck's framing).
@@ -47,6 +49,13 @@ class Figure(_Frozen):
     @property
     def decimal(self) -> Decimal:
         return Decimal(self.value)
+
+    @property
+    def fiscal(self) -> tuple[int, int] | None:
+        """(year, quarter) of a fiscal period, quarter 0 for a whole year: (2025, 0) for "FY2025", (2025, 3)
+        for "FY2025Q3"; None for another kind of period ("as of 2026-10-30")."""
+        match = _FISCAL.fullmatch(self.period)
+        return (int(match.group(1)), int(match.group(2) or 0)) if match else None
 
 
 class Bullet(_Frozen):

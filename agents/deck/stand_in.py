@@ -10,14 +10,11 @@ The words carry no number of their own; the periods are labels, not figures (age
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from agents.deck.spec import Figure, Slide
 
 MAX_MOVES = 3
-_ANNUAL = re.compile(r"FY(\d{4})")
-_QUARTER = re.compile(r"FY(\d{4})Q([1-4])")
 
 
 def slide_figures(slide: Slide) -> list[Figure]:
@@ -65,7 +62,7 @@ def stand_in_takeaway(slide: Slide) -> str:
 
 
 def _annual_pair(held: Sequence[Figure]) -> tuple[Figure, Figure] | None:
-    annual = {int(m.group(1)): f for f in held if (m := _ANNUAL.fullmatch(f.period))}
+    annual = {when[0]: f for f in held if (when := f.fiscal) is not None and when[1] == 0}
     latest = max(annual, default=None)
     if latest is None or latest - 1 not in annual:
         return None
@@ -73,7 +70,7 @@ def _annual_pair(held: Sequence[Figure]) -> tuple[Figure, Figure] | None:
 
 
 def _quarter_pair(held: Sequence[Figure]) -> tuple[Figure, Figure] | None:
-    quarters = {(int(m.group(1)), int(m.group(2))): f for f in held if (m := _QUARTER.fullmatch(f.period))}
+    quarters = {when: f for f in held if (when := f.fiscal) is not None and when[1] != 0}
     latest = max(quarters, default=None)
     if latest is None:
         return None
