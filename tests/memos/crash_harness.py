@@ -269,6 +269,12 @@ def _wait_for_call_in_flight(run: Run, server: FakeLLMServer, stage: str) -> Non
     wait_for(in_flight_of_stage, 60, f"a {stage} call in flight")
 
 
+def received_requests(server: Any) -> Counter[str]:
+    """How often each request reached the fake server whole, by ledger hash. A request the kill cut before
+    its body arrived is recorded with an empty body: it reached no model, so it is no call."""
+    return Counter(ledger_hash(server.url, e["body"]) for e in server.requests if e["body"])
+
+
 def ledger_hash(base_url: str, body: dict[str, Any]) -> str:
     """The gateway's request hash (its cache key) of a request the fake server at ``base_url`` received."""
     return request_hash(

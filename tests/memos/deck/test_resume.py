@@ -4,8 +4,6 @@ the run again, a new worker finishes it, and no answer recorded before the kill 
 
 from __future__ import annotations
 
-from collections import Counter
-
 import django_rq
 import pytest
 from django.db.models import Count
@@ -14,7 +12,7 @@ from agents.llm.fakes.server import FakeLLMServer
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.registry import fake_answers
-from tests.memos.crash_harness import LATENCY_MS, Desk, desk_env, ledger_hash, wait_for
+from tests.memos.crash_harness import LATENCY_MS, Desk, desk_env, received_requests, wait_for
 from tests.memos.deck_support import deck_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -51,7 +49,7 @@ def test_a_deck_worker_killed_mid_lap_resumes_without_paying_twice() -> None:
                 )
             except AssertionError as stuck:
                 raise AssertionError(f"{stuck}\n{desk.log_tails()}") from None
-            received = Counter(ledger_hash(server.url, e["body"]) for e in server.requests)
+            received = received_requests(server)
         finally:
             desk.stop()
     run.refresh_from_db()

@@ -4,8 +4,6 @@ again, a new worker finishes it, and no answer recorded before the kill is asked
 
 from __future__ import annotations
 
-from collections import Counter
-
 import django_rq
 import pytest
 from django.db.models import Count
@@ -14,7 +12,7 @@ from agents.llm.fakes.server import FakeLLMServer
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.registry import fake_answers
-from tests.memos.crash_harness import LATENCY_MS, Desk, desk_env, ledger_hash, wait_for
+from tests.memos.crash_harness import LATENCY_MS, Desk, desk_env, received_requests, wait_for
 from tests.memos.screen.test_screen_run import _screen
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,7 +50,7 @@ def test_a_screen_worker_killed_mid_news_analysis_resumes_without_paying_twice()
                 )
             except AssertionError as stuck:
                 raise AssertionError(f"{stuck}\n{desk.log_tails()}") from None
-            received = Counter(ledger_hash(server.url, e["body"]) for e in server.requests)
+            received = received_requests(server)
         finally:
             desk.stop()
     run.refresh_from_db()
