@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.consulting.config import load_agency_settings
+from agents.agency.config import load_agency_settings
 from agents.deck.spec import deck_theme
 from agents.env import ConfigError, Env
 from agents.llm.config import LLMSettings, load_llm_settings
@@ -466,7 +466,7 @@ DECK_THEME = _read(
     )
 )
 # The consulting agency (seed 004): its profiles, the seed's one-move-at-a-time order, and whether a run whose
-# board scores on the analysts' or the critic's model family is refused (agents.consulting.config).
+# board scores on the analysts' or the critic's model family is refused (agents.agency.config).
 AGENCY = _read(lambda: load_agency_settings(os.environ))
 # The weekly sector screen (seed 002): the strategy a screen started from the brief form (or manage.py screen
 # without --config) uses; its universe is replaced by the brief's watchlist when one is given.

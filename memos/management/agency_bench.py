@@ -23,15 +23,15 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Sum
 
-from agents.consulting.config import AgencyConfig
-from agents.consulting.outputs import RankingOutput
-from agents.consulting.ranking import top_overlap
+from agents.agency.config import AgencyConfig
+from agents.agency.outputs import RankingOutput
+from agents.agency.ranking import top_overlap
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import AgentStep, LLMCall, Move, Run
 from memos.pipeline import driver
-from memos.pipeline.consulting.final import agency_report
+from memos.pipeline.agency.final import agency_report
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers
 from memos.pipeline.worker import warm_up

@@ -2,8 +2,8 @@
 rows live in ``memos.services`` and the run engine in ``memos.pipeline``."""
 
 from memos.models.accounts import DemoSeeding, PasswordResetRequest
+from memos.models.agency import DebateTurn, Move, MoveScore
 from memos.models.calibration import Calibration, GoldScore
-from memos.models.debates import DebateTurn, Move, MoveScore
 from memos.models.facts import Company, DataLoad, FactRecord, RawResponse, SourceDocument
 from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion

@@ -4,7 +4,7 @@ gathered from all of them: the brief form's choices, the fake LLM server's answe
 from __future__ import annotations
 
 from agents.rubrics import Contract, RubricError, contract_problems
-from memos.pipeline.consulting import WORKFLOW as AGENCY
+from memos.pipeline.agency import WORKFLOW as AGENCY
 from memos.pipeline.deck import WORKFLOW as DECK
 from memos.pipeline.memo import WORKFLOW as MEMO
 from memos.pipeline.prompts import rubric_files

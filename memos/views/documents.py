@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memos.models import AgentStep, Run
-from memos.views import consulting_documents, deck_documents, memo_documents
+from memos.views import agency_documents, deck_documents, memo_documents
 from memos.views.refs import Refs
 
 Builder = Callable[[Any, AgentStep, Refs], dict[str, Any]]
@@ -29,6 +29,6 @@ DOCUMENTS: dict[str, WorkflowDocuments] = {
     Run.Workflow.MEMO: WorkflowDocuments(memo_documents.BUILDERS, memo_documents.evidence_ids),
     Run.Workflow.DECK: WorkflowDocuments(deck_documents.BUILDERS, deck_documents.evidence_ids),
     Run.Workflow.AGENCY: WorkflowDocuments(
-        consulting_documents.BUILDERS, consulting_documents.evidence_ids, consulting_documents.GROWING
+        agency_documents.BUILDERS, agency_documents.evidence_ids, agency_documents.GROWING
     ),
 }

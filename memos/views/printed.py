@@ -16,7 +16,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 
 from memos.models import ArtefactVersion
-from memos.views.consulting_versions import agency_context
+from memos.views.agency_versions import agency_context
 from memos.views.decks import deck_context
 from memos.views.frozen_text import segments
 from memos.views.screen_dashboard import dashboard_of

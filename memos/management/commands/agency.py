@@ -14,13 +14,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.consulting.outputs import InferenceOutput, RankingOutput
-from agents.consulting.roster import ANALYSTS, BOARD
-from agents.consulting.schemas import METRICS
+from agents.agency.board import BOARD
+from agents.agency.outputs import InferenceOutput, RankingOutput
+from agents.agency.personas import ANALYSTS
+from agents.agency.schemas import METRICS
 from memos.management.run_command import RunCommand
 from memos.models import Move, Run
-from memos.pipeline.consulting.final import agency_report
-from memos.pipeline.consulting.threads import thread_json, threads_of
+from memos.pipeline.agency.final import agency_report
+from memos.pipeline.agency.turns import thread_json, threads_of
 
 
 class Command(RunCommand):

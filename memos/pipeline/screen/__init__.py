@@ -20,11 +20,11 @@ from agents.screen.outputs import (
 from memos.models import AgentStep, Run
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
+from memos.pipeline.screen.director import run_director
 from memos.pipeline.screen.final import ending, run_final, screen_artefact
 from memos.pipeline.screen.news import run_news
 from memos.pipeline.screen.plan import CHARTS, DIRECTOR, FLAGS, NEWS_KIND, OVERALL, QUANT, SYNTHESIS_KIND
 from memos.pipeline.screen.prepare import run_prepare
-from memos.pipeline.screen.review import run_review
 from memos.pipeline.screen.synthesis import run_synthesis
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
@@ -97,7 +97,10 @@ WORKFLOW = Workflow(
             run_synthesis,
         ),
         Stage(
-            plan.REVIEW, "Managing director", "Sees everything: consistency, blind spots, summary", run_review
+            plan.DIRECTOR_STAGE,
+            "Managing director",
+            "Sees everything: consistency, blind spots, summary",
+            run_director,
         ),
         Stage(plan.FINAL, "Flags", "Code decides each flag under the honesty protocol", run_final),
     ),

@@ -26,9 +26,18 @@ from agents.screen.verdicts import decisions, proposals
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.screen.director import syntheses_by_sector
 from memos.pipeline.screen.news import quant_of
-from memos.pipeline.screen.plan import CHARTS, DIRECTOR, FINAL, FLAGS, OVERALL, PREPARE, REVIEW, SYNTHESIS
-from memos.pipeline.screen.review import syntheses_by_sector
+from memos.pipeline.screen.plan import (
+    CHARTS,
+    DIRECTOR,
+    DIRECTOR_STAGE,
+    FINAL,
+    FLAGS,
+    OVERALL,
+    PREPARE,
+    SYNTHESIS,
+)
 from memos.pipeline.screen.synthesis import news_by_sector, overview_of
 from memos.pipeline.workflows import Artefact, Ending
 
@@ -48,7 +57,7 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
     quant = quant_of(ctx).quant
     news = news_by_sector(ctx, screen)
     syntheses = syntheses_by_sector(ctx, screen)
-    director = ctx.output(REVIEW, DIRECTOR, DirectorOutput)
+    director = ctx.output(DIRECTOR_STAGE, DIRECTOR, DirectorOutput)
     decided = decisions(quant, news, syntheses, screen.strategy.thresholds)
     calls = proposals(syntheses)
     changes = {change.symbol: change for change in (director.flag_adjustments if director else [])}
@@ -157,7 +166,7 @@ def screen_artefact(ctx: StageContext) -> Artefact:
         raise StageFailed("the flags did not finish, so there is nothing to freeze")
     step = quant_of(ctx)
     quant = step.quant
-    director = ctx.output(REVIEW, DIRECTOR, DirectorOutput)
+    director = ctx.output(DIRECTOR_STAGE, DIRECTOR, DirectorOutput)
     overall = ctx.output(SYNTHESIS, OVERALL, OverallOutput)
     overview = overview_of(ctx)
     news = news_by_sector(ctx, screen)

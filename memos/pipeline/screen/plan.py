@@ -15,7 +15,7 @@ from memos.pipeline.workflows import PlannedStep
 PREPARE = "prepare"
 NEWS = "news"
 SYNTHESIS = "synthesis"
-REVIEW = "review"
+DIRECTOR_STAGE = "director"
 FINAL = "final"
 
 # Step kinds (and the keys of the steps there is one of).
@@ -61,6 +61,8 @@ def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
             SYNTHESIS, OVERALL, OVERALL, "Senior analyst: across sectors", "senior_analyst", len(sectors)
         )
     ]
-    planned += [PlannedStep(REVIEW, DIRECTOR, DIRECTOR, "Managing director: review", "managing_director")]
+    planned += [
+        PlannedStep(DIRECTOR_STAGE, DIRECTOR, DIRECTOR, "Managing director: review", "managing_director")
+    ]
     planned += [PlannedStep(FINAL, FLAGS, FLAGS, "Flags (code, under the honesty protocol)")]
     return planned

@@ -1,0 +1,175 @@
+"""Layer 1: F1 (financial inference, from the figures) and F2 (trend and sentiment, from the documents), in
+parallel. Each claim must cite ids that resolve; a claim that types a figure is withheld and code says so. A
+side with nothing to read is not asked: its output declares the gap (silence beats filler)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from functools import partial
+
+from agents.agency.checks import shown
+from agents.agency.directions import Figure, direction_problem
+from agents.agency.narrowing import inference_schema
+from agents.agency.outputs import Claim, InferenceOutput, Source, SourcesOutput
+from agents.agency.schemas import Inference
+from agents.llm.gateway import LLMGateway
+from agents.llm.roles import Role
+from agents.llm.types import CallContext
+from agents.text.scripts import Language
+from agents.text.sentences import trim_cut
+from memos.pipeline.agency.plan import F1, F2, INFERENCE
+from memos.pipeline.agency.reads import sources
+from memos.pipeline.context import StageContext
+from memos.pipeline.errors import StageFailed
+from memos.pipeline.evidence import fact_lines
+from memos.pipeline.gateway import gateway
+from memos.pipeline.inputs import brief_block, kept_numbers, language
+from memos.pipeline.prompts import template
+
+
+def run_inference(ctx: StageContext) -> None:
+    gathered = sources(ctx)
+    gw = gateway()
+    work: dict[str, Callable[[], InferenceOutput]] = {
+        F1: partial(financial, gw, ctx, gathered) if gathered.facts else partial(silent, F1, gathered),
+        F2: partial(trend, gw, ctx, gathered) if gathered.documents else partial(silent, F2, gathered),
+    }
+    done = ctx.fan_out(work, InferenceOutput, limit=gw.settings.max_concurrency)
+    if not any(output.claims for output in done.values()):
+        raise StageFailed(
+            "neither F1 nor F2 found anything the data supports: no findings to propose moves from"
+        )
+
+
+def silent(name: str, gathered: SourcesOutput) -> InferenceOutput:
+    what = "figures" if name == F1 else "documents"
+    return InferenceOutput(
+        name=name,
+        claims=[],
+        gaps=[f"The desk holds no {what} for {gathered.ticker}: nothing to infer from.", *gathered.gaps],
+        asked_model=False,
+    )
+
+
+def financial(gw: LLMGateway, ctx: StageContext, gathered: SourcesOutput) -> InferenceOutput:
+    facts = tuple(item.evidence_id for item in gathered.facts)
+    values = {"facts": fact_lines(gathered.facts)}
+    return _infer(
+        gw,
+        ctx,
+        name=F1,
+        prompt_name="agency_inference_financial",
+        values=values,
+        untrusted={},
+        ids=facts,
+        facts=facts,
+        gathered=gathered,
+    )
+
+
+def trend(gw: LLMGateway, ctx: StageContext, gathered: SourcesOutput) -> InferenceOutput:
+    ids = tuple(document.doc_id for document in gathered.documents)
+    values = {"peers": ", ".join(gathered.peers) or "none named"}
+    untrusted = {"documents": document_block(gathered.documents)}
+    return _infer(
+        gw,
+        ctx,
+        name=F2,
+        prompt_name="agency_inference_trend",
+        values=values,
+        untrusted=untrusted,
+        ids=ids,
+        facts=(),
+        gathered=gathered,
+    )
+
+
+def document_block(documents: list[Source]) -> str:
+    """Each document with its id, kind, source, date and whom it is about; stale ones marked."""
+    return "\n\n".join(
+        f"[{d.doc_id}] {d.kind} · {d.source} · {d.published or 'undated'}{' · STALE' if d.stale else ''}"
+        f" · about {d.about}\n{d.title}\n{d.text if d.text != d.title else ''}".rstrip()
+        for d in documents
+    )
+
+
+def _infer(
+    gw: LLMGateway,
+    ctx: StageContext,
+    *,
+    name: str,
+    prompt_name: str,
+    values: dict[str, str],
+    untrusted: dict[str, str],
+    ids: tuple[str, ...],
+    facts: tuple[str, ...],
+    gathered: SourcesOutput,
+) -> InferenceOutput:
+    company = ctx.company
+    ctx.check()
+    prompt = template(prompt_name, ctx.run).render(
+        {
+            "company": company.name,
+            "ticker": company.ticker,
+            "as_of": str(gathered.as_of or "unknown"),
+            **values,
+        },
+        {"brief": brief_block(ctx), **untrusted},
+        nonce=ctx.run.nonce,
+    )
+    context = CallContext(run_id=ctx.run_id, stage=INFERENCE, role=Role.INFERENCE)
+    answer, _ = trim_cut(gw.complete(prompt, inference_schema(ids, facts), context=context))
+    return checked(name, answer, set(ids), figures_of(gathered), kept_numbers(ctx), said_in=language(ctx))
+
+
+def figures_of(gathered: SourcesOutput) -> dict[str, Figure]:
+    """The gathered facts a claim's direction is checked against, by id."""
+    found: dict[str, Figure] = {}
+    for item in gathered.facts:
+        try:
+            value = Decimal(item.value)
+        except InvalidOperation:
+            continue
+        if item.as_of is not None and item.metric:
+            found[item.evidence_id] = Figure(
+                item.evidence_id, item.metric, item.as_of, value, item.cue or item.summary
+            )
+    return found
+
+
+def checked(
+    name: str,
+    answer: Inference,
+    ids: set[str],
+    figures: dict[str, Figure],
+    keep: frozenset[str],
+    *,
+    said_in: Language | None = None,
+) -> InferenceOutput:
+    """The claims that cite only ids the role was shown, type no figure and claim no direction their cited
+    figures contradict, numbered F1.1, F1.2, ..."""
+    claims: list[Claim] = []
+    dropped: list[str] = []
+    facts = frozenset(figures)
+    for index, claim in enumerate(answer.claims, start=1):
+        unknown = [ref for ref in claim.citations if ref not in ids]
+        text = shown(claim.statement, facts, keep, language=said_in)
+        contradicted = direction_problem(
+            claim.statement, [figures[r] for r in claim.citations if r in figures]
+        )
+        if unknown:
+            dropped.append(f"claim {index} cited ids the run does not hold ({', '.join(unknown)})")
+        elif contradicted:
+            dropped.append(f"claim {index} withheld: {contradicted}")
+        elif text.withheld or text.empty:
+            dropped.append(f"claim {index}: {text.note or 'nothing left to show'}")
+        else:
+            claims.append(
+                Claim(claim_id=f"{name}.{len(claims) + 1}", statement=text.text, citations=claim.citations)
+            )
+    gaps = [
+        shown(gap, facts, keep, language=said_in).text or "(a gap stated with a figure, withheld)"
+        for gap in answer.gaps
+    ]
+    return InferenceOutput(name=name, claims=claims, gaps=gaps, dropped=dropped)

@@ -1,0 +1,88 @@
+"""The agency's profiles, how a run is configured from one, and seed 003's rule on who judges: the board's
+scores (and the jury) on another model family than the analysts' and the critic's, where one is configured.
+The run page warns when they share one; ``AGENCY_REQUIRE_SEPARATE_JUDGE`` refuses such runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from pydantic import ValidationError
+
+from agents.agency.board import SCORING_ROLE
+from agents.agency.config import AgencyConfig, AgencySettings
+from agents.agency.critic import CRITIC_ROLE
+from agents.agency.personas import ANALYST_ROLE
+from agents.llm.config import LLMSettings
+from memos.pipeline.gateway import llm_settings
+from memos.pipeline.workflows import ConfigurationError, RunRequest
+
+
+def _settings() -> AgencySettings:
+    found: AgencySettings = settings.AGENCY
+    return found
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def profiles() -> dict[str, str]:
+    """Smallest first: the form offers the quick profile before the full one."""
+    ordered = sorted(_settings().profiles.values(), key=lambda p: (len(p.personas) * p.rounds, p.name))
+    return {
+        p.name: f"{_plural(len(p.personas), 'analyst')}, {_plural(len(p.personas) * 3, 'move')}, "
+        f"{_plural(p.rounds, 'round')} of debate"
+        for p in ordered
+    }
+
+
+def shared_judge(llm: LLMSettings | None = None) -> str:
+    """Seed 003's warning when the board scores on the family of a role whose work it judges, or ""."""
+    config = llm or llm_settings()
+    judge = config.family_for(SCORING_ROLE)
+    shared = [role for role in (ANALYST_ROLE, CRITIC_ROLE) if config.family_for(role) == judge]
+    if not shared:
+        return ""
+    return (
+        f"The board's scores come from the same model family ({judge}) as the "
+        f"{' and the '.join(str(role) for role in shared)}: generators would judge their own family's work. "
+        "Set LLM_MODEL_SCORING (and LLM_FAMILY_SCORING) to another family."
+    )
+
+
+def configure(request: RunRequest) -> dict[str, Any]:
+    agency = _settings()
+    found = agency.profiles.get(request.profile)
+    if found is None:
+        raise ConfigurationError(
+            f"Unknown profile {request.profile!r}; choose one of {', '.join(sorted(agency.profiles))}."
+        )
+    warning = shared_judge()
+    if warning and agency.require_separate_judge:
+        raise ConfigurationError(f"{warning} (AGENCY_REQUIRE_SEPARATE_JUDGE refuses such runs.)")
+    order = request.options.get("order", 0)
+    if not isinstance(order, int) or order < 0:
+        raise ConfigurationError(f"The order of the moves is a whole number from 0, got {order!r}.")
+    return found.config(sequential=agency.sequential, jury=agency.jury, order=order).model_dump()
+
+
+def budget(config: Mapping[str, Any], default: int | None) -> int | None:
+    """A run's token budget: ``AGENCY_RUN_BUDGET_TOKENS`` if set, else sized from the profile's calls (a full
+    run makes about 900); none when budgets are off (``LLM_RUN_BUDGET_TOKENS=0``)."""
+    if default is None:
+        return None
+    return _settings().run_budget_tokens or AgencyConfig.model_validate(config).budget_tokens()
+
+
+def describe(config: Mapping[str, Any]) -> str:
+    try:
+        agency = AgencyConfig.model_validate(config)
+    except ValidationError:
+        return "an unreadable configuration"
+    order = " · one move at a time" if agency.sequential else ""
+    return (
+        f"{agency.name} · {_plural(len(agency.personas), 'analyst')} · {_plural(agency.generated, 'move')} · "
+        f"{_plural(agency.rounds, 'round')}{order}"
+    )
