@@ -13,7 +13,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from memos.live.routing import websocket_urlpatterns  # noqa: E402
+from memos.views.socket_routes import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

@@ -300,7 +300,7 @@ CACHES = {
 # Web server processes (agency.serve, which scripts/run.sh starts). Each serves pages and sockets; the channel
 # layer carries live events between them. On 2 cores, 4 gave the lowest page latencies of 2, 3 and 4
 # (tests/bench/test_load_bench.py); the sockets of one process share one
-# batched access re-check per run (memos.live.access).
+# batched access re-check per run (memos.views.socket_access).
 WEB_WORKERS = env_int("WEB_WORKERS", min(4, 2 * len(os.sched_getaffinity(0))))
 if not 1 <= WEB_WORKERS <= 64:
     raise ImproperlyConfigured("WEB_WORKERS must be between 1 and 64")

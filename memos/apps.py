@@ -28,5 +28,5 @@ class MemosConfig(AppConfig):
                 before_exit=notifications.wait_for_mail,
             )
         )
-        # A logout closes the run-page sockets of the session it ends (memos.live.runs).
+        # A logout closes the run-page sockets of the session it ends (memos.views.run_socket).
         user_logged_out.connect(close_sockets_on_logout, dispatch_uid="memos.close_sockets_on_logout")

@@ -73,7 +73,7 @@ for n in $(seq 1 "$RQ_WORKERS"); do
 done
 # The watchdog re-enqueues a run whose worker died mid-stage (its heartbeat goes stale).
 start_bg "watchdog" "$STATE/logs/watchdog.log" "$PY" manage.py watchdog --every 15
-# RQ's cron scheduler queues the refinement check (memos.services.schedules.tick) for the worker every 5 minutes:
+# RQ's cron scheduler queues the refinement check (memos.pipeline.deck.desk.schedule.tick) for the worker every 5 minutes:
 # deck briefs set to refine once or twice a day start their cycles there.
 start_bg "refinement scheduler" "$STATE/logs/refine-cycles.log" "$PY" manage.py refine_cycles --cron --every 300
 # Uvicorn with WEB_WORKERS processes (agency/serve.py); a run page's socket may sit in any of them, and live

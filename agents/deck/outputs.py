@@ -107,7 +107,7 @@ class BaselineOutput(_Frozen):
     carried: bool = False
     previous_epoch: Epoch | None = None
     # Seed 001 section 2: the pinned R2 version passed its check against human gold scores on the scorer
-    # model configured when the epoch began (memos.services.calibration); None for an older output.
+    # model configured when the epoch began (memos.pipeline.deck.desk.calibration); None for an older output.
     calibrated: bool | None = None
 
 

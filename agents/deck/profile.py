@@ -23,8 +23,8 @@ class DeckConfig(BaseModel):
     max_slides: int = Field(
         default=MAX_SLIDES, ge=3, le=MAX_SLIDES
     )  # a refinement cycle stops cleanly past it
-    # A refinement cycle (memos.services.deck_cycles): the deck version it continues from. The scope and the
-    # accepted draft are that version's; the loop re-baselines only when the epoch changed.
+    # A refinement cycle (memos.pipeline.deck.desk.cycles): the deck version it continues from. The scope and
+    # the accepted draft are that version's; the loop re-baselines only when the epoch changed.
     base_version: int | None = None
 
 

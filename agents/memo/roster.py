@@ -72,8 +72,8 @@ class MemoConfig(BaseModel):
     roster: list[str] = Field(min_length=1, max_length=len(SPECIALISTS))
     iterations: int = Field(ge=1, le=MAX_ITERATIONS)
     max_claims: int = Field(default=8, ge=1, le=8)
-    # How many times a person re-ran the evaluation alone (memos.services.rerun): the evaluator's prompt
-    # says so, which makes it a new request rather than the one that failed.
+    # How many times a person re-ran the evaluation alone (memos.pipeline.memo.desk.rerun): the evaluator's
+    # prompt says so, which makes it a new request rather than the one that failed.
     evaluation_reruns: int = Field(default=0, ge=0, le=MAX_EVALUATION_RERUNS)
 
     @field_validator("roster")

@@ -146,11 +146,12 @@ class Analysis(_Strict):
     micro: Layered
 
 
-# What a falsifier may be bound to (seed 000's positions register, memos.services.falsifiers): a metric of the
-# fact store and a condition code evaluates against that metric's latest fact when the memo is frozen. Both
-# are closed lists: a binding has no number in it, so a model cannot set a threshold; the reference value is
-# read by code from the fact store. Fundamentals are filed figures and ratios derived from them; the market
-# figures move every session, so only a change of their sign is watched (agents.memo.falsifiers).
+# What a falsifier may be bound to (seed 000's positions register, memos.pipeline.memo.desk.falsifiers): a
+# metric of the fact store and a condition code evaluates against that metric's latest fact when the memo is
+# frozen. Both are closed lists: a binding has no number in it, so a model cannot set a threshold; the
+# reference value is read by code from the fact store. Fundamentals are filed figures and ratios derived from
+# them; the market figures move every session, so only a change of their sign is watched
+# (agents.memo.falsifiers).
 WatchedMetric = Literal[FundamentalMetric, "return_3m", "return_ytd", "alpha_1w", "sma200_distance_pct"]
 Condition = Literal["falls_below_current", "rises_above_current", "turns_negative", "turns_positive"]
 MAX_FALSIFIERS = 3

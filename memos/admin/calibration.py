@@ -4,10 +4,10 @@
 Gold scores: a superuser picks a frozen deck version and a rubric and gives one whole score 0-5 per dimension
 of that rubric's composite (the active version's); the form refuses a memo version, a missing dimension and
 a second score of the same deck by the same person (committee members score on the version page:
-memos.services.gold_scores). A gold score is added or deleted, never edited: a calibration already compared
-the judge with it. Calibrations are written by the worker (queued from the Calibrations list's buttons, or
-after a committee member's score once five decks are scored) or by ``manage.py calibrate_judge``; they are
-only read here. Superusers only, like the rest of the admin: gold scores decide whether the loop's
+memos.pipeline.deck.desk.gold_scores). A gold score is added or deleted, never edited: a calibration already
+compared the judge with it. Calibrations are written by the worker (queued from the Calibrations list's
+buttons, or after a committee member's score once five decks are scored) or by ``manage.py calibrate_judge``;
+they are only read here. Superusers only, like the rest of the admin: gold scores decide whether the loop's
 judge is trusted.
 """
 
@@ -26,8 +26,7 @@ from agents.deck.rubrics import DECK_R1, DECK_R2
 from memos.admin.base import RecordAdmin, SuperuserAdmin, superuser
 from memos.models import ArtefactVersion, Calibration, GoldScore
 from memos.models.calibration import DECK_KIND, SCORE_MAX, SCORE_MIN
-from memos.services.calibration import active_rubric, agreement_text, composite_keys, gold_score_problems
-from memos.services.gold_scores import RUBRICS, queue_calibration, rubric_label, scored_versions
+from memos.pipeline.deck.desk import calibration, gold_scores
 
 FIELD_PREFIX = "score_"
 
@@ -60,7 +59,7 @@ class GoldScoreForm(forms.ModelForm[GoldScore]):
         }
         rubric, version = data.get("rubric"), data.get("version")
         if rubric:
-            for problem in gold_score_problems(rubric, scores):
+            for problem in calibration.gold_score_problems(rubric, scores):
                 self.add_error(None, problem)
         if version is not None and rubric and self.scorer_id is not None:
             taken = GoldScore.objects.filter(version=version, rubric=rubric, scored_by_id=self.scorer_id)
@@ -75,7 +74,7 @@ def gold_score_form(scorer_id: int) -> type[GoldScoreForm]:
     field), built per request because a newly activated rubric version may add or drop a dimension."""
     used_by: dict[str, list[str]] = {}
     for name in (DECK_R2, DECK_R1):
-        for key in composite_keys(active_rubric(name)[1]):
+        for key in calibration.composite_keys(calibration.active_rubric(name)[1]):
             used_by.setdefault(key, []).append(name)
     fields: dict[str, Any] = {
         f"{FIELD_PREFIX}{key}": forms.IntegerField(
@@ -150,7 +149,10 @@ class CalibrationAdmin(RecordAdmin[Calibration]):
         ]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
-        rubrics = [(name, rubric_label(name), scored_versions(name)) for name in RUBRICS]
+        rubrics = [
+            (name, gold_scores.rubric_label(name), gold_scores.scored_versions(name))
+            for name in gold_scores.RUBRICS
+        ]
         return super().changelist_view(request, {**(extra_context or {}), "calibrate_rubrics": rubrics})
 
     def calibrate_view(self, request: HttpRequest) -> HttpResponse:
@@ -161,7 +163,7 @@ class CalibrationAdmin(RecordAdmin[Calibration]):
             raise PermissionDenied
         name = request.POST.get("rubric", "")
         changelist = reverse("admin:memos_calibration_changelist")
-        if name not in RUBRICS:
+        if name not in gold_scores.RUBRICS:
             self.message_user(request, f"{name!r} is not a judge rubric: deck_r2 or deck_r1", messages.ERROR)
             return HttpResponseRedirect(changelist)
         scored = GoldScore.objects.filter(rubric=name).count()
@@ -170,7 +172,7 @@ class CalibrationAdmin(RecordAdmin[Calibration]):
                 request, f"No gold scores for {name} yet: nothing to compare the judge with.", messages.ERROR
             )
             return HttpResponseRedirect(changelist)
-        queue_calibration(name)
+        gold_scores.queue_calibration(name)
         self.message_user(
             request,
             f"Queued: the worker scores the {scored} gold example{'s' if scored != 1 else ''} of {name} with "
@@ -188,4 +190,6 @@ class CalibrationAdmin(RecordAdmin[Calibration]):
 
     @admin.display(description="per dimension")
     def by_dimension_table(self, obj: Calibration) -> str:
-        return "; ".join(f"{key}: {agreement_text(found)}" for key, found in obj.by_dimension.items())
+        return "; ".join(
+            f"{key}: {calibration.agreement_text(found)}" for key, found in obj.by_dimension.items()
+        )

@@ -4,8 +4,8 @@
 A schedule is set on the deck's page (memos.views.schedules), where the service checks that the brief is a
 deck and who sets it; here superusers list and open schedules, switch them off, or delete them (a brief's
 deletion takes its schedule along). A switch-off here holds, like an admin's on the deck's page: the brief's
-analyst cannot switch it back on, only an admin (memos.services.schedules.set_schedule). Nothing is added
-or edited here.
+analyst cannot switch it back on, only an admin (memos.pipeline.deck.desk.schedule.set_schedule). Nothing is
+added or edited here.
 """
 
 from __future__ import annotations

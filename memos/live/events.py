@@ -107,7 +107,7 @@ def send_after_commit(event: Pending) -> None:
 
 
 def version_group(version_id: object) -> str:
-    """The sockets on one version's page, in every process (memos.live.versions)."""
+    """The sockets on one version's page, in every process (memos.views.version_socket)."""
     return f"version.{version_id}"
 
 

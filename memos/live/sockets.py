@@ -1,6 +1,6 @@
-"""What every page socket of the desk shares (the run page's, memos.live.runs; a version page's,
-memos.live.versions): who may open one, how it joins its groups and re-syncs its page, when it closes, and
-how many one person may hold open.
+"""What every page socket of the desk shares (the run page's, memos.views.run_socket; a version page's,
+memos.views.version_socket): who may open one, how it joins its groups and re-syncs its page, when it closes,
+and how many one person may hold open.
 
 A socket is let in only for a signed-in user who may see its object, after it has joined both its user's group
 (a logout of its session reaches it: ``session_ended``) and its object's group (an event sent between the
@@ -23,7 +23,7 @@ from django.conf import settings
 from redis.exceptions import RedisError
 
 from memos.live.events import session_tag, user_group
-from memos.pipeline.liveness import redis_client
+from memos.redis_client import redis_client
 
 # Close codes (4000-4999 are the application's); static/js/live.js does not reconnect after these.
 CLOSED_NOT_VISIBLE = 4404  # no such object, or not yours: the same answer, so trying ids teaches nothing

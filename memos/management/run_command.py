@@ -1,7 +1,8 @@
-"""What every command that starts a run on a new brief shares (``analyze``, ``deck``, and the next workflows'
-commands): the brief's arguments, the one way a run starts (memos.services.runs.ask), following the run with
-a progress bar (``--wait``) or running its stages in this process (``--inline``), and the exit status: 0
-when the run is done or needs review, 1 when it failed (with its reason) or the wait gave up, 2 for bad
+"""What every command that starts a run on a new brief shares (``manage.py run <workflow>``, and its aliases
+``analyze``, ``deck``, ``agency`` and ``screen``): the brief's arguments, the one way a run starts
+(memos.services.runs.ask), following the run with a progress bar (``--wait``) or running its stages in this
+process (``--inline``), and the exit status: 0 when the run is done or needs review, 1 when it failed (with
+its reason) or the wait gave up, 2 for bad
 input (one line on stderr). A workflow's command says what its finished run printed and wrote.
 """
 
@@ -22,7 +23,7 @@ from memos.pipeline import driver
 from memos.pipeline.hooks import hooks
 from memos.pipeline.registry import workflow_for
 from memos.services.errors import ServiceError
-from memos.services.runs import ask
+from memos.services.runs import ask, ask_watchlist
 
 BAR_WIDTH = 30
 POLL_S = 0.5
@@ -43,7 +44,7 @@ class RunCommand(BaseCommand):
 
     @property
     def name(self) -> str:
-        return self.workflow if self.workflow != Run.Workflow.MEMO else "analyze"
+        return self.workflow
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         what = workflow_for(self.workflow).choice.split(":")[0].lower()
@@ -159,3 +160,35 @@ class RunCommand(BaseCommand):
         elif line != last:
             self.chatter.write(line.rstrip())
         return line
+
+
+class WatchlistCommand(RunCommand):
+    """A run on a watchlist of symbols instead of one company's ticker."""
+
+    def add_subject(self, parser: ArgumentParser) -> None:
+        parser.add_argument("symbols", nargs="+", help="the watchlist's symbols")
+
+    def start(self, user: User, options: dict[str, Any]) -> Run:
+        return ask_watchlist(
+            owner=user,
+            symbols=[symbol.upper() for symbol in options["symbols"]],
+            question=options[self.question_option],
+            audience=options["audience"],
+            notes=options["notes"],
+            workflow=self.workflow,
+            profile=options["profile"],
+            enqueue=not options["inline"],
+        )
+
+
+def plain_command(name: str) -> type[RunCommand]:
+    """The command of a workflow that declares none of its own: its subject, question and profiles are all
+    it needs (memos.services.surfaces.command_for)."""
+    workflow = workflow_for(name)
+    base = WatchlistCommand if workflow.subject == "watchlist" else RunCommand
+    attributes = {
+        "help": f"Start a run: {workflow.choice}.",
+        "workflow": name,
+        "default_profile": next(iter(workflow.profiles())),
+    }
+    return type(f"{name.title()}Command", (base,), attributes)

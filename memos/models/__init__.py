@@ -8,7 +8,7 @@ from memos.models.facts import Company, DataLoad, FactRecord, RawResponse, Sourc
 from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion
 from memos.models.ledger import LLMCall
-from memos.models.runs import DEFAULT_AUDIENCE, AgentStep, Brief, Run, StageClaim
+from memos.models.runs import DEFAULT_AUDIENCE, DEFAULT_WORKFLOW, AgentStep, Brief, Run, StageClaim
 from memos.models.schedules import MemoSchedule, RefineSchedule
 from memos.models.versions import (
     ArtefactVersion,
@@ -22,6 +22,7 @@ from memos.models.versions import (
 
 __all__ = [
     "DEFAULT_AUDIENCE",
+    "DEFAULT_WORKFLOW",
     "AgentStep",
     "ArtefactVersion",
     "AuditEvent",

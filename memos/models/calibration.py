@@ -4,7 +4,7 @@ A ``GoldScore`` is one person's integer scores of one frozen deck version on one
 is one check of the judge against every gold score of a rubric: the active rubric version and the scorer's
 model it measured, how often the judge landed within one point of the person, and the verdict. The loop's
 rubric is trusted only while its pinned version has a passed calibration for the configured scorer model
-(memos.services.calibration.is_calibrated): without one, a better R2 may be the judge's variance.
+(memos.pipeline.deck.desk.calibration.is_calibrated): without one, a better R2 may be the judge's variance.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ SCORE_MIN, SCORE_MAX = 0, 5  # the judge's scale (agents.deck.schemas.Score)
 
 class GoldScore(models.Model):
     """A person's scores of a frozen deck on one rubric. Which dimensions it must hold depends on the
-    active rubric version, a rule across rows: memos.services.calibration.gold_score_problems checks it
-    (the admin's form and ``record_gold_score`` both call it). ``clean`` holds the rules about this row."""
+    active rubric version, a rule across rows: memos.pipeline.deck.desk.calibration.gold_score_problems checks
+    it (the admin's form and ``record_gold_score`` both call it). ``clean`` holds the rules about this row."""
 
     class Rubric(models.TextChoices):
         DECK_R2 = "deck_r2", "R2: the refinement loop's composite"

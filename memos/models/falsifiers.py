@@ -3,9 +3,9 @@ newer data.
 
 Status machine: watching -> hit (a newer fact met the condition: the position is re-opened) or watching ->
 closed (a newer version of the brief was frozen and watches its own falsifiers). Both moves are conditional
-UPDATEs from ``watching`` (memos.services.falsifiers, memos.services.falsifier_hits), so two loads checking
-at once hit a watch once. The reference value is a fact code read when the version was frozen; the model
-chose only the metric and the condition, from closed lists (agents.memo.schemas).
+UPDATEs from ``watching`` (memos.pipeline.memo.desk.falsifiers, memos.pipeline.memo.desk.falsifier_hits), so
+two loads checking at once hit a watch once. The reference value is a fact code read when the version was
+frozen; the model chose only the metric and the condition, from closed lists (agents.memo.schemas).
 """
 
 from __future__ import annotations

@@ -80,9 +80,10 @@ class RubricVersion(GovernedVersion):
     thresholds without parsing YAML."""
 
     data = models.JSONField(help_text="the parsed rubric: scale, gates, objectives with weights, thresholds")
-    # Adopting a run's proposal (memos.services.rubric_proposals) copies a model's words into the rubric. They
-    # stay marked, version after version of adoptions, until an admin saves an edited version, whose words
-    # are all the admin's; memos.pipeline.deck.judging fences the marked anchors as untrusted text.
+    # Adopting a run's proposal (memos.pipeline.deck.desk.rubric_proposals) copies a model's words into the
+    # rubric. They stay marked, version after version of adoptions, until an admin saves an edited version,
+    # whose words are all the admin's; memos.pipeline.deck.judging fences the marked anchors as untrusted
+    # text.
     model_written_anchors = models.JSONField(
         default=list,
         blank=True,

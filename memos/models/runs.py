@@ -13,6 +13,7 @@ from django.db.models import Q
 from memos.models.facts import Company
 
 DEFAULT_AUDIENCE = "Investment committee"
+DEFAULT_WORKFLOW = "memo"  # what a brief asks for when it names no workflow
 MAX_WATCHLIST = 200  # symbols on one watchlist
 
 
@@ -88,18 +89,15 @@ class Run(models.Model):
         FAILED = "failed"
         CANCELLED = "cancelled"
 
-    class Workflow(models.TextChoices):
-        MEMO = "memo", "Investment memo"
-        DECK = "deck", "C-suite deck"
-        AGENCY = "agency", "Debated moves"
-        SCREEN = "screen", "Sector screen"
-
     ACTIVE_STATUSES: ClassVar = (Status.QUEUED, Status.RUNNING)
     FINISHED_STATUSES: ClassVar = (Status.NEEDS_REVIEW, Status.DONE, Status.FAILED, Status.CANCELLED)
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     brief = models.ForeignKey(Brief, on_delete=models.PROTECT, related_name="runs")
-    workflow = models.CharField(max_length=20, choices=Workflow.choices, default=Workflow.MEMO)
+    # No choices: the workflows are the registry's (memos.pipeline.registry), each named in its own package,
+    # so a new one needs no migration. A run starts only through memos.services.runs.start_run, which refuses
+    # a name the registry does not know; the admin never edits it.
+    workflow = models.CharField(max_length=20, default=DEFAULT_WORKFLOW)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
     stage = models.CharField(max_length=40, blank=True, help_text="the stage running or queued next")
     status_message = models.TextField(blank=True)

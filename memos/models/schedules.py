@@ -18,8 +18,8 @@ SECOND_SLOT = time(18, 0)
 class RefineSchedule(models.Model):
     """A deck brief's refinement cycles: once or twice a day at fixed times of day (UTC), or off.
 
-    Set by the brief's analyst or an admin through ``memos.services.schedules.set_schedule``, which also
-    refuses a brief with no deck version. The scheduler's check (``run_due``) locks the row and
+    Set by the brief's analyst or an admin through ``memos.pipeline.deck.desk.schedule.set_schedule``, which
+    also refuses a brief with no deck version. The scheduler's check (``run_due``) locks the row and
     starts a cycle when one of its times of day has passed since ``last_slot_at`` (or since the schedule was
     last changed, ``set_at``: changing it never starts a cycle at once). It records that time of day before
     it tries, so each one is tried once, whether the cycle starts or is refused (a run of the brief still
@@ -61,8 +61,8 @@ class RefineSchedule(models.Model):
                 condition=Q(cycles_per_day=1) | ~Q(first_slot=F("second_slot")),
                 name="refine_schedule_two_cycles_at_two_times",
             ),
-            # The scheduler starts only enabled schedules (memos.services.schedules.run_due): one an admin
-            # holds off is off.
+            # The scheduler starts only enabled schedules (memos.pipeline.deck.desk.schedule.run_due): one an
+            # admin holds off is off.
             models.CheckConstraint(
                 condition=Q(held_off_by_admin=False) | Q(enabled=False),
                 name="refine_schedule_held_off_is_off",
@@ -120,7 +120,8 @@ class MemoSchedule(models.Model):
     """A memo brief's weekly position (seed 000: "weekly positions"): the brief's memo is written again once a
     week, on ``weekday`` at ``at`` (UTC), as a new version of its memo line; with unchanged data and prompts
     the ledger answers every call, so a quiet week costs nothing. Set by the brief's analyst or an admin
-    (memos.services.memo_schedule); the scheduler's tick acts on each weekly time once, recording what it did.
+    (memos.pipeline.memo.desk.schedule); the scheduler's tick acts on each weekly time once, recording what it
+    did.
     """
 
     brief = models.OneToOneField(Brief, on_delete=models.CASCADE, related_name="memo_schedule")

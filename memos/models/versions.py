@@ -38,7 +38,9 @@ class ArtefactVersion(models.Model):
     brief = models.ForeignKey(Brief, on_delete=models.PROTECT, related_name="versions")
     run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField(help_text="v1, v2, ... per brief and kind: each kind is a line")
-    kind = models.CharField(max_length=20, help_text="the artefact: memo, deck, moves, screen")
+    kind = models.CharField(
+        max_length=20, help_text="the name of the workflow that froze it (its run's workflow)"
+    )
     title = models.CharField(max_length=300)
     content = models.JSONField(help_text="the artefact's typed output, exactly as the run finished it")
     rendered_text = models.TextField(help_text="the artefact as plain text, section by section")

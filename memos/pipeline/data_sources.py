@@ -16,8 +16,8 @@ from agents.data.news import NEWS_MAX_BYTES, LiveSearch, feed_hosts
 from agents.data.prices import STOOQ_HOSTS, STOOQ_MAX_BYTES, LivePriceSource
 from agents.data.shared_rate import SharedRateLimiter
 from agents.data.social import StocknetSocialSource
-from memos.pipeline.liveness import redis_client
 from memos.pipeline.raw_responses import keep_raw
+from memos.redis_client import redis_client
 
 SEC_LIMIT_KEY = "analyst-desk:sec-next-slot"
 

@@ -14,7 +14,7 @@ from agents.llm.gateway import LLMGateway
 from agents.llm.limiter import RedisLimiter
 from agents.llm.roles import Role
 from memos.pipeline.ledger import DjangoLedger
-from memos.pipeline.liveness import redis_client
+from memos.redis_client import redis_client
 
 
 class _Override:

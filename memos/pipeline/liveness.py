@@ -23,6 +23,8 @@ import redis
 from django.conf import settings
 from django.db import DatabaseError, connection
 
+from memos.redis_client import redis_client
+
 log = logging.getLogger(__name__)
 
 LOCK_PREFIX = "analyst-desk:run-lock:"
@@ -45,25 +47,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0
 """
-
-
-_clients: dict[str, redis.Redis] = {}
-_clients_lock = threading.Lock()
-
-
-def redis_client() -> redis.Redis:
-    """This process's client for ``REDIS_URL``, shared by its threads and kept for its life.
-
-    Its pool keeps connections open between claims, calls and runs: a new client per claim or per gateway
-    paid a connect and a handshake on a run's path (a few ms each, more when several threads connected at
-    once). redis-py gives a forked child (an RQ work-horse) a fresh pool of its own.
-    """
-    url = settings.REDIS_URL
-    with _clients_lock:
-        client = _clients.get(url)
-        if client is None:
-            client = _clients[url] = redis.Redis.from_url(url)
-        return client
 
 
 def lock_ttl_ms() -> int:

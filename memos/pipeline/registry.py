@@ -1,17 +1,38 @@
 """The workflows this version of the desk can run, by the name stored in ``Run.workflow``, and what is
-gathered from all of them: the brief form's choices, the fake LLM server's answers, the rubrics' contracts."""
+gathered from all of them: the brief form's choices, the fake LLM server's answers, the rubrics' contracts.
+
+Adding a workflow is its package (``memos/pipeline/<workflow>/``, whose ``WORKFLOW`` declares it and names
+its surface) and one line in ``PACKAGES``; nothing else of the desk is edited.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import Any
+
 from agents.rubrics import Contract, RubricError, contract_problems
-from memos.pipeline.agency import WORKFLOW as AGENCY
-from memos.pipeline.deck import WORKFLOW as DECK
-from memos.pipeline.memo import WORKFLOW as MEMO
+from memos.models import Run
 from memos.pipeline.prompts import rubric_files
-from memos.pipeline.screen import WORKFLOW as SCREEN
 from memos.pipeline.workflows import Workflow
 
-WORKFLOWS: dict[str, Workflow] = {workflow.name: workflow for workflow in (MEMO, DECK, AGENCY, SCREEN)}
+# One line per workflow: the package whose WORKFLOW declares it, in the order the brief form offers them.
+PACKAGES = (
+    "memos.pipeline.memo",
+    "memos.pipeline.deck",
+    "memos.pipeline.agency",
+    "memos.pipeline.screen",
+)
+
+
+def load(package: str) -> Workflow:
+    """The workflow ``package`` declares (its ``WORKFLOW``)."""
+    found = import_module(package).WORKFLOW
+    if not isinstance(found, Workflow):
+        raise TypeError(f"{package}.WORKFLOW is not a Workflow")
+    return found
+
+
+WORKFLOWS: dict[str, Workflow] = {workflow.name: workflow for workflow in map(load, PACKAGES)}
 
 
 class UnknownWorkflow(KeyError):
@@ -29,6 +50,12 @@ def workflow_for(name: str) -> Workflow:
 def form_choices() -> list[tuple[str, str]]:
     """(name, how the form offers it), in the order the workflows are listed above."""
     return [(workflow.name, workflow.choice) for workflow in WORKFLOWS.values()]
+
+
+def rehearsal(run: Run) -> dict[str, list[Any]]:
+    """The fake server's script for ``run``: its workflow's rehearsal, or nothing beyond canned answers."""
+    found = workflow_for(run.workflow).rehearsal
+    return found(run) if found is not None else {}
 
 
 def fake_answers() -> tuple[str, ...]:

@@ -29,14 +29,23 @@ if TYPE_CHECKING:
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
 
+# The page of a finished step whose kind names no template: its typed output, field by field.
+PLAIN_STEP_TEMPLATE = "memos/step_documents/output.html"
+
+
 @dataclass(frozen=True)
 class StepKind(Generic[OutputT]):
     """One kind of step document: how its output is typed, drawn and summarised."""
 
     name: str
     output: type[OutputT]
-    template: str  # the step document's template (the drawer and the step page include it)
+    # The step document's template (the drawer and the step page include it); "" for the plain page.
+    template: str
     summarise: Callable[[OutputT], str]
+
+    @property
+    def page(self) -> str:
+        return self.template or PLAIN_STEP_TEMPLATE
 
     def summary(self, output: BaseModel) -> str:
         if not isinstance(output, self.output):
@@ -75,7 +84,7 @@ class Artefact:
     """What a finished run freezes as the next version of its brief (memos.services.versions), built by code
     from the run's outputs: nothing here is asked of a model."""
 
-    kind: str  # memo, deck, moves, screen
+    kind: str  # the workflow's name: memo, deck, agency, screen
     title: str
     content: dict[str, Any]  # the typed output, as JSON
     sections: dict[str, str]  # section -> plain text, in reading order: the version's text and its diff
@@ -131,6 +140,16 @@ class Workflow:
     rubrics: Mapping[str, Contract] = field(default_factory=dict)
     # The module whose FAKE_ROLES answer its roles on the fake LLM server (agents.llm.fakes.server).
     fakes: str | None = None
+    # Answers scripted for one run (they cite what that run is shown), for rehearsing it on the fake server
+    # (bench_run, demos, tests); None when FAKE_ROLES' answers serve any run of it.
+    rehearsal: Callable[[Run], dict[str, list[Any]]] | None = None
+    # A watchlist workflow: the symbols it runs on when a person names none (the screen's demo strategy's);
+    # ConfigurationError when it has none to offer.
+    default_watchlist: Callable[[], list[str]] = field(default=lambda: [])
+    # The module whose SURFACE declares what the rest of the desk shows and does for it: its step pages,
+    # its part of a version's page, the files frozen with a version, its export, URLs, schedules and command
+    # (memos.services.surfaces). Named, never imported, by the engine; "" for the plain surface.
+    surface: str = ""
     # A template the run page shows under its header (it gets the run and the user), or "".
     run_banner: str = ""
     # Its run page draws the stages side by side as a pipeline of layers, each zooming into a view of its

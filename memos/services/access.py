@@ -35,8 +35,8 @@ def visible_run_pairs(users: Iterable[AbstractBaseUser], run_ids: Collection[str
     queries (the users' groups, the runs' owners) however many users.
 
     The same rule as ``visible_runs``, for many users at once (the run-page sockets' batched re-check,
-    memos.live.access). Change the two together: test_socket_security compares them for every role, for
-    owners, creators and others.
+    memos.views.socket_access). Change the two together: test_socket_security compares them for every role,
+    for owners, creators and others.
     """
     readers = {user.pk: user for user in users if isinstance(user, User) and user.is_active}
     if not readers or not run_ids:

@@ -4,8 +4,8 @@ tick queues it daily for every watched company (``refresh_due``); the RQ worker 
 The job reads the SEC figures, then, in live mode, the daily prices (the quant figures computed again from
 the live provider's bars against SPY's) and the news where a search API is configured (``SCREEN_SEARCH_URL``).
 It takes a ticker, never a model instance, and is idempotent: running it twice stores the same rows. A
-newer figure that meets a frozen memo's falsifier re-opens its position (memos.services.falsifier_hits). What
-failed is kept on the company's row, part by part; the home page shows it.
+newer figure that meets a frozen memo's falsifier re-opens its position (memos.services.surfaces.new_facts).
+What failed is kept on the company's row, part by part; the home page shows it.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from memos.models import Company
 from memos.pipeline import driver
 from memos.pipeline.data_sources import edgar_source, live_price_source, live_search
 from memos.pipeline.fact_store import save_company_facts, save_documents, save_facts
-from memos.services import falsifier_hits
 from memos.services.snapshot import BENCHMARK
+from memos.services.surfaces import new_facts_of
 
 STOOQ_NAME = "Stooq"
 
@@ -62,7 +62,7 @@ def refresh_company_facts(ticker: str) -> dict[str, object]:
         refresh_error="; ".join(problems)[:500],
         **({"refresh_failed_at": now} if problems else {}),
     )
-    falsifier_hits.check_ticker_after_commit(fact_set.ticker)
+    new_facts_of(fact_set.ticker)  # a memo's falsifiers are checked against them, once this commits
     return outcome
 
 

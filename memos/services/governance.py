@@ -152,8 +152,8 @@ def propose_rubric(
     model_written_anchors: Iterable[str] = (),
 ) -> RubricVersion:
     """The next version of ``base``'s rubric, like propose_prompt. ``model_written_anchors`` names the
-    dimensions whose anchor at 5 a model wrote (memos.services.rubric_proposals adopting a run's proposal);
-    an admin's save names none, and from then on every word of the version is the admin's."""
+    dimensions whose anchor at 5 a model wrote (memos.pipeline.deck.desk.rubric_proposals adopting a run's
+    proposal); an admin's save names none, and from then on every word of the version is the admin's."""
     text = normalised(content)
 
     def derived() -> dict[str, Any]:

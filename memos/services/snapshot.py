@@ -52,7 +52,7 @@ from agents.quant import compute_profile, quant_facts
 from memos.models import Company, DataLoad, FactRecord
 from memos.models import SourceDocument as SourceDocumentRow
 from memos.pipeline.fact_store import fact_rows, save_documents, save_facts
-from memos.services import falsifier_hits
+from memos.services.surfaces import new_facts
 
 BENCHMARK = "SPY"
 # Part of the data version: bump it when the loader reads the same files into different rows (version 2
@@ -122,8 +122,8 @@ def load_snapshot(*, root: Path, force: bool = False) -> LoadReport:
                 "counts": {"companies": report.companies, **report.facts, "documents": report.documents},
             },
         )
-        # Newer figures may meet a frozen memo's falsifier: checked once this load commits.
-        falsifier_hits.check_after_commit(company.pk for company in companies.seen.values())
+        # Newer figures may meet a frozen memo's falsifier: each workflow reacts once this load commits.
+        new_facts(company.pk for company in companies.seen.values())
     return report
 
 

@@ -8,10 +8,11 @@ export_versions`` writes them):
 
 ``<kind>.json`` (``deck.json``, ``memo.json``) is the artefact exactly as frozen and ``text.md`` its text, so
 ``memos.services.versions.content_hash(kind, <kind>.json, text.md)`` is its ``content_hash``.
-``render.pdf`` and ``deck.pptx`` are the version's stored files (memos.services.version_files), the bytes
-every reader downloads; their sha256 are in its index row. ``changelog.jsonl`` is the loop's changelog:
-one object per lap of the refinement loop that made a deck (its run's lap steps), per synthesis iteration of
-a memo. ``scores.json`` is its scores as frozen.
+``render.pdf`` and ``deck.pptx`` (whatever files its workflow declares) are the version's stored files
+(memos.services.version_files), the bytes every reader downloads; their sha256 are in its index row.
+``changelog.jsonl`` is the loop's changelog: one object per lap of the refinement loop that made a deck (its
+run's lap steps), per synthesis iteration of a memo, as each workflow declares it. ``scores.json`` is its
+scores as frozen.
 
 What changes after freezing is kept out of the index, whose rows never change: a version's review status
 and publication live in its audit trail, ``audit.jsonl``, one transition a line (append-only in the
@@ -24,14 +25,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from agents.deck.outputs import LapOutput
-from agents.memo.outputs import IterationOutput
-from memos.models import AgentStep, ArtefactVersion
-from memos.pipeline.deck.plan import LAP
-from memos.pipeline.memo.plan import ITERATION
+from memos.models import ArtefactVersion
 from memos.services import version_files
+from memos.services.surfaces import surface_for
 
 INDEX = "index.jsonl"
 
@@ -84,58 +80,9 @@ def index_row(version: ArtefactVersion) -> dict[str, Any]:
 
 
 def loop_changelog(version: ArtefactVersion) -> list[dict[str, Any]]:
-    """What the loop that made the version did, one object per lap (a deck) or iteration (a memo), read from
-    the steps its run stored; a lap or iteration that never finished is left out."""
-    steps = AgentStep.objects.filter(run_id=version.run_id, status=AgentStep.Status.DONE).order_by("position")
-    if version.kind == "deck":
-        return [row for step in steps.filter(kind=LAP) if (row := _lap(step.output)) is not None]
-    if version.kind == "memo":
-        return [row for step in steps.filter(kind=ITERATION) if (row := _iteration(step.output)) is not None]
-    return []
-
-
-def _lap(output: object) -> dict[str, Any] | None:
-    try:
-        lap = LapOutput.model_validate(output)
-    except ValidationError:
-        return None
-    order = lap.work_order
-    return {
-        "lap": lap.lap,
-        "action": order.action if order is not None else None,
-        "target": order.target if order is not None else None,
-        "slides_changed": lap.changed,
-        "composite": lap.scored.composite if lap.scored is not None else None,
-        "accepted": lap.decision.accepted,
-        "margin": lap.decision.margin,
-        "reasons": lap.decision.reasons,
-        "best": lap.best,
-        "drift": lap.drift,
-        "stop": lap.stop or None,
-        "data_version": lap.data_version or None,
-        "error": lap.error or None,
-    }
-
-
-def _iteration(output: object) -> dict[str, Any] | None:
-    try:
-        iteration = IterationOutput.model_validate(output)
-    except ValidationError:
-        return None
-    check = iteration.hill_climb
-    return {
-        "iteration": check.iteration,
-        "jplus": check.jplus,
-        "jminus": check.jminus,
-        "delta_jplus": check.delta_jplus,
-        "delta_jminus": check.delta_jminus,
-        "passed": check.passed,
-        "reason": check.reason,
-        "rewritten": iteration.rewritten,
-        "gaps_answered": sum(1 for gap in iteration.gaps if gap.answered),
-        "gaps": len(iteration.gaps),
-        "stopped": bool(iteration.escape and iteration.escape.stop),
-    }
+    """What the loop that made the version did, one object per lap (a deck) or iteration (a memo), as its
+    workflow declares it (memos.services.surfaces.Export); empty for a workflow with no loop."""
+    return surface_for(version.kind).export.changelog(version)
 
 
 def _scores(version: ArtefactVersion) -> dict[str, Any]:

@@ -1,9 +1,9 @@
-"""The files a frozen version is: a memo's ``render.pdf`` (the version printed, memos.views.printed), a
-deck's ``render.pdf`` (its slides) and ``deck.pptx``, a screen's ``report.html`` (standalone) and its
-``render.pdf`` (the report printed, memos.views.screen_report): rendered once, when the version is frozen,
-and stored in the database with their sha256 (memos.models.VersionFile, immutable like the version). Every
-download, thumbnail and export serves those bytes; nothing is rendered again, so a change of a renderer or a
-template never alters an old version.
+"""The files a frozen version is, as its workflow declares them (memos.services.surfaces.Files): a memo's or
+an agency's ``render.pdf`` (the version printed, memos.services.printing), a deck's ``render.pdf`` (its
+slides) and ``deck.pptx``, a screen's ``report.html`` (standalone) and its ``render.pdf`` (the report
+printed): rendered once, when the version is frozen, and stored in the database with their sha256
+(memos.models.VersionFile, immutable like the version). Every download, thumbnail and export serves those
+bytes; nothing is rendered again, so a change of a renderer or a template never alters an old version.
 
 Freezing renders them before its transaction (memos.services.versions.prepare) and stores them in it, so a
 version is never visible without its files. A version frozen before files were kept has none: the first
@@ -14,44 +14,23 @@ both serve it.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
-from pydantic import ValidationError
 
-from agents.deck.outputs import DeckOutput
-from agents.deck.render.pdf import render_pdf
-from agents.deck.render.pptx import render_pptx
 from memos.models import ArtefactVersion, VersionFile
+from memos.services import printing, surfaces
 from memos.services.render_slots import release_connection, render_slot
+from memos.services.surfaces import PDF, PRINTED_PAGE, RENDER_PDF, FrozenFile, Rendered, surface_for
 
 log = logging.getLogger(__name__)
 
-RENDER_PDF = "render.pdf"
-DECK_PPTX = "deck.pptx"
-SCREEN_REPORT = "report.html"  # a screen's standalone report; its render.pdf is the report printed
-HTML = "text/html; charset=utf-8"
-SCREEN = "screen"
-PDF = "application/pdf"
-PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-DECK = "deck"
+__all__ = ["NoSuchFile", "Readable", "Rendered", "StoredFile"]
 
 
 class NoSuchFile(LookupError):
     """The version has no file of that name (a memo has no PPTX)."""
-
-
-@dataclass(frozen=True)
-class Rendered:
-    name: str
-    content_type: str
-    body: bytes
-
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.body).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -65,43 +44,43 @@ class StoredFile:
     size: int
 
 
-def deck_of(version: ArtefactVersion) -> DeckOutput | None:
-    """A deck version's frozen output; None for another kind, or a deck this code cannot read."""
-    if version.kind != DECK:
-        return None
-    try:
-        return DeckOutput.model_validate(version.content)
-    except ValidationError:
-        return None
+def files_of(version: ArtefactVersion) -> tuple[FrozenFile, ...]:
+    """The files the version has, as its workflow declares them for content it can read."""
+    return tuple(surfaces.files_of(version).files)
 
 
 def names_of(version: ArtefactVersion) -> tuple[str, ...]:
-    """The files the version has: a deck its slides and its PPTX, a screen its report and the report
-    printed, any other its printed page."""
-    if version.kind == SCREEN:
-        return (RENDER_PDF, SCREEN_REPORT)
-    return (RENDER_PDF, DECK_PPTX) if deck_of(version) is not None else (RENDER_PDF,)
+    return tuple(file.name for file in files_of(version))
+
+
+def file_named(version: ArtefactVersion, name: str) -> FrozenFile:
+    for file in files_of(version):
+        if file.name == name:
+            return file
+    raise NoSuchFile(f"{version.named} has no {name}")
+
+
+def declared_file(kind: str, name: str) -> FrozenFile:
+    """The file ``name`` as a ``kind`` workflow declares it, without reading a version's content (a download
+    needs only its file name); the printed page for a version whose content this code could not read."""
+    for file in (*surface_for(kind).files.files, PRINTED_PAGE):
+        if file.name == name:
+            return file
+    raise NoSuchFile(f"a {kind} has no {name}")
 
 
 def render_files(version: ArtefactVersion) -> list[Rendered]:
     """Every file of the version, rendered now from the version alone (it may be one freezing has prepared and
     not stored yet): no database read but the version's brief and company, which the caller has loaded."""
-    output = deck_of(version)
-    if output is not None:
-        return [
-            Rendered(RENDER_PDF, PDF, render_pdf(output.deck).pdf),
-            Rendered(DECK_PPTX, PPTX, render_pptx(output.deck)),
-        ]
-    if version.kind == SCREEN:
-        # Imported here: the report is the views' dashboard template, standalone.
-        from memos.views.screen_report import report_html, report_pdf
-
-        html = report_html(version)
-        return [Rendered(RENDER_PDF, PDF, report_pdf(html)), Rendered(SCREEN_REPORT, HTML, html.encode())]
-    # Imported here: the printed page is the version page's template, drawn through the views' deck viewer.
-    from memos.views.printed import print_page
-
-    return [Rendered(RENDER_PDF, PDF, print_page(version))]
+    render = surfaces.files_of(version).render
+    if render is None:  # the printed page, every workflow's file unless it declares its own
+        rendered = [Rendered(RENDER_PDF, PDF, printing.print_page(version))]
+    else:
+        rendered = render(version)
+    made, declared = sorted(file.name for file in rendered), sorted(names_of(version))
+    if made != declared:  # a workflow's renderer and its declaration disagree: a bug, caught at the freeze
+        raise RuntimeError(f"rendering {version.kind} made {made}, but its workflow declares {declared}")
+    return rendered
 
 
 def store(version: ArtefactVersion, files: list[Rendered]) -> None:
@@ -130,8 +109,7 @@ def file_of(version: ArtefactVersion, name: str) -> StoredFile:
     found = _stored(version, name)
     if found is not None:
         return found
-    if name not in names_of(version):
-        raise NoSuchFile(f"{version.named} has no {name}")
+    file_named(version, name)  # NoSuchFile when the version has no file of that name
     with render_slot():
         found = _stored(version, name)  # another reader of this process stored it while this one waited
         if found is not None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
+from typing import Any
 
 from django import template
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
+from pydantic import BaseModel
 
 from agents.data.formatting import format_value
 from agents.text.figures import brief_numbers, segments
@@ -17,7 +20,7 @@ from agents.text.sentences import fit
 from memos.models import Brief, FactRecord
 from memos.pipeline.errors import plain
 from memos.pipeline.language import brief_language
-from memos.views.refs import Refs
+from memos.services.refs import Refs
 
 register = template.Library()
 
@@ -193,3 +196,33 @@ def plain_number(value: object) -> str:
 def thousands(value: object) -> str:
     """A count of tokens, calls or rows as a reader reads it: 250,000."""
     return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+@register.simple_tag(takes_context=True)
+def panel(context: template.Context, shown: Any) -> SafeString:
+    """A workflow's panel on a version's page (memos.views.versions.Shown): its template, rendered with the
+    page's context and the panel's own on top."""
+    if context.template is None:  # only while a template renders, which is when a tag is called
+        raise template.TemplateSyntaxError("panel is a template tag")
+    with context.push(**shown.context):
+        rendered: SafeString = context.template.engine.get_template(shown.template).render(context)
+    return rendered
+
+
+@register.filter
+def output_fields(output: object) -> list[tuple[str, str, object]]:
+    """A typed step output's fields for the plain step page (memos/step_documents/output.html), each as
+    (label, how it is shown, value): "text" for a string (model prose, shown by ``prose``), "texts" for a
+    list of strings, "value" for anything else (code's numbers and structures, shown as JSON)."""
+    if not isinstance(output, BaseModel):
+        return []
+    fields: list[tuple[str, str, object]] = []
+    for name, value in output.model_dump(mode="json").items():
+        label = name.replace("_", " ")
+        if isinstance(value, str):
+            fields.append((label, "text", value))
+        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+            fields.append((label, "texts", value))
+        else:
+            fields.append((label, "value", json.dumps(value, ensure_ascii=False, sort_keys=True)))
+    return fields

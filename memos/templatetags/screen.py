@@ -10,8 +10,8 @@ from django import template
 
 from agents.screen.display import LABELS, value_text
 from memos.models import Run
+from memos.pipeline.screen.desk import dashboard_of
 from memos.services.access import visible_versions
-from memos.views.screen_dashboard import dashboard_of
 
 register = template.Library()
 

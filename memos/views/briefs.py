@@ -14,10 +14,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from memos.forms import BriefForm, profile_choices
-from memos.models import Run
+from memos.models import DEFAULT_WORKFLOW, Run
 from memos.pipeline.registry import WORKFLOWS, workflow_for
-from memos.pipeline.screen.profiles import default_strategy
-from memos.pipeline.screen.universe import default_symbols
 from memos.pipeline.workflows import ConfigurationError
 from memos.services.access import can_start_runs
 from memos.services.errors import ServiceError
@@ -49,14 +47,14 @@ def new_brief(request: HttpRequest) -> HttpResponse:
 def _start(user: User, data: dict[str, Any]) -> Run:
     """The run the form asks for: about a company, or (a screen) about a watchlist. A workflow with one
     profile (the screen's weekly) runs it whichever profile the form's shared list had selected."""
-    workflow = data["workflow"] or Run.Workflow.MEMO
+    workflow = data["workflow"] or DEFAULT_WORKFLOW
     offered = list(workflow_for(workflow).profiles()) if workflow in WORKFLOWS else []
     profile = offered[0] if len(offered) == 1 else data["profile"]
     if workflow in WORKFLOWS and workflow_for(workflow).subject == "watchlist":
         symbols = [s for s in re.split(r"[\s,;]+", data["watchlist"].upper()) if s]
         if not symbols:
             try:
-                symbols = default_symbols(default_strategy())
+                symbols = workflow_for(workflow).default_watchlist()
             except ConfigurationError as exc:
                 raise ServiceError(str(exc)) from exc
         return ask_watchlist(

@@ -1,7 +1,7 @@
-"""The review's actions on a version, each a POST from its page: vote, recuse, score a deck for the judge's
-calibration, approve, request changes, publish. The rules live in memos.services.review (and
-memos.services.gold_scores); a refusal shows the page again with the reason (409) and changes nothing but
-the audit row a refused approval leaves."""
+"""The review's actions on a version, each a POST from its page: vote, recuse, approve, request changes,
+publish (a workflow's own actions use ``act`` too: a deck's scores). The rules live in
+memos.services.review; a refusal shows the page again with the reason (409) and changes nothing but the audit
+row a refused approval leaves."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from memos.models import ArtefactVersion, Vote
-from memos.services import gold_scores, review
+from memos.services import review
 from memos.services.review import ReviewRefused
 from memos.views.users import user_of
 from memos.views.versions import refused, version_for
@@ -22,7 +22,7 @@ from memos.views.versions import refused, version_for
 Action = Callable[[User, ArtefactVersion, HttpRequest], object]
 
 
-def _act(request: HttpRequest, version_id: int, action: Action) -> HttpResponse:
+def act(request: HttpRequest, version_id: int, action: Action) -> HttpResponse:
     """Run ``action`` as the signed-in user on a version they may see (else 404); back to its page, or the
     page again with the reason when the rules refuse."""
     user = user_of(request)
@@ -46,26 +46,13 @@ def _vote(user: User, version: ArtefactVersion, request: HttpRequest) -> object:
 @require_POST
 @login_required
 def vote(request: HttpRequest, version_id: int) -> HttpResponse:
-    return _act(request, version_id, _vote)
-
-
-@require_POST
-@login_required
-def score(request: HttpRequest, version_id: int) -> HttpResponse:
-    """A committee member's scores of a deck on the judge's rubrics (memos.services.gold_scores)."""
-    return _act(
-        request,
-        version_id,
-        lambda user, version, r: gold_scores.record_committee_scores(
-            version=version, member=user, answers=r.POST
-        ),
-    )
+    return act(request, version_id, _vote)
 
 
 @require_POST
 @login_required
 def recuse(request: HttpRequest, version_id: int) -> HttpResponse:
-    return _act(
+    return act(
         request,
         version_id,
         lambda user, version, r: review.cast_vote(
@@ -77,13 +64,13 @@ def recuse(request: HttpRequest, version_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def approve(request: HttpRequest, version_id: int) -> HttpResponse:
-    return _act(request, version_id, lambda user, version, _: review.approve(version=version, reviewer=user))
+    return act(request, version_id, lambda user, version, _: review.approve(version=version, reviewer=user))
 
 
 @require_POST
 @login_required
 def request_changes(request: HttpRequest, version_id: int) -> HttpResponse:
-    return _act(
+    return act(
         request,
         version_id,
         lambda user, version, r: review.request_changes(
@@ -95,4 +82,4 @@ def request_changes(request: HttpRequest, version_id: int) -> HttpResponse:
 @require_POST
 @login_required
 def publish(request: HttpRequest, version_id: int) -> HttpResponse:
-    return _act(request, version_id, lambda user, version, _: review.publish(version=version, reviewer=user))
+    return act(request, version_id, lambda user, version, _: review.publish(version=version, reviewer=user))

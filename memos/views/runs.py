@@ -28,8 +28,8 @@ from memos.models import AgentStep, Run
 from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.registry import workflow_for
 from memos.services.access import visible_runs
-from memos.views.documents import DOCUMENTS
-from memos.views.refs import cited_ids, resolve
+from memos.services.refs import cited_ids, resolve
+from memos.services.surfaces import surface_of
 from memos.views.users import user_of
 
 # run.js asks for a step document with this header to get the bare fragment for its drawer.
@@ -85,29 +85,29 @@ def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
 
 
 def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
-    """The template and context of a step's document; an unfinished or unreadable step shows as such."""
+    """The template and context of a step's document, as its workflow declares its pages
+    (memos.services.surfaces.StepPages); an unfinished or unreadable step shows as such."""
     run = step.run
     base: dict[str, Any] = {"step": step, "run": run}
-    documents = DOCUMENTS.get(run.workflow)
-    if step.status == AgentStep.Status.RUNNING and documents is not None and step.kind in documents.growing:
-        cited, build = documents.growing[step.kind](step)
-        evidence = documents.evidence_ids(run)
-        kind = workflow_for(run.workflow).kind(step.kind)
-        return kind.template, base | {"kind": kind.name} | build(resolve(cited & evidence, evidence))
-    if step.status != AgentStep.Status.DONE or documents is None or step.kind not in documents.builders:
+    workflow = workflow_for(run.workflow)
+    pages = surface_of(workflow).steps
+    if step.status == AgentStep.Status.RUNNING and step.kind in pages.growing:
+        cited, build = pages.growing[step.kind](step)
+        evidence = pages.evidence(run)
+        kind = workflow.kind(step.kind)
+        return kind.page, base | {"kind": kind.name} | build(resolve(cited & evidence, evidence))
+    if step.status != AgentStep.Status.DONE or step.kind not in workflow.kinds:
         return UNFINISHED, base
-    kind = workflow_for(run.workflow).kind(step.kind)
+    kind = workflow.kind(step.kind)
     try:
         output = kind.output.model_validate(step.output)
     except ValidationError:
         return UNFINISHED, base | {"unreadable": True}
     # Only what the run was shown resolves: an id the model picked from elsewhere in the fact store is
     # shown as unresolved, never as a linked (and so seemingly vouched-for) figure.
-    evidence = documents.evidence_ids(run)
+    evidence = pages.evidence(run)
     refs = resolve(cited_ids(output) & evidence, evidence)
-    return kind.template, base | {"kind": kind.name, "refs": refs} | documents.builders[step.kind](
-        output, step, refs
-    )
+    return kind.page, base | {"kind": kind.name, "refs": refs} | pages.builder(step.kind)(output, step, refs)
 
 
 def document_context(step: AgentStep) -> tuple[str, dict[str, Any]]:

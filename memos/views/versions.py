@@ -9,6 +9,7 @@ vote, nobody a choice, a count or a rationale (memos.services.review.ballot says
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -16,19 +17,17 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from memos.models import ArtefactVersion, Notice, Vote
-from memos.services import gold_scores, review
+from memos.services import review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
-from memos.services.memo_drift import memo_drift
-from memos.services.memo_schedule import memo_schedule_panel
-from memos.services.schedules import schedule_panel
+from memos.services.printing import PAGE, artefact_context
+from memos.services.surfaces import RENDER_PDF, files_of, version_page_of
 from memos.services.versions import diff, previous_of
-from memos.views.falsifiers import register_rows
-from memos.views.printed import PAGE, artefact_context
 from memos.views.users import user_of
 
 
@@ -43,7 +42,7 @@ def version_for(user: User, version_id: int) -> ArtefactVersion:
 def review_context(user: User, version: ArtefactVersion, *, printing: bool = False) -> dict[str, Any]:
     """What the status badge, the review panel and the history need, as ``user`` may see them: the part of
     the page that a vote changes. The version's sockets render it after every change
-    (memos.live.versions), one after another in their process, so it stays cheap: no artefact, no diff,
+    (memos.views.version_socket), one after another in their process, so it stays cheap: no artefact, no diff,
     no register."""
     shown = review.ballot(user, version)
     started_it = user.pk in (version.brief.owner_id, version.run.created_by_id)
@@ -71,22 +70,55 @@ def page_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
     if previous is not None and not visible_versions(user).filter(pk=previous.pk).exists():
         previous = None  # an executive compares only with what they may read
     readable = list(visible_versions(user).filter(brief_id=version.brief_id).order_by("kind", "-number"))
-    return (
+    context = (
         review_context(user, version)
         | artefact_context(version)
         | {
-            "falsifier_watches": register_rows(version),
             "previous": previous,
             "diff": diff(previous, version) if previous is not None else [],
-            "drift": memo_drift(previous, version),
             # The version's own line, then the brief's other lines, named with their kind ("memo v2").
             "line": [other for other in readable if other.kind == version.kind],
             "others": [other for other in readable if other.kind != version.kind],
-            "schedule": schedule_panel(user, version.brief) if version.kind == "deck" else None,
-            "memo_schedule": memo_schedule_panel(user, version.brief) if version.kind == "memo" else None,
-            "scoring": gold_scores.scoring_panel(user, version),
         }
     )
+    return context | {"panels": panels(user, version, previous), "version_downloads": downloads(version)}
+
+
+@dataclass(frozen=True)
+class Download:
+    label: str
+    url: str
+
+
+def downloads(version: ArtefactVersion) -> list[Download]:
+    """The version's frozen files as its header links them (its workflow's declaration; no database read)."""
+    return [
+        Download(
+            file.label,
+            reverse("version_pdf", args=[version.pk])
+            if file.name == RENDER_PDF
+            else reverse("version_file", args=[version.pk, file.name]),
+        )
+        for file in files_of(version).files
+    ]
+
+
+def panels(user: User, version: ArtefactVersion, previous: ArtefactVersion | None) -> dict[str, list[Shown]]:
+    """The reader's panels of the version's workflow (memos.services.surfaces.Panel), by where they go."""
+    shown: dict[str, list[Shown]] = {"top": [], "above": [], "below": []}
+    for panel in version_page_of(version).panels:
+        context = panel.context(user, version, previous)
+        if context is not None:
+            shown[panel.place].append(Shown(panel.template, context))
+    return shown
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A panel as the page includes it: its template, with its own context."""
+
+    template: str
+    context: dict[str, Any]
 
 
 @require_safe
@@ -96,8 +128,7 @@ def version_page(request: HttpRequest, version_id: int) -> HttpResponse:
     version = version_for(user, version_id)
     _mark_read(user, version)
     context = page_context(user, version)
-    if context.get("screen_view") is not None:  # the symbol the dashboard's inspector shows
-        context["selected"] = context["screen_view"].symbol(request.GET.get("symbol", "").upper())
+    context |= version_page_of(version).query(request.GET, context)
     return render(request, PAGE, context)
 
 

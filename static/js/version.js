@@ -105,7 +105,7 @@
 
   // --- applying an event
 
-  const STAND_IN = "filled-in-by-the-page"; // memos.live.versions.FILLED_IN_BY_THE_PAGE
+  const STAND_IN = "filled-in-by-the-page"; // memos.views.version_socket.FILLED_IN_BY_THE_PAGE
 
   // The token Django put into this page's own forms (every signed-in page has one: the logout form).
   function csrfToken() {

@@ -5,9 +5,9 @@ The sockets are served by the real web server (``agency.serve``, several process
 them; ``BENCH_SERVER=daphne`` for a single Daphne process). Each round changes one step's summary in a
 transaction and publishes its card the way the pipeline does (``memos.pipeline.cards.publish_step``: after
 commit, through the channel layer in Redis). Rounds are a second apart, so each event also pays the sockets'
-access re-check (``memos.live.runs.RECHECK_S``), as a real run's events do: one batched check per server
-process for all its sockets on the run (``memos.live.access``). It prints p50, p95 and the events that never
-arrived; it never asserts a timing.
+access re-check (``memos.views.run_socket.RECHECK_S``), as a real run's events do: one batched check per
+server process for all its sockets on the run (``memos.views.socket_access``). It prints p50, p95 and the
+events that never arrived; it never asserts a timing.
 
 ``BENCH_CLIENTS``, ``BENCH_ROUNDS`` and ``BENCH_ROUND_GAP_S`` change the load (100, 20 and 1.0 by default).
 """

@@ -52,7 +52,7 @@ def deck_run(profile: str = "quick", *, user: User | None = None, question: str 
     load_desk_data("AAPL")
     owner = user or analyst()
     brief = create_brief(owner=owner, ticker="AAPL", question=question)
-    return start_run(brief=brief, user=owner, profile=profile, workflow=Run.Workflow.DECK, enqueue=False)
+    return start_run(brief=brief, user=owner, profile=profile, workflow="deck", enqueue=False)
 
 
 @dataclass

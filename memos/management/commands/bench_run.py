@@ -1,6 +1,6 @@
 """``manage.py bench_run --latency-ms L [--profile P] [--runs N] [--sequential] [--json]``: whole memo runs
 against the fake OpenAI-compatible server answering every call after L ms. ``--workflow agency`` measures an
-agency run instead (memos.management.agency_bench).
+agency run instead (memos.pipeline.agency.desk.bench).
 
 The fake server runs in a process of its own, as any real endpoint does (``--fake-in-process`` serves it
 from a thread of this one instead, where its request handling competes with the pipeline for the GIL and
@@ -36,12 +36,11 @@ from agents.llm.fakes.child_process import FakeLLMServerProcess
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from agents.memo.outputs import IterationOutput, SpecialistOutput
-from memos.management.agency_bench import agency_bench, agency_stability
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
+from memos.pipeline.agency.desk import agency_bench, agency_stability
 from memos.pipeline.gateway import endpoints
-from memos.pipeline.memo.rehearsal import script_for_run
-from memos.pipeline.registry import fake_answers
+from memos.pipeline.registry import fake_answers, rehearsal
 from memos.pipeline.worker import warm_up
 from memos.services.errors import ServiceError
 from memos.services.notifications import wait_for_mail
@@ -200,7 +199,7 @@ class _Bench:
         latency_ms = float(options["latency_ms"])
         serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
         with (
-            serve(latency_ms=latency_ms, script=script_for_run(run), answers=fake_answers()) as server,
+            serve(latency_ms=latency_ms, script=rehearsal(run), answers=fake_answers()) as server,
             endpoints(_settings(server.url, in_flight)),
         ):
             warm_up()  # the steady state of a running worker (DeskWorker), not a cold start

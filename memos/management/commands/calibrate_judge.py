@@ -15,14 +15,7 @@ from django.core.management.base import BaseCommand
 
 from agents.deck.rubrics import DECK_R2
 from memos.models import Calibration
-from memos.services.calibration import (
-    MIN_EXAMPLES,
-    WITHIN_ONE_BAR,
-    CalibrationError,
-    agreement_text,
-    calibrate,
-    overall_of,
-)
+from memos.pipeline.deck.desk import calibration
 
 
 class Command(BaseCommand):
@@ -33,8 +26,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            result = calibrate(rubric_name=options["rubric"])
-        except CalibrationError as exc:
+            result = calibration.calibrate(rubric_name=options["rubric"])
+        except calibration.CalibrationError as exc:
             self.stderr.write(f"calibrate_judge: {exc}")
             raise SystemExit(2) from exc
         for line in report_lines(result):
@@ -44,13 +37,15 @@ class Command(BaseCommand):
 
 
 def report_lines(result: Calibration) -> list[str]:
-    lines = [f"{key}: {agreement_text(found)}" for key, found in result.by_dimension.items()]
+    lines = [f"{key}: {calibration.agreement_text(found)}" for key, found in result.by_dimension.items()]
     verdict = "PASSED" if result.passed else "NOT PASSED"
-    why = f"needs {WITHIN_ONE_BAR:.0%} within +-1 over at least {MIN_EXAMPLES} examples"
+    why = (
+        f"needs {calibration.WITHIN_ONE_BAR:.0%} within +-1 over at least {calibration.MIN_EXAMPLES} examples"
+    )
     skipped = f", {result.skipped} skipped (no R2 or no scope to show the judge)" if result.skipped else ""
     lines.append(
         f"{verdict}: {result.rubric_version.name} v{result.rubric_version.version} on {result.scorer_model}, "
-        f"{agreement_text(overall_of(result))} over {result.examples} examples"
+        f"{calibration.agreement_text(calibration.overall_of(result))} over {result.examples} examples"
         f"{skipped} ({why})"
     )
     return lines

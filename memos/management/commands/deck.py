@@ -1,47 +1,5 @@
-"""``manage.py deck TICKER --brief "..." [--profile quick|full] [--wait | --inline] [--out DIR]``.
+"""``manage.py deck``: the same as ``manage.py run deck`` (its options: memos.pipeline.deck.desk.command)."""
 
-Starts a C-suite deck run (seed 001) on a brief, printing the run's URL. ``--wait`` follows the RQ worker;
-``--inline`` runs every stage in this process. ``--out DIR`` writes the best version's ``deck.json`` (the
-spec), ``deck.pptx`` and ``render.pdf``. Exit status 0 when the deck is done, 1 when the run failed or was
-escalated (with its reason), 2 for bad input (memos.management.run_command).
-"""
+from memos.services.surfaces import command_for
 
-from __future__ import annotations
-
-from pathlib import Path
-from typing import Any
-
-from agents.deck.outputs import DeckOutput
-from agents.deck.render.embedded import deck_json
-from agents.deck.render.pdf import render_pdf
-from agents.deck.render.pptx import render_pptx
-from memos.management.run_command import RunCommand
-from memos.models import AgentStep, Run
-
-
-class Command(RunCommand):
-    help = "Start a C-suite deck run for a ticker and a brief; print its URL (and wait for it)."
-    workflow = Run.Workflow.DECK
-    default_profile = "quick"
-    writes_out = "deck.json, deck.pptx and render.pdf"
-
-    def finish(self, run: Run, seconds: float, options: dict[str, Any]) -> None:
-        raw = (
-            AgentStep.objects.filter(run=run, kind="deck", status="done")
-            .values_list("output", flat=True)
-            .first()
-        )
-        if raw is None:
-            self.stderr.write(f"deck: run {run.status} without a deck: {run.status_message}")
-            raise SystemExit(1)
-        output = DeckOutput.model_validate(raw)
-        self.stdout.write(f"deck done in {seconds:.1f} s: {run.status_message}")
-        out: Path | None = options["out"]
-        if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "deck.json").write_bytes(deck_json(output.deck))
-            (out / "deck.pptx").write_bytes(render_pptx(output.deck))
-            (out / "render.pdf").write_bytes(render_pdf(output.deck).pdf)
-            self.stdout.write(f"wrote {out / 'deck.json'}, {out / 'deck.pptx'} and {out / 'render.pdf'}")
-        if output.escalated:
-            raise SystemExit(1)
+Command = command_for("deck")

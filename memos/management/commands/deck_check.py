@@ -22,7 +22,7 @@ from django.core.management.base import BaseCommand
 from agents.deck.factcheck.check import FactCheckReport
 from agents.deck.factcheck.extract import MAX_FILE_BYTES, UnreadableFile, refuse_file_size
 from agents.deck.render.embedded import NoEmbeddedDeck
-from memos.services.factcheck import check_file
+from memos.pipeline.deck.desk import factcheck
 
 COLUMNS = ("slide", "text", "fact", "expected", "status")
 NOT_PRINTED = "(not printed)"
@@ -38,7 +38,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
         try:
-            report = check_file(_read(path))
+            report = factcheck.check_file(_read(path))
         except (OSError, NoEmbeddedDeck, UnreadableFile) as exc:
             # One line whatever the message holds (pydantic's validation errors carry newlines).
             self.stderr.write(f"deck_check: {path}: " + " ".join(str(exc).split()))

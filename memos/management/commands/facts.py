@@ -68,10 +68,10 @@ class Command(BaseCommand):
 
         if options["save"]:
             from memos.pipeline.fact_store import save_company_facts
-            from memos.services import falsifier_hits  # imported here: no database unless saving
+            from memos.services.surfaces import new_facts_of  # imported here: no database unless saving
 
             saved = save_company_facts(fact_set)
-            falsifier_hits.check_ticker_after_commit(fact_set.ticker)
+            new_facts_of(fact_set.ticker)
             (self.stderr if options["json"] else self.stdout).write(
                 f"saved {saved} facts for {fact_set.ticker}"
             )

@@ -1,6 +1,6 @@
-"""``manage.py refine_cycles``: start the refinement cycles of deck briefs whose time of day has come
-(memos.services.schedules.run_due), and the weekly screen when its slot has come
-(memos.services.screen_schedule).
+"""``manage.py refine_cycles``: the scheduler's check (memos.services.scheduler): every workflow's runs whose
+time has come (a deck brief's refinement cycles, a memo's weekly position, the weekly screen) and, in live
+mode, the daily SEC refresh.
 
 ``--cron`` runs RQ's own cron scheduler, which queues the check for the worker every ``--every`` seconds
 (scripts/run.sh starts this). Without it the check runs here, in a loop, for a machine with no cron process;
@@ -21,8 +21,7 @@ from redis.exceptions import RedisError
 from rq.exceptions import StopRequested
 
 from memos.pipeline.driver import QUEUE
-from memos.services.schedules import CycleOutcome, run_due, tick
-from memos.services.screen_schedule import weekly_screen
+from memos.services.scheduler import due, tick
 
 # How often the schedules are checked: a cycle starts at most this long after its time of day.
 TICK_SECONDS = 300
@@ -37,7 +36,7 @@ def cron_scheduler(*, every: int = TICK_SECONDS) -> DjangoCronScheduler:
 
 
 class Command(BaseCommand):
-    help = "Start the refinement cycles of deck briefs whose scheduled time of day has come."
+    help = "Start every scheduled run whose time has come: deck refinement cycles, weekly memos and screens."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         mode = parser.add_mutually_exclusive_group()
@@ -50,16 +49,14 @@ class Command(BaseCommand):
         if every < 1:
             raise CommandError("--every must be at least 1 second")
         if options["once"]:
-            self._report(run_due(now=timezone.now()))
-            self._screen()
+            self._report(due(now=timezone.now()))
             return
         if options["cron"]:
             self._cron(every)
             return
         while True:
             try:
-                self._report(run_due(now=timezone.now()), quiet=True)
-                self._screen()
+                self._report(due(now=timezone.now()), quiet=True)
             except DatabaseError as exc:
                 # PostgreSQL restarting: nothing was recorded, so the next pass acts on the same times of day.
                 self.stderr.write(f"refine_cycles: this pass failed ({exc}); retrying in {every} s")
@@ -80,14 +77,8 @@ class Command(BaseCommand):
         except StopRequested:
             return  # a signal while waiting for Redis
 
-    def _screen(self) -> None:
-        """The weekly screen's slot (memos.services.screen_schedule), checked with the cycles."""
-        said = weekly_screen(now=timezone.now())
-        if said:
-            self.stdout.write(said)
-
-    def _report(self, outcomes: list[CycleOutcome], *, quiet: bool = False) -> None:
-        for outcome in outcomes:
-            self.stdout.write(str(outcome))
-        if not outcomes and not quiet:
-            self.stdout.write(f"{timezone.now():%Y-%m-%d %H:%M} UTC: no refinement cycle is due")
+    def _report(self, lines: list[str], *, quiet: bool = False) -> None:
+        for line in lines:
+            self.stdout.write(line)
+        if not lines and not quiet:
+            self.stdout.write(f"{timezone.now():%Y-%m-%d %H:%M} UTC: no refinement cycle is due, nor any run")

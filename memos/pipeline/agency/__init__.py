@@ -19,7 +19,7 @@ from agents.agency.outputs import (
     RankingOutput,
     SourcesOutput,
 )
-from memos.models import AgentStep, Run
+from memos.models import AgentStep
 from memos.pipeline.agency import plan, profiles
 from memos.pipeline.agency.final import agency_artefact, ending, run_final
 from memos.pipeline.agency.inference import run_inference
@@ -91,7 +91,7 @@ def notices(steps: Sequence[AgentStep]) -> list[str]:
 
 
 WORKFLOW = Workflow(
-    name=Run.Workflow.AGENCY,
+    name=plan.NAME,
     choice="Agency: strategic moves debated by a board",
     subject="company",
     stages=(
@@ -140,4 +140,5 @@ WORKFLOW = Workflow(
     budget=profiles.budget,
     layered=True,
     fakes="agents.agency.fakes",
+    surface="memos.pipeline.agency.desk",
 )

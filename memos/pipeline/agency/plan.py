@@ -13,6 +13,9 @@ from agents.agency.config import AgencyConfig
 from agents.agency.personas import ANALYSTS, RISKS
 from memos.pipeline.workflows import PlannedStep
 
+# The workflow's name: stored in Run.workflow, and the kind of the versions its runs freeze.
+NAME = "agency"
+
 SOURCES = "sources"
 INFERENCE = "inference"
 PROPOSALS = "proposals"

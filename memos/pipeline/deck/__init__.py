@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
 from agents.deck.rubrics import DECK_R1, DECK_R2, R1_CONTRACT, R2_CONTRACT
-from memos.models import AgentStep, Run
+from memos.models import AgentStep
 from memos.pipeline.deck import plan as deck_plan
 from memos.pipeline.deck import profiles
 from memos.pipeline.deck.data import run_data
@@ -94,7 +94,7 @@ def calibration_notices(steps: Sequence[AgentStep]) -> list[str]:
 
 
 WORKFLOW = Workflow(
-    name=Run.Workflow.DECK,
+    name=deck_plan.NAME,
     choice="Deck: a C-suite slide deck, refined by a scored loop",
     subject="company",
     stages=(
@@ -135,5 +135,6 @@ WORKFLOW = Workflow(
     artefact=deck_artefact,
     rubrics={DECK_R1: R1_CONTRACT, DECK_R2: R2_CONTRACT},
     fakes="agents.deck.fakes",
+    surface="memos.pipeline.deck.desk",
     reader_text=deck_reader_text,
 )

@@ -1,5 +1,5 @@
-"""Whether a run's judge rubric was calibrated against human gold scores (memos.services.calibration runs the
-check): the deck loop asks it when it starts, and the calibration service reads it too."""
+"""Whether a run's judge rubric was calibrated against human gold scores (memos.pipeline.deck.desk.calibration
+runs the check): the deck loop asks it when it starts, and the calibration service reads it too."""
 
 from __future__ import annotations
 

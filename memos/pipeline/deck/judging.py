@@ -125,9 +125,9 @@ def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every cal
     model_written: Collection[str],
     extra: dict[str, str] | None = None,
 ) -> RenderedPrompt:
-    """The judge's prompt as the loop renders it; memos.services.calibration renders the same one for a
-    frozen deck, so a calibration measures the judge the loop uses. ``model_written``: the dimensions whose
-    anchor at 5 the rubric's version marks as a model's words (fenced, never in the system message)."""
+    """The judge's prompt as the loop renders it; memos.pipeline.deck.desk.calibration renders the same one
+    for a frozen deck, so a calibration measures the judge the loop uses. ``model_written``: the dimensions
+    whose anchor at 5 the rubric's version marks as a model's words (fenced, never in the system message)."""
     company = run.brief.company
     if company is None:
         raise StageFailed("a deck is about a company; this brief is a watchlist")

@@ -8,6 +8,9 @@ from typing import Any
 from agents.deck.profile import DeckConfig
 from memos.pipeline.workflows import PlannedStep
 
+# The workflow's name: stored in Run.workflow, and the kind of the versions its runs freeze.
+NAME = "deck"
+
 SCOPE = "scope"
 DATA = "data"
 DRAFT = "draft"

@@ -24,6 +24,7 @@ from memos.pipeline.memo.evaluation import run_evaluation
 from memos.pipeline.memo.memo import run_memo
 from memos.pipeline.memo.plan import AUDIT, EVALUATION, EVIDENCE, ITERATION, MEMO, SPECIALIST
 from memos.pipeline.memo.reader import memo_reader_text
+from memos.pipeline.memo.rehearsal import script_for_run
 from memos.pipeline.memo.specialists import run_specialists
 from memos.pipeline.memo.synthesis import run_synthesis
 from memos.pipeline.memo.watches import open_watches
@@ -111,7 +112,7 @@ def notices(steps: Sequence[AgentStep]) -> list[str]:
 
 
 WORKFLOW = Workflow(
-    name=Run.Workflow.MEMO,
+    name=memo_plan.NAME,
     choice="Investment memo",
     subject="company",
     stages=(
@@ -157,5 +158,7 @@ WORKFLOW = Workflow(
     on_frozen=open_watches,
     rubrics={MEMO_RUBRIC: MEMO_CONTRACT},
     run_banner=f"{TEMPLATES}/rerun_evaluation.html",
+    surface="memos.pipeline.memo.desk",
+    rehearsal=script_for_run,
     reader_text=memo_reader_text,
 )

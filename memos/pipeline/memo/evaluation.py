@@ -9,7 +9,7 @@ its answer never fits the schema (after the gateway's larger-budget retry and it
 provider refuses the request, or when the endpoint still times out on the stage's last attempt, the step is
 recorded failed with the reason and the run goes on to deliver the memo marked "not evaluated" (it cannot
 be voted on or published until an evaluation succeeds; the run page offers to re-run this stage alone,
-memos.services.rerun). A spent budget or a refused endpoint still ends the run, as everywhere.
+memos.pipeline.memo.desk.rerun). A spent budget or a refused endpoint still ends the run, as everywhere.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def run_evaluation(ctx: StageContext) -> None:
     done = iterations(ctx)
     company = ctx.company
     briefs = briefs_text(specialist_outputs(ctx), audit_output(ctx))
-    # A re-run of this stage (memos.services.rerun) is a new request, not the one that failed.
+    # A re-run of this stage (memos.pipeline.memo.desk.rerun) is a new request, not the one that failed.
     request = str(config(ctx).evaluation_reruns + 1)
     prompt = template("evaluator", ctx.run).render(
         {"company": company.name, "ticker": company.ticker, "request": request},

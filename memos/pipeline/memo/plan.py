@@ -8,6 +8,9 @@ from typing import Any
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from memos.pipeline.workflows import PlannedStep
 
+# The workflow's name: stored in Run.workflow, and the kind of the versions its runs freeze.
+NAME = "memo"
+
 DATA = "data"
 SPECIALISTS_STAGE = "specialists"
 SYNTHESIS = "synthesis"

@@ -3,7 +3,7 @@ by code, and the older watches of the brief's memo line close.
 
 ``open_watches`` is the memo workflow's freeze hook (``Workflow.on_frozen``): freezing
 (memos.services.versions.freeze) calls it inside the transaction that freezes the version. What happens when
-newer data meets a watch's condition is memos.services.falsifier_hits (kept apart: it starts runs).
+newer data meets a watch's condition is memos.pipeline.memo.desk.falsifier_hits (kept apart: it starts runs).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from agents.screen.outputs import (
     ScreenResult,
     SynthesisOutput,
 )
-from memos.models import AgentStep, Run
+from memos.models import AgentStep
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
 from memos.pipeline.screen.director import run_director
@@ -25,7 +25,9 @@ from memos.pipeline.screen.final import ending, run_final, screen_artefact
 from memos.pipeline.screen.news import run_news
 from memos.pipeline.screen.plan import CHARTS, DIRECTOR, FLAGS, NEWS_KIND, OVERALL, QUANT, SYNTHESIS_KIND
 from memos.pipeline.screen.prepare import run_prepare
+from memos.pipeline.screen.profiles import default_strategy
 from memos.pipeline.screen.synthesis import run_synthesis
+from memos.pipeline.screen.universe import default_symbols
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/screen"
@@ -79,7 +81,7 @@ def notices(steps: Sequence[AgentStep]) -> list[str]:
 
 
 WORKFLOW = Workflow(
-    name=Run.Workflow.SCREEN,
+    name=plan.NAME,
     choice="Screen: a watchlist by sector, flags under the honesty protocol",
     subject="watchlist",
     stages=(
@@ -123,4 +125,6 @@ WORKFLOW = Workflow(
     budget=profiles.budget,
     run_banner="memos/screen/run_banner.html",
     fakes="agents.screen.fakes",
+    surface="memos.pipeline.screen.desk",
+    default_watchlist=lambda: default_symbols(default_strategy()),
 )

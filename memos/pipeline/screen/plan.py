@@ -12,6 +12,9 @@ from agents.screen.config import ScreenConfig
 from agents.screen.quant import slug
 from memos.pipeline.workflows import PlannedStep
 
+# The workflow's name: stored in Run.workflow, and the kind of the versions its runs freeze.
+NAME = "screen"
+
 PREPARE = "prepare"
 NEWS = "news"
 SYNTHESIS = "synthesis"

@@ -45,9 +45,7 @@ def test_a_deck_opens_with_its_title_and_summary_and_ends_with_risks_and_sources
     owner = analyst()
     memo_run = finished_run(owner)
     memo = ArtefactVersion.objects.get(run=memo_run)
-    run = start_run(
-        brief=memo_run.brief, user=owner, profile="quick", workflow=Run.Workflow.DECK, enqueue=False
-    )
+    run = start_run(brief=memo_run.brief, user=owner, profile="quick", workflow="deck", enqueue=False)
     with fake_deck_llm() as server:
         driver.run_inline(str(run.pk))
         drafted = [r for r in server.requests if r["prompt_name"] == "deck_drafter"]

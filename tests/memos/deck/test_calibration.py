@@ -21,8 +21,8 @@ from agents.llm.roles import Role
 from memos.models import ArtefactVersion, Brief, Calibration, GoldScore, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.deck.calibration import is_calibrated
+from memos.pipeline.deck.desk.calibration import agreement, calibrate, record_gold_score
 from memos.pipeline.workflows import Artefact
-from memos.services.calibration import agreement, calibrate, record_gold_score
 from memos.services.errors import ServiceError
 from memos.services.versions import freeze
 from tests.agents.deck.samples import cleared_r1, sample_deck
@@ -141,9 +141,7 @@ def test_fewer_than_three_examples_do_not_pass_even_when_the_judge_agrees() -> N
 def frozen_deck(owner: User) -> ArtefactVersion:
     """A deck version frozen without a run behind it: enough for the gold score's own checks."""
     brief = Brief.objects.create(company=company(), question="Which slides does the board need?", owner=owner)
-    run = Run.objects.create(
-        brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.DECK
-    )
+    run = Run.objects.create(brief=brief, created_by=owner, status=Run.Status.DONE, workflow="deck")
     deck = sample_deck(3)
     content = cleared_r1(deck, composite=3.6).model_dump(mode="json")
     with transaction.atomic():

@@ -16,8 +16,8 @@ from rq import Queue
 from agents.deck.rubrics import DECK_R1, DECK_R2
 from memos.models import ArtefactVersion, GoldScore
 from memos.pipeline import driver
+from memos.pipeline.deck.desk.gold_scores import run_calibration
 from memos.services.accounts import Roles
-from memos.services.gold_scores import run_calibration
 from tests.memos.deck.test_calibration import R1_KEYS, R2_KEYS, finished_decks
 from tests.memos.deck_support import fake_deck_llm
 from tests.memos.pipeline_support import analyst

@@ -14,7 +14,7 @@ from agents.deck.outputs import BaselineOutput, DeckOutput, LapOutput
 from memos.models import AgentStep, ArtefactVersion, FactRecord, Notice, Run
 from memos.pipeline import driver
 from memos.pipeline.deck.data import deck_facts
-from memos.services.deck_cycles import start_cycle
+from memos.pipeline.deck.desk.cycles import start_cycle
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief
 from tests.memos.deck_support import deck_run, fake_deck_llm

@@ -15,7 +15,7 @@ from django.test import Client
 from agents.rubrics import parse_rubric
 from memos.models import AgentStep, RubricVersion, Run
 from memos.pipeline import driver
-from memos.services.rubric_proposals import adopt_proposal
+from memos.pipeline.deck.desk.rubric_proposals import adopt_proposal
 from tests.memos.deck_support import deck_run, fake_deck_llm
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,9 +20,9 @@ from rq import SimpleWorker
 
 from memos.management.commands.refine_cycles import cron_scheduler
 from memos.models import ArtefactVersion, Brief, RefineSchedule, Run
+from memos.pipeline.deck.desk.schedule import run_due, schedule_panel, set_schedule
 from memos.pipeline.workflows import Artefact
 from memos.services.errors import ServiceError
-from memos.services.schedules import run_due, schedule_panel, set_schedule
 from memos.services.versions import freeze
 from memos.views.schedules import local_path
 from tests.memos.factories import company
@@ -74,7 +74,7 @@ def scheduled(brief: Brief, cycles: int = 2, *, now: datetime = MORNING) -> Refi
 
 
 def cycles_of(brief: Brief) -> list[Run]:
-    return list(Run.objects.filter(brief=brief, workflow=Run.Workflow.DECK).exclude(status=Run.Status.DONE))
+    return list(Run.objects.filter(brief=brief, workflow="deck").exclude(status=Run.Status.DONE))
 
 
 # --- the schedule's rules
@@ -219,7 +219,7 @@ def test_rq_cron_queues_the_check_and_a_worker_running_it_starts_the_due_cycle(
 
     [cron_job] = scheduler.enqueue_jobs()
 
-    assert cron_job.func_name == "memos.services.schedules.tick"
+    assert cron_job.func_name == "memos.services.scheduler.tick"
     [job] = queue.get_jobs()
     assert job.ttl == 60  # a check the busy worker could not reach in time is dropped, not piled up
     SimpleWorker([queue], connection=queue.connection).work(burst=True)

@@ -21,10 +21,12 @@ from pypdf import PdfReader
 from agents.deck.spec import Chart, Deck
 from memos.cache import shared_cache
 from memos.models import ArtefactVersion, Brief, Company, VersionFile
+from memos.pipeline.deck import desk as deck_desk
+from memos.pipeline.deck.desk import images as deck_images
+from memos.pipeline.deck.desk.viewer import deck_context
 from memos.pipeline.workflows import Artefact
-from memos.services import deck_images, version_files
+from memos.services import version_files
 from memos.services.versions import freeze
-from memos.views.decks import deck_context
 from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.agents.deck.samples import figure as sample_figure
 from tests.memos.deck_support import Finished, finished_deck
@@ -262,19 +264,21 @@ def test_the_downloads_are_the_bytes_stored_at_freezing_whatever_the_renderer_do
     version = finished.version
     pdf, pptx = stored(version, "render.pdf"), stored(version, "deck.pptx")
     assert pdf.sha256 == hashlib.sha256(bytes(pdf.body)).hexdigest() and pdf.size == len(bytes(pdf.body))
-    before = {name: owner.get(f"/versions/{version.pk}/{name}") for name in ("deck.pdf", "deck.pptx", "pdf/")}
+    names = ("deck.pdf", "deck.pptx", "pdf/", "files/deck.pptx")
+    before = {name: owner.get(f"/versions/{version.pk}/{name}") for name in names}
 
     def changed_renderer(*_: Any, **__: Any) -> Any:
         raise AssertionError("a frozen version is never rendered again")
 
-    monkeypatch.setattr(version_files, "render_pdf", changed_renderer)
-    monkeypatch.setattr(version_files, "render_pptx", changed_renderer)
+    monkeypatch.setattr(deck_desk, "render_pdf", changed_renderer)
+    monkeypatch.setattr(deck_desk, "render_pptx", changed_renderer)
+    monkeypatch.setattr(version_files, "render_files", changed_renderer)
     monkeypatch.setattr(deck_images, "render_pdf", changed_renderer)
     for name, first in before.items():
         again = owner.get(f"/versions/{version.pk}/{name}")
         assert again.status_code == 200 and again.content == first.content, name
     assert before["deck.pdf"].content == before["pdf/"].content == bytes(pdf.body)
-    assert before["deck.pptx"].content == bytes(pptx.body)
+    assert before["deck.pptx"].content == before["files/deck.pptx"].content == bytes(pptx.body)
     assert (
         before["deck.pdf"]["ETag"] == f'"{pdf.sha256}"' and before["deck.pptx"]["ETag"] == f'"{pptx.sha256}"'
     )

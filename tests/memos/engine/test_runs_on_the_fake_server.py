@@ -79,7 +79,7 @@ def run_command(name: str, ticker: str, question: str, user: str) -> str:
     except SystemExit as exited:  # the commands exit 1 for a failed run, 2 for bad input
         if exited.code == 2:
             return f"refused: {err.getvalue().strip()}"
-    workflow = Run.Workflow.DECK if name == "deck" else Run.Workflow.MEMO
+    workflow = "deck" if name == "deck" else "memo"  # the memo's command is analyze
     run = Run.objects.filter(
         workflow=workflow, brief__question=question, brief__company__ticker=ticker
     ).first()

@@ -11,8 +11,8 @@ from django.test import Client
 
 from memos.models import LLMCall, MemoSchedule, Run
 from memos.pipeline import driver
+from memos.pipeline.memo.desk.schedule import due_memos, set_memo_schedule
 from memos.services.errors import ServiceError
-from memos.services.memo_schedule import due_memos, set_memo_schedule
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, fake_llm, finished_run, load_desk_data, person, script_for
 

@@ -13,7 +13,7 @@ from django.test import Client, RequestFactory
 from agents.memo.outputs import MemoOutput
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
-from memos.services.rerun import memo_evaluated
+from memos.pipeline.memo.desk.rerun import memo_evaluated
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 

@@ -14,10 +14,10 @@ from django.test import Client
 from django.utils.html import strip_tags
 
 from agents.data.formatting import format_value
-from memos.live.runs import RunConsumer
 from memos.models import AgentStep, Brief, FactRecord, Run, SourceDocument
 from memos.pipeline import driver
 from memos.services.runs import create_brief, start_run
+from memos.views.run_socket import RunConsumer
 from tests.memos.factories import company, evaluation_output, revenue_fact, run_for
 from tests.memos.pipeline_support import analyst, evidence_of, fake_llm, load_desk_data, script_for
 

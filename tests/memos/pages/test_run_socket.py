@@ -10,12 +10,12 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser, User
 
-from memos.live import access as socket_access
-from memos.live.access import Access, SocketKey
 from memos.live.events import RunEvent, send_after_commit
-from memos.live.runs import CLOSED_NOT_VISIBLE, RECHECK_S, RunConsumer
 from memos.models import AgentStep, Run
 from memos.pipeline.cards import publish_step
+from memos.views import socket_access
+from memos.views.run_socket import CLOSED_NOT_VISIBLE, RECHECK_S, RunConsumer
+from memos.views.socket_access import Access, SocketKey
 from tests.memos.factories import run_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,11 +11,11 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client
 
-from memos.live.versions import render_event
 from memos.models import ArtefactVersion, Brief, Company, Run
 from memos.pipeline.workflows import Artefact
 from memos.services.accounts import ensure_groups
 from memos.services.versions import freeze
+from memos.views.version_socket import render_event
 from tests.memos.factories import company
 
 

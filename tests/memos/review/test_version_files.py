@@ -21,10 +21,10 @@ from pypdf import PdfReader
 
 from memos.models import ArtefactVersion, Run, VersionFile
 from memos.pipeline.workflows import Artefact
+from memos.services import printing as printed
 from memos.services import render_slots, version_files
 from memos.services.accounts import Roles
 from memos.services.versions import content_hash, freeze, prepare, rendered_text
-from memos.views import printed
 from tests.memos.factories import company, run_for
 from tests.memos.pipeline_support import finished_run, load_desk_data, person
 

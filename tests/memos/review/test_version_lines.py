@@ -11,10 +11,10 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 
 from memos.models import ArtefactVersion, Brief, Motion, Notice, Run
+from memos.pipeline.deck.desk.cycles import latest_deck
 from memos.pipeline.workflows import Artefact
 from memos.services import review
 from memos.services.accounts import Roles
-from memos.services.deck_cycles import latest_deck
 from memos.services.versions import freeze, previous_of
 from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.memos.factories import company

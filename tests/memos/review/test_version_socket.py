@@ -17,11 +17,11 @@ from django.test import Client
 
 from agency.asgi import application
 from memos.live.events import version_group
-from memos.live.versions import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, VersionConsumer, review_context
 from memos.models import ArtefactVersion, Motion, ReviewPolicy, Run
 from memos.services import review
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.versions import content_hash, record
+from memos.views.version_socket import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, VersionConsumer, review_context
 from memos.views.versions import page_context
 from tests.memos.factories import run_for
 

@@ -11,8 +11,8 @@ from django.test import Client
 
 from memos.models import ArtefactVersion, Run, VersionFile
 from memos.pipeline import driver
+from memos.pipeline.screen.desk import dashboard as screen_dashboard
 from memos.services.runs import ask_watchlist
-from memos.views import screen_dashboard
 from tests.memos.pipeline_support import analyst, fake_llm
 from tests.memos.screen.test_screen_run import DEMO
 

@@ -9,7 +9,8 @@ import pytest
 from django.test import override_settings
 
 from memos.models import Run
-from memos.services.screen_schedule import ScheduleError, last_slot, parse_schedule, weekly_screen
+from memos.pipeline.screen.desk.schedule import weekly_screen
+from memos.services.weekly import ScheduleError, last_slot, parse_schedule
 from tests.memos.pipeline_support import analyst
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -329,6 +329,10 @@ TABLE: dict[str, Row] = {
     # by the role it belongs to; the version's other readers are refused with the reason on its page.
     "versions/<int:version_id>/": Row("/versions/{version}/", VERSION_READERS),
     "versions/<int:version_id>/pdf/": Row("/versions/{version}/pdf/", VERSION_READERS),
+    # Any file a version's workflow declares, by its name (memos/views/downloads.py): the version's readers.
+    "versions/<int:version_id>/files/<str:name>": Row(
+        "/versions/{deck_version}/files/deck.pptx", VERSION_READERS
+    ),
     # A screen version's standalone report: whoever may read the version's page.
     "versions/<int:version_id>/report.html": Row("/versions/{screen_version}/report.html", VERSION_READERS),
     # A deck version's slide images and downloads, and the slides of a deck run's step (memos/views/decks.py):
@@ -349,7 +353,8 @@ TABLE: dict[str, Row] = {
         review_action("committee", redirect("/versions/{version}/")),
         {"choice": "approve"},
     ),
-    # A committee member's scores of a deck for the judge's calibration (memos.services.gold_scores).
+    # A committee member's scores of a deck for the judge's calibration
+    # (memos.pipeline.deck.desk.gold_scores).
     "versions/<int:version_id>/score/": Row(
         "/versions/{deck_version}/score/",
         everyone(NOT_ALLOWED),
@@ -1101,9 +1106,7 @@ def deck_values(owner: User, of: Company) -> dict[str, str]:
     """A finished deck run of a brief of its own (so the memo version's review is untouched), its deck step
     and the version it froze: three slides with bullets, a table and a chart."""
     brief = Brief.objects.create(company=of, question="Which slides does the board need?", owner=owner)
-    run = Run.objects.create(
-        brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.DECK
-    )
+    run = Run.objects.create(brief=brief, created_by=owner, status=Run.Status.DONE, workflow="deck")
     deck = sample_deck(3)
     # Past the entry bar and scored on R2, so the committee may score it as a gold example.
     scored = Scored(scores=dict.fromkeys(R2_COMPOSITE, 4), composite=4.0, measured=clean_measure(deck))
@@ -1130,9 +1133,7 @@ def screen_values(owner: User) -> dict[str, str]:
     brief = Brief.objects.create(
         symbols=["XOM", "DUK"], question="Which symbols moved on their own?", owner=owner
     )
-    run = Run.objects.create(
-        brief=brief, created_by=owner, status=Run.Status.DONE, workflow=Run.Workflow.SCREEN
-    )
+    run = Run.objects.create(brief=brief, created_by=owner, status=Run.Status.DONE, workflow="screen")
     with transaction.atomic():
         version = freeze(
             run=run,

@@ -58,9 +58,9 @@ from memos.models import (
 )
 from memos.pipeline import driver
 from memos.pipeline.memo.evidence import select_evidence
+from memos.services.refs import Refs, cited_ids, resolve
 from memos.services.runs import create_brief, start_run
 from memos.templatetags.desk import cite, prose
-from memos.views.refs import Refs, cited_ids, resolve
 from tests.memos import injection_payloads as hostile
 from tests.memos.injection_payloads import (
     FAKE_IDS,

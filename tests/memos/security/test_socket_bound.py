@@ -13,10 +13,10 @@ from django.contrib.auth.models import User
 from django.test import override_settings
 
 from memos.live import sockets
-from memos.live.runs import RunConsumer
 from memos.live.sockets import CLOSED_TOO_MANY
 from memos.models import Run
-from memos.pipeline.liveness import redis_client
+from memos.redis_client import redis_client
+from memos.views.run_socket import RunConsumer
 from tests.memos.factories import run_for
 
 pytestmark = pytest.mark.django_db(transaction=True)

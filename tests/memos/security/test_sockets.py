@@ -21,12 +21,12 @@ from django.test import Client
 from django.utils import timezone
 
 from agency.asgi import application
-from memos.live.access import Access, SocketKey, check_access
 from memos.live.events import RunEvent, send_after_commit
-from memos.live.runs import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, RECHECK_S
 from memos.models import Run
 from memos.services.access import visible_runs
 from memos.services.accounts import Roles, ensure_groups
+from memos.views.run_socket import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, RECHECK_S
+from memos.views.socket_access import Access, SocketKey, check_access
 from tests.memos.factories import company, run_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -286,8 +286,8 @@ async def test_a_socket_whose_session_stopped_signing_in_gets_no_further_event(
 
 
 def test_the_batched_check_shows_each_user_exactly_the_runs_visible_runs_shows(alice: User) -> None:
-    """memos.live.access reads visible_runs' rule for many users at once: the two agree for every role,
-    for a run's owner, its creator and everyone else, for an inactive user and a superuser."""
+    """memos.views.socket_access reads visible_runs' rule for many users at once: the two agree for every
+    role, for a run's owner, its creator and everyone else, for an inactive user and a superuser."""
     groups = ensure_groups()
     cast = []
     for role in [*Roles.ALL, None]:

@@ -1,0 +1,80 @@
+"""The weekly screen on a schedule (seed 002: "weekly positions" of a watchlist): at ``SCREEN_SCHEDULE``
+("fri 21:30", UTC: after Friday's US close; "off" to stop it), the scheduler's tick starts a screen of
+``SCREEN_STRATEGY``'s watchlist as a brief of ``SCREEN_SCHEDULE_OWNER``'s (memos.services.scheduler).
+
+The slot is acted on once: a screen of the scheduled brief created since the slot means it is done, and the
+one-active-run-per-brief constraint keeps two ticks at once from starting two. A slot more than
+``CATCH_UP`` old is let go (a desk started on Monday does not screen last Friday's week unasked); the next
+one runs as planned. In snapshot mode the strategy's as-of date holds, so a repeat costs no LLM call.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import User
+
+from memos.models import Run
+from memos.pipeline.screen.plan import NAME as SCREEN
+from memos.pipeline.screen.profiles import WEEKLY, default_strategy
+from memos.pipeline.screen.universe import default_symbols
+from memos.pipeline.workflows import ConfigurationError
+from memos.services.accounts import Roles, has_role
+from memos.services.errors import ServiceError
+from memos.services.runs import ask_watchlist
+from memos.services.weekly import ScheduleError, last_slot, parse_schedule
+
+CATCH_UP = timedelta(hours=24)
+QUESTION = "Weekly screen: which symbols on the watchlist moved on their own this week, and why?"
+
+
+def due_slot(now: datetime) -> datetime | None:
+    """This week's slot if it has come and is not older than ``CATCH_UP``; None when off or not due."""
+    planned = parse_schedule(settings.SCREEN_SCHEDULE)
+    if planned is None:
+        return None
+    slot = last_slot(now, *planned)
+    return slot if now - slot <= CATCH_UP else None
+
+
+def weekly_screen(*, now: datetime, enqueue: bool = True) -> str:
+    """Start this week's screen if its slot has come and it has not run since; say what was done ("" when
+    nothing was due)."""
+    try:
+        slot = due_slot(now)
+    except ScheduleError as exc:
+        return f"Weekly screen not started: {exc}"
+    if slot is None:
+        return ""
+    owner = User.objects.filter(username=settings.SCREEN_SCHEDULE_OWNER, is_active=True).first()
+    if owner is None or not has_role(owner, Roles.ANALYST):
+        return f"Weekly screen not started: {settings.SCREEN_SCHEDULE_OWNER!r} is not an active analyst."
+    if Run.objects.filter(
+        workflow=SCREEN, brief__owner=owner, brief__question=QUESTION, created_at__gte=slot
+    ).exists():
+        return ""
+    return _start(owner, slot, enqueue=enqueue)
+
+
+def _start(owner: User, slot: datetime, *, enqueue: bool) -> str:
+    try:
+        strategy = default_strategy()
+        run = ask_watchlist(
+            owner=owner,
+            symbols=default_symbols(strategy),
+            question=QUESTION,
+            workflow=SCREEN,
+            profile=WEEKLY,
+            options={"strategy": strategy.model_dump(mode="json")},
+            enqueue=enqueue,
+        )
+    except (ServiceError, ConfigurationError) as exc:
+        return f"Weekly screen not started: {exc}"
+    return f"Started the weekly screen, run {str(run.pk)[:8]}, for the slot of {slot:%Y-%m-%d %H:%M} UTC."
+
+
+def screens_due(now: datetime) -> list[str]:
+    """The screen's part of the scheduler's tick (memos.services.scheduler)."""
+    said = weekly_screen(now=now)
+    return [said] if said else []

@@ -1,0 +1,53 @@
+"""A frozen version printed: the version page as it stands for the version alone, rendered to PDF.
+
+This is the ``render.pdf`` of a version whose workflow declares no files of its own (a memo's, an agency's;
+memos.services.surfaces), made once when the version is frozen and kept: it shows what was frozen (the
+artefact, its score and the delta against the line's version before, the changelog, the content hash, its
+sources and what it was made with) and nothing that changes later or depends on who reads it (its review
+status, votes, history, the reader's panels, the diff a reader may see). So one file serves every reader,
+for good.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+from memos.models import ArtefactVersion
+from memos.services.frozen_text import segments
+from memos.services.surfaces import version_page_of
+
+PAGE = "memos/versions/version.html"
+
+
+def artefact_context(version: ArtefactVersion) -> dict[str, Any]:
+    """What the page shows of the version as frozen, the same for every reader: its text and sources, and its
+    workflow's part of the page (memos.services.surfaces.VersionPage)."""
+    by_id = {str(source["id"]): source for source in version.sources}
+    page = version_page_of(version)
+    return {
+        "version": version,
+        "brief": version.brief,
+        "sections": [(name, segments(str(text), by_id)) for name, text in version.ordered_sections],
+        "sources": version.sources,
+        "artefact_template": page.template,
+        "banner_template": page.banner,
+        "downloads_template": page.downloads,
+        "page_script": page.script,
+        **page.context(version),
+    }
+
+
+def print_page(version: ArtefactVersion) -> bytes:
+    """The version printed as a PDF (WeasyPrint, the page's print media: no forms, no live parts). It may
+    read the app's static files and data URIs, nothing else (agents.render.pdf). ``version`` may be one that
+    freezing has prepared but not yet stored."""
+    # Imported here: WeasyPrint takes over a second to import, and only printing needs it.
+    from agents.render.pdf import html_to_pdf
+
+    html = render_to_string(PAGE, artefact_context(version) | {"printing": True})
+    rendered = html_to_pdf(html, base_url=settings.SITE_URL, static_root=Path(settings.STATICFILES_DIRS[0]))
+    return rendered.pdf
