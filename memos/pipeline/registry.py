@@ -1,8 +1,8 @@
 """The workflows this version of the desk can run, by the name stored in ``Run.workflow``, and what is
 gathered from all of them: the brief form's choices, the fake LLM server's answers, the rubrics' contracts.
 
-Adding a workflow is its package (``memos/pipeline/<workflow>/``, whose ``WORKFLOW`` declares it and names
-its surface) and one line in ``PACKAGES``; nothing else of the desk is edited.
+Adding a workflow is its package (``memos/pipeline/<workflow>/``, whose ``workflow`` module's ``WORKFLOW``
+declares it and names its surface) and one line in ``PACKAGES``; nothing else of the desk is edited.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from memos.models import Run
 from memos.pipeline.prompts import rubric_files
 from memos.pipeline.workflows import Workflow
 
-# One line per workflow: the package whose WORKFLOW declares it, in the order the brief form offers them.
+# One line per workflow: the package whose ``workflow`` module declares it, in the order the brief form
+# offers them.
 PACKAGES = (
     "memos.pipeline.memo",
     "memos.pipeline.deck",
@@ -25,10 +26,10 @@ PACKAGES = (
 
 
 def load(package: str) -> Workflow:
-    """The workflow ``package`` declares (its ``WORKFLOW``)."""
-    found = import_module(package).WORKFLOW
+    """The workflow ``package`` declares (``<package>.workflow.WORKFLOW``)."""
+    found = import_module(f"{package}.workflow").WORKFLOW
     if not isinstance(found, Workflow):
-        raise TypeError(f"{package}.WORKFLOW is not a Workflow")
+        raise TypeError(f"{package}.workflow.WORKFLOW is not a Workflow")
     return found
 
 

@@ -114,7 +114,8 @@ def headline_workflow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Workfl
     """The package written to disk, and the registry's one line for it: its package's name in PACKAGES."""
     package = tmp_path / "headline_workflow"
     package.mkdir()
-    (package / "__init__.py").write_text(PACKAGE, encoding="utf-8")
+    (package / "__init__.py").write_text('"""A test\'s workflow."""\n', encoding="utf-8")
+    (package / "workflow.py").write_text(PACKAGE, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     packages = (*registry.PACKAGES, "headline_workflow")
     monkeypatch.setattr(registry, "PACKAGES", packages)

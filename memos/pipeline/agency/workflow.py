@@ -1,0 +1,144 @@
+"""The consulting agency (seed 004 under seed 003's rules) as a workflow of the run engine: layer 0 gathers by
+code, F1 and F2 infer, five analyst personas propose fifteen moves, the sandbox debates each against a board
+of three, turn by turn, and code ranks the scores.
+
+Its runs are ``Run.workflow == "agency"``, its versions kind ``agency`` (one name for the workflow
+everywhere; ``agency/`` at the top of the tree is the Django project).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.agency.outputs import (
+    DebateOutput,
+    InferenceOutput,
+    JuryOutput,
+    MovesOutput,
+    ProposalOutput,
+    RankingOutput,
+    SourcesOutput,
+)
+from memos.models import AgentStep
+from memos.pipeline.agency import plan, profiles
+from memos.pipeline.agency.final import agency_artefact, ending, run_final
+from memos.pipeline.agency.inference import run_inference
+from memos.pipeline.agency.plan import (
+    DEBATE,
+    INFERENCE_KIND,
+    JURY,
+    MOVES,
+    PROPOSAL,
+    RANKING,
+    SOURCES_KIND,
+)
+from memos.pipeline.agency.proposals import run_proposals
+from memos.pipeline.agency.sandbox import run_sandbox
+from memos.pipeline.agency.sources import run_sources
+from memos.pipeline.model_warnings import same_model_notices
+from memos.pipeline.workflows import Stage, StepKind, Workflow
+
+TEMPLATES = "memos/step_documents/agency"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _sources(output: SourcesOutput) -> str:
+    line = f"{_plural(len(output.facts), 'figure')} · {_plural(len(output.documents), 'document')}"
+    return line + (f" ({output.stale} stale)" if output.stale else "")
+
+
+def _inference(output: InferenceOutput) -> str:
+    if not output.asked_model:
+        return "nothing to read: not asked"
+    line = f"{_plural(len(output.claims), 'claim')} · {_plural(len(output.gaps), 'gap')}"
+    return line + (f" · {len(output.dropped)} dropped" if output.dropped else "")
+
+
+def _proposal(output: ProposalOutput) -> str:
+    return " · ".join(f"{move.move_id} {move.risk}" for move in output.moves)
+
+
+def _moves(output: MovesOutput) -> str:
+    return f"{output.generated} generated, {len(output.debated)} debated"
+
+
+def _debate(output: DebateOutput) -> str:
+    positions = " ".join(f"{s.member.upper()} {s.position or '-'}" for s in output.standings)
+    return f"{output.total}/120 (blind {output.blind_total}) · {positions}"
+
+
+def _ranking(output: RankingOutput) -> str:
+    top = ", ".join(f"{row.move_id} {row.total}" for row in output.ranked if row.recommended)
+    return f"recommended: {top}"
+
+
+def _jury(output: JuryOutput) -> str:
+    held = sum(1 for verdict in output.verdicts if verdict.survives)
+    return f"{held} of {len(output.verdicts)} recommended moves survive" + (
+        " · same family" if output.same_model_warning else ""
+    )
+
+
+def notices(steps: Sequence[AgentStep]) -> list[str]:
+    """Seed 003: the board scoring (or the jury auditing) on the model family of the analysts or the
+    critic."""
+    return same_model_notices(steps, SOURCES_KIND, SourcesOutput) + same_model_notices(
+        steps, JURY, JuryOutput
+    )
+
+
+WORKFLOW = Workflow(
+    name=plan.NAME,
+    choice="Agency: strategic moves debated by a board",
+    subject="company",
+    stages=(
+        Stage(
+            plan.SOURCES,
+            "L0 · Data",
+            "Gathered by code: figures, news, posts, markets, competitors",
+            run_sources,
+        ),
+        Stage(
+            plan.INFERENCE,
+            "L1 · Inference",
+            "F1 reads the figures, F2 the documents, in parallel",
+            run_inference,
+        ),
+        Stage(
+            plan.PROPOSALS,
+            "L2 · Analysts",
+            "Each persona proposes a low, a medium and a high-risk move; code merges duplicates",
+            run_proposals,
+        ),
+        Stage(
+            plan.SANDBOX,
+            "Sandbox",
+            "A critic against three board members, turn by turn, every move at once; then the board scores",
+            run_sandbox,
+        ),
+        Stage(plan.FINAL, "Final", "Code adds up the scores and ranks the moves", run_final),
+    ),
+    kinds={
+        SOURCES_KIND: StepKind(SOURCES_KIND, SourcesOutput, f"{TEMPLATES}/sources.html", _sources),
+        INFERENCE_KIND: StepKind(INFERENCE_KIND, InferenceOutput, f"{TEMPLATES}/inference.html", _inference),
+        PROPOSAL: StepKind(PROPOSAL, ProposalOutput, f"{TEMPLATES}/proposal.html", _proposal),
+        MOVES: StepKind(MOVES, MovesOutput, f"{TEMPLATES}/moves.html", _moves),
+        DEBATE: StepKind(DEBATE, DebateOutput, f"{TEMPLATES}/debate.html", _debate),
+        RANKING: StepKind(RANKING, RankingOutput, f"{TEMPLATES}/ranking.html", _ranking),
+        JURY: StepKind(JURY, JuryOutput, f"{TEMPLATES}/jury.html", _jury),
+    },
+    plan=plan.plan,
+    ending=ending,
+    profiles=profiles.profiles,
+    configure=profiles.configure,
+    describe=profiles.describe,
+    notices=notices,
+    artefact=agency_artefact,
+    budget=profiles.budget,
+    layered=True,
+    fakes="agents.agency.fakes",
+    surface="memos.pipeline.agency.desk",
+)
