@@ -19,10 +19,10 @@ import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from agents.agency.config import load_agency_settings
-from agents.deck.spec import deck_theme
 from agents.env import ConfigError, Env
 from agents.llm.config import LLMSettings, load_llm_settings
-from agents.memo.roster import RosterError, load_profiles
+from memos.pipeline.packages import PACKAGES
+from memos.pipeline.workflow_settings import Desk, load_workflow_settings
 
 # Lets admin.ModelAdmin[Model] and friends be subscripted at run time, as the type stubs declare them.
 django_stubs_ext.monkeypatch()
@@ -425,11 +425,7 @@ LOGGING = {
     },
 }
 
-# The memo pipeline: profiles (roster and synthesis depth) and worker liveness.
-try:
-    MEMO_PROFILES = load_profiles(os.environ)
-except RosterError as exc:
-    raise ImproperlyConfigured(str(exc)) from exc
+# The run engine: worker liveness.
 RUN_HEARTBEAT_S = env_int("RUN_HEARTBEAT_S", 10)
 RUN_STALE_AFTER_S = env_int("RUN_STALE_AFTER_S", 60)
 if not 1 <= RUN_HEARTBEAT_S < RUN_STALE_AFTER_S:
@@ -449,39 +445,16 @@ RUN_MAX_ACTIVE_PER_USER = env_int("RUN_MAX_ACTIVE_PER_USER", 3)
 SOCKETS_PER_USER = env_int("SOCKETS_PER_USER", 20)
 if SOCKETS_PER_USER < 1:
     raise ImproperlyConfigured("SOCKETS_PER_USER must be at least 1")
-# The deck's refinement loop stops cleanly before a lap once a run has spent this many tokens (0: no bound).
-DECK_CYCLE_BUDGET_TOKENS = env_int("DECK_CYCLE_BUDGET_TOKENS", 0) or None
-# Seed 001 section 2: when true, the refinement loop runs only on an R2 version that passed its check against
-# human gold scores (manage.py calibrate_judge); otherwise the run page says the loop's gains may be judge
-# variance. Off by default: a new desk has no gold scores yet.
-DECK_REQUIRE_CALIBRATION = env_bool("DECK_REQUIRE_CALIBRATION", False)
-# The firm's look on every deck (agents.deck.spec.Theme): its name on the title slide, and the colours both
-# renderers draw with (#RRGGBB). Frozen with each deck version, so a later change never alters a frozen one.
-DECK_THEME = _read(
-    lambda: deck_theme(
-        firm=env_str("DECK_FIRM_NAME", "Analyst Desk"),
-        accent=env_str("DECK_ACCENT_COLOUR", "#1F4E79"),
-        ink=env_str("DECK_INK_COLOUR", "#1F2933"),
-        negative=env_str("DECK_NEGATIVE_COLOUR", "#A23B3B"),
-    )
-)
 # The consulting agency (seed 004): its profiles, the seed's one-move-at-a-time order, and whether a run whose
 # board scores on the analysts' or the critic's model family is refused (agents.agency.config).
 AGENCY = _read(lambda: load_agency_settings(os.environ))
-# The weekly sector screen (seed 002): the strategy a screen started from the brief form (or manage.py screen
-# without --config) uses; its universe is replaced by the brief's watchlist when one is given.
-SCREEN_STRATEGY = Path(env_str("SCREEN_STRATEGY", str(BASE_DIR / "data" / "screen" / "strategy.yaml")))
-# Seed 003: refuse a screen whose managing director runs on the analysts' model family.
-SCREEN_REQUIRE_SEPARATE_REVIEWER = env_bool("SCREEN_REQUIRE_SEPARATE_REVIEWER", False)
-# The weekly screen's schedule (seed 002: a weekly run): "DAY HH:MM" in UTC, after the US close on Fridays by
-# default (16:00 New York is 20:00 or 21:00 UTC), or "off". It screens SCREEN_STRATEGY's watchlist as
-# SCREEN_SCHEDULE_OWNER's brief; the refinement scheduler's tick (manage.py refine_cycles) checks it.
-# Off under test: a suite run on a Friday evening must not start screens of its own.
-SCREEN_SCHEDULE = env_str("SCREEN_SCHEDULE", "off" if TESTING else "fri 21:30")
-SCREEN_SCHEDULE_OWNER = env_str("SCREEN_SCHEDULE_OWNER", "analyst")
-# In live mode, a screen reads its watchlist's daily prices from the live price adapter (Stooq over HTTPS,
-# agents.data.prices.LivePriceSource) instead of the bundled files; a strategy's own price folder still wins.
-SCREEN_LIVE_PRICES = DATA_MODE == "live" and env_bool("SCREEN_LIVE_PRICES", False)
+# Each workflow's own settings, declared in its package (<package>/settings.py: its variables, their defaults
+# and checks; memos.pipeline.workflow_settings), by package. The workflow reads its own back, typed.
+WORKFLOW_SETTINGS: dict[str, object] = _read(
+    lambda: load_workflow_settings(
+        PACKAGES, os.environ, Desk(testing=TESTING, data_mode=DATA_MODE, base_dir=BASE_DIR)
+    )
+)
 # In live mode, the screen's news analyst also asks a search API that answers in RSS 2.0, at this URL
 # template with a {query} placeholder (https, a fixed host: the fetcher reaches that host only); "" for none.
 SCREEN_SEARCH_URL = env_str("SCREEN_SEARCH_URL", "") if DATA_MODE == "live" else ""

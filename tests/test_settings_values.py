@@ -48,6 +48,11 @@ MALFORMED = [
     ({"LLM_TIMEOUT_S": "-1"}, "LLM_TIMEOUT_S must be positive"),
     ({"MEMO_ITERATIONS": "9"}, "MEMO_ITERATIONS must be a whole number from 1 to 5, got 9"),
     ({"MEMO_QUICK_ROSTER": "fundamentals,astrology"}, "MEMO_QUICK_ROSTER names unknown specialists"),
+    # A workflow's own settings (<package>/settings.py) stop start-up the same way.
+    ({"DECK_ACCENT_COLOUR": "blue"}, "DECK_ACCENT_COLOUR must be a colour written #RRGGBB"),
+    ({"DECK_CYCLE_BUDGET_TOKENS": "many"}, "DECK_CYCLE_BUDGET_TOKENS must be a whole number"),
+    ({"SCREEN_SCHEDULE": "friday evening"}, 'SCREEN_SCHEDULE must be "DAY HH:MM"'),
+    ({"AGENCY_ROUNDS": "99"}, "AGENCY_ROUNDS must be a whole number from 1 to"),
 ]
 
 

@@ -35,6 +35,7 @@ from playwright.sync_api import Browser, Playwright, sync_playwright
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import Brief, Company, Run
 from memos.pipeline.memo.rehearsal import script_for_run
+from memos.pipeline.memo.settings import memo_settings
 from memos.pipeline.registry import fake_answers
 from tests.conftest import ROOT
 
@@ -294,7 +295,7 @@ def _desk_env(llm: FakeLLMServer) -> dict[str, str]:
 
 def quick_script(company: Company) -> dict[str, list[object]]:
     """Answers for a quick run of ``company``, shaped like a careful model's (see the rehearsal module)."""
-    quick = settings.MEMO_PROFILES["quick"]
+    quick = memo_settings().profiles["quick"]
     return script_for_run(Run(brief=Brief(company=company), config=quick.config().model_dump()))
 
 

@@ -52,6 +52,7 @@ from memos.pipeline.language import brief_language
 from memos.pipeline.memo.evidence import select_evidence
 from memos.pipeline.memo.plan import iteration_key
 from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
+from memos.pipeline.memo.settings import memo_settings
 from tests.e2e.conftest import SCREENSHOTS, Desk, e2e_redis_url, start_desk
 from tests.e2e.test_run_live import log_in
 from tests.e2e.xss_payloads import ID, Payload, Placer, corpus
@@ -256,7 +257,7 @@ def hostile_documents(plan: Plan) -> None:
 
 def model_answers(plan: Plan, company: Company) -> dict[str, list[object]]:
     """The fake model's answers for a full run: every prose field full of payloads, shapes still valid."""
-    roster = settings.MEMO_PROFILES["full"].roster
+    roster = memo_settings().profiles["full"].roster
     evidence = select_evidence(company, roster)
     for items in evidence.values():
         for item in items:

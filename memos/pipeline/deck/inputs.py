@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from django.conf import settings
-
 from agents.deck.assign import Assignment, assign, body_sections
 from agents.deck.code_slides import MemoLines, code_kind
 from agents.deck.outputs import DeckEvidence, ScopeOutput
@@ -23,6 +21,7 @@ from agents.rubrics import Rubric
 from agents.text.scripts import Language
 from memos.pipeline.context import StageContext
 from memos.pipeline.deck.plan import DATA, FIGURES, SCOPE
+from memos.pipeline.deck.settings import deck_settings
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.inputs import brief_block, kept_numbers, language
 from memos.pipeline.prompts import rubric
@@ -98,7 +97,7 @@ class DeckInputs:
             company=company.name,
             ticker=company.ticker,
             subtitle=f"For {brief.audience}" + (f" · data as of {as_of}" if as_of else ""),
-            theme=settings.DECK_THEME,
+            theme=deck_settings().theme,
             plan=self.plan,
             memo=memo,
         )

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
 from pydantic import ValidationError
 
 from agents.deck.profile import DECK_PROFILES, DeckConfig, deck_config
 from agents.deck.rubrics import DECK_R1, DECK_R2
+from memos.pipeline.deck.settings import deck_settings
 from memos.pipeline.prompts import pinned_rubric
 from memos.pipeline.workflows import ConfigurationError, RunRequest
 
@@ -36,7 +36,7 @@ def configure(request: RunRequest) -> dict[str, Any]:
             request.profile,
             max_rebuilds=r1.thresholds["max_rebuilds"],
             max_iterations=r2.thresholds["max_iterations"],
-            budget=settings.DECK_CYCLE_BUDGET_TOKENS,
+            budget=deck_settings().cycle_budget_tokens,
         )
     except ValueError as exc:
         raise ConfigurationError(str(exc)) from exc

@@ -9,8 +9,6 @@ killed half-way is redone by the next worker without paying again for a call alr
 
 from __future__ import annotations
 
-from django.conf import settings
-
 from agents.deck.assign import figures_of
 from agents.deck.candidate import build
 from agents.deck.gates import Decision, Measured, StopReason, decide, drifted, r2_scored, stop_reason
@@ -36,6 +34,7 @@ from memos.pipeline.deck.inputs import figure_lines, inputs
 from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r2
 from memos.pipeline.deck.loop_state import Best, LoopState, accepted_draft
 from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, lap_key
+from memos.pipeline.deck.settings import deck_settings
 from memos.pipeline.errors import StageFailed, shown
 from memos.pipeline.fanout import in_parallel
 from memos.pipeline.gateway import gateway
@@ -52,7 +51,7 @@ def run_refine(ctx: StageContext) -> None:
         return  # skipped: escalated at the gate
     state = LoopState.start(baseline, inputs(ctx).figures)
     laps = inputs(ctx).config.max_laps
-    if settings.DECK_REQUIRE_CALIBRATION and not baseline.calibrated:
+    if deck_settings().require_calibration and not baseline.calibrated:
         # Seed 001: judge<->human agreement before the rubric drives the loop. The accepted draft is frozen.
         reason = (
             "not run: the R2 version is not calibrated against human gold scores (DECK_REQUIRE_CALIBRATION)"

@@ -1,20 +1,20 @@
 """The memo's profiles (seed 000): which specialists run and how many synthesis iterations, configured in the
-environment (agents.memo.roster, read once into ``settings.MEMO_PROFILES``)."""
+environment (agents.memo.roster, read once into its settings, memos.pipeline.memo.settings)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
 from pydantic import ValidationError
 
 from agents.memo.roster import MemoConfig, Profile
+from memos.pipeline.memo.settings import memo_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
 
 
 def _profiles() -> dict[str, Profile]:
-    found: dict[str, Profile] = settings.MEMO_PROFILES
+    found: dict[str, Profile] = dict(memo_settings().profiles)
     return found
 
 

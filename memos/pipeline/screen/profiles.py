@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
 from pydantic import ValidationError
 
 from agents.llm.config import LLMSettings
@@ -15,6 +14,7 @@ from agents.llm.roles import Role
 from agents.screen.config import ScreenConfig, Strategy, StrategyError, load_strategy, parse_strategy
 from memos.pipeline.gateway import llm_settings, with_models
 from memos.pipeline.screen import universe
+from memos.pipeline.screen.settings import screen_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
 
 WEEKLY = "weekly"
@@ -28,10 +28,10 @@ def profiles() -> dict[str, str]:
 def default_strategy() -> Strategy:
     """The strategy in ``SCREEN_STRATEGY`` (the bundled demo: stocknet, the week ending 2015-08-21)."""
     try:
-        return load_strategy(settings.SCREEN_STRATEGY.read_text(encoding="utf-8"))
+        return load_strategy(screen_settings().strategy.read_text(encoding="utf-8"))
     except (OSError, StrategyError) as exc:
         raise ConfigurationError(
-            f"The desk's screen strategy {settings.SCREEN_STRATEGY} is unusable: {exc}"
+            f"The desk's screen strategy {screen_settings().strategy} is unusable: {exc}"
         ) from exc
 
 
@@ -60,7 +60,7 @@ def configure(request: RunRequest) -> dict[str, Any]:
     except StrategyError as exc:
         raise ConfigurationError(f"The strategy is malformed: {exc}") from exc
     warning = shared_reviewer(with_models(llm_settings(), strategy.models))
-    if warning and settings.SCREEN_REQUIRE_SEPARATE_REVIEWER:
+    if warning and screen_settings().require_separate_reviewer:
         raise ConfigurationError(f"{warning} (SCREEN_REQUIRE_SEPARATE_REVIEWER refuses such runs.)")
     symbols = list(request.symbols) or universe.default_symbols(strategy)
     missing = universe.unpriced(strategy, symbols)

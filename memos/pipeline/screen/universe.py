@@ -18,6 +18,7 @@ from agents.screen.config import ResolvedUniverse, Strategy
 from agents.screen.sectors import sector_of
 from memos.models import Company
 from memos.pipeline.data_sources import live_price_source
+from memos.pipeline.screen.settings import screen_settings
 
 
 def _snapshot() -> Path:
@@ -79,7 +80,7 @@ class LiveFirst:
 
 def prices(strategy: Strategy) -> PriceSource:
     own = PriceFolders([Path(strategy.universe.prices)]) if strategy.universe.prices else None
-    if settings.SCREEN_LIVE_PRICES:
+    if screen_settings().live_prices:
         return LiveFirst(own, live_price_source())
     root = _snapshot()
     bundled = [root / "prices" / "daily", root / "stocknet" / "price"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import Client, override_settings
+from django.test import Client
 
 from agents.deck.outputs import BaselineOutput, DeckOutput, LapOutput
 from memos.models import AgentStep, ArtefactVersion, FactRecord, Notice, Run
@@ -19,6 +19,7 @@ from memos.services.errors import ServiceError
 from memos.services.runs import create_brief
 from tests.memos.deck_support import deck_run, fake_deck_llm
 from tests.memos.pipeline_support import person
+from tests.memos.workflow_settings import changed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -200,7 +201,7 @@ def test_a_second_cycle_while_one_runs_is_refused_and_a_brief_without_a_deck_has
 
 
 def test_the_cycle_token_budget_stops_the_loop_cleanly_before_a_lap() -> None:
-    with override_settings(DECK_CYCLE_BUDGET_TOKENS=1):
+    with changed("memos.pipeline.deck", cycle_budget_tokens=1):
         run = deck_run("full")
     with fake_deck_llm():
         driver.run_inline(str(run.pk))
@@ -275,7 +276,7 @@ def test_an_uncalibrated_judge_is_named_on_the_run_page_and_may_be_required(clie
     client.force_login(run.brief.owner)
     assert "not calibrated against human gold scores" in client.get(f"/runs/{run.pk}/").content.decode()
 
-    with override_settings(DECK_REQUIRE_CALIBRATION=True):
+    with changed("memos.pipeline.deck", require_calibration=True):
         strict = deck_run("quick", user=run.brief.owner, question="Keep it, under a calibrated judge only?")
         with fake_deck_llm():
             driver.run_inline(str(strict.pk))

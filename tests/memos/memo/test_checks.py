@@ -17,6 +17,7 @@ from agents.memo.outputs import EvaluationOutput, IterationOutput, MemoOutput
 from agents.memo.roster import load_profiles
 from memos.models import AgentStep, Run
 from memos.pipeline import driver
+from memos.pipeline.memo.settings import MemoSettings
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, evidence_of, fake_llm, load_desk_data, script_for
 
@@ -103,7 +104,8 @@ def test_a_corrected_catalyst_date_is_kept() -> None:
 
 
 def test_an_iteration_that_skips_a_gap_of_the_one_before_is_corrected_once(settings: Settings) -> None:
-    settings.MEMO_PROFILES = load_profiles({"MEMO_QUICK_ITERATIONS": "2"})
+    profiles = load_profiles({"MEMO_QUICK_ITERATIONS": "2"})
+    settings.WORKFLOW_SETTINGS = {**settings.WORKFLOW_SETTINGS, "memos.pipeline.memo": MemoSettings(profiles)}
     run = _run()
     script = script_for(run)
     first, second = script["synthesizer"][:2]

@@ -20,6 +20,7 @@ from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.memo.rehearsal import iteration_answer
+from memos.pipeline.memo.settings import MemoSettings
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 
@@ -33,7 +34,8 @@ FIRST_APERTURE = "Answer the previous iteration's what-I-missed list."
 
 @pytest.fixture
 def run(settings: Settings) -> Run:
-    settings.MEMO_PROFILES = load_profiles({"MEMO_QUICK_ITERATIONS": str(ITERATIONS)})
+    profiles = load_profiles({"MEMO_QUICK_ITERATIONS": str(ITERATIONS)})
+    settings.WORKFLOW_SETTINGS = {**settings.WORKFLOW_SETTINGS, "memos.pipeline.memo": MemoSettings(profiles)}
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)

@@ -21,6 +21,7 @@ from memos.pipeline import driver
 from memos.pipeline.screen import news, universe
 from tests.memos.pipeline_support import fake_llm
 from tests.memos.screen.test_screen_run import _screen
+from tests.memos.workflow_settings import changed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,7 +57,7 @@ def test_a_live_screen_reads_its_watchlist_from_the_provider(monkeypatch: pytest
     monkeypatch.setattr(
         universe, "live_price_source", lambda: LivePriceSource(fetch, now=lambda: after_close)
     )
-    with override_settings(DATA_MODE="live", SCREEN_LIVE_PRICES=True):
+    with override_settings(DATA_MODE="live"), changed("memos.pipeline.screen", live_prices=True):
         run = _screen(["XOM", "DUK"])
         with fake_llm():
             driver.run_inline(str(run.pk))

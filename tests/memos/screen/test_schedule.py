@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, time
 
 import pytest
-from django.test import override_settings
 
+from agents.weekly import ScheduleError, last_slot, parse_schedule
 from memos.models import Run
 from memos.pipeline.screen.desk.schedule import weekly_screen
-from memos.services.weekly import ScheduleError, last_slot, parse_schedule
 from tests.memos.pipeline_support import analyst
+from tests.memos.workflow_settings import changed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,7 +30,7 @@ def test_the_schedule_reads_a_day_and_a_time_or_off() -> None:
     assert last_slot(before, 4, time(21, 30)) == datetime(2026, 11, 13, 21, 30, tzinfo=UTC)
 
 
-@override_settings(SCREEN_SCHEDULE="fri 21:30")  # the desk's default; off under test
+@changed("memos.pipeline.screen", schedule="fri 21:30")  # the desk's default; off under test
 def test_a_slot_starts_one_screen_and_a_stale_slot_none() -> None:
     analyst("analyst")
     said = weekly_screen(now=FRIDAY_EVENING, enqueue=False)
@@ -42,12 +42,12 @@ def test_a_slot_starts_one_screen_and_a_stale_slot_none() -> None:
     assert Run.objects.count() == 1
     monday = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
     assert weekly_screen(now=monday, enqueue=False) == ""  # last Friday's slot is too old to catch up
-    with override_settings(SCREEN_SCHEDULE="off"):
+    with changed("memos.pipeline.screen", schedule="off"):
         assert weekly_screen(now=datetime(2026, 12, 4, 22, 0, tzinfo=UTC), enqueue=False) == ""
     assert Run.objects.count() == 1
 
 
 def test_a_schedule_without_its_analyst_says_why() -> None:
-    with override_settings(SCREEN_SCHEDULE="fri 21:30", SCREEN_SCHEDULE_OWNER="nobody"):
+    with changed("memos.pipeline.screen", schedule="fri 21:30", schedule_owner="nobody"):
         assert "not an active analyst" in weekly_screen(now=FRIDAY_EVENING, enqueue=False)
     assert not Run.objects.exists()

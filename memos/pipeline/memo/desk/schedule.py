@@ -18,13 +18,13 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from agents.weekly import DAYS, last_slot
 from memos.models import Brief, MemoSchedule, Run
 from memos.models.schedules import MEMO_DEFAULT_TIME
 from memos.services.access import may_set_schedule, visible_runs
 from memos.services.errors import ServiceError
 from memos.services.runs import check_owner_still_analyst, start_run
 from memos.services.versions import latest_in_line
-from memos.services.weekly import DAYS, last_slot
 
 MEMO = "memo"
 CATCH_UP = timedelta(hours=24)

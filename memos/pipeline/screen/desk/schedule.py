@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.contrib.auth.models import User
 
+from agents.weekly import ScheduleError, last_slot, parse_schedule
 from memos.models import Run
 from memos.pipeline.screen.plan import NAME as SCREEN
 from memos.pipeline.screen.profiles import WEEKLY, default_strategy
+from memos.pipeline.screen.settings import screen_settings
 from memos.pipeline.screen.universe import default_symbols
 from memos.pipeline.workflows import ConfigurationError
 from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
 from memos.services.runs import ask_watchlist
-from memos.services.weekly import ScheduleError, last_slot, parse_schedule
 
 CATCH_UP = timedelta(hours=24)
 QUESTION = "Weekly screen: which symbols on the watchlist moved on their own this week, and why?"
@@ -31,7 +31,7 @@ QUESTION = "Weekly screen: which symbols on the watchlist moved on their own thi
 
 def due_slot(now: datetime) -> datetime | None:
     """This week's slot if it has come and is not older than ``CATCH_UP``; None when off or not due."""
-    planned = parse_schedule(settings.SCREEN_SCHEDULE)
+    planned = parse_schedule(screen_settings().schedule)
     if planned is None:
         return None
     slot = last_slot(now, *planned)
@@ -47,9 +47,10 @@ def weekly_screen(*, now: datetime, enqueue: bool = True) -> str:
         return f"Weekly screen not started: {exc}"
     if slot is None:
         return ""
-    owner = User.objects.filter(username=settings.SCREEN_SCHEDULE_OWNER, is_active=True).first()
+    owner_name = screen_settings().schedule_owner
+    owner = User.objects.filter(username=owner_name, is_active=True).first()
     if owner is None or not has_role(owner, Roles.ANALYST):
-        return f"Weekly screen not started: {settings.SCREEN_SCHEDULE_OWNER!r} is not an active analyst."
+        return f"Weekly screen not started: {owner_name!r} is not an active analyst."
     if Run.objects.filter(
         workflow=SCREEN, brief__owner=owner, brief__question=QUESTION, created_at__gte=slot
     ).exists():

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, time, timedelta
 
+from agents.env import ConfigError
+
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 SCHEDULE = re.compile(r"^(?P<day>[a-z]{3})\s+(?P<hour>\d{1,2}):(?P<minute>\d{2})$")
 
 
-class ScheduleError(ValueError):
+class ScheduleError(ConfigError):
     """A weekly schedule that is not "DAY HH:MM" or "off"; the message names the setting."""
 
 
