@@ -2,7 +2,8 @@
 gathered from all of them: the brief form's choices, the fake LLM server's answers, the rubrics' contracts.
 
 Adding a workflow is its package (``memos/pipeline/<workflow>/``, whose ``workflow`` module's ``WORKFLOW``
-declares it and names its surface) and one line in ``PACKAGES``; nothing else of the desk is edited.
+declares it and names its surface) and one line in ``memos.pipeline.packages.PACKAGES``; nothing else of
+the desk is edited.
 """
 
 from __future__ import annotations
@@ -12,17 +13,9 @@ from typing import Any
 
 from agents.rubrics import Contract, RubricError, contract_problems
 from memos.models import Run
+from memos.pipeline.packages import PACKAGES
 from memos.pipeline.prompts import rubric_files
 from memos.pipeline.workflows import Workflow
-
-# One line per workflow: the package whose ``workflow`` module declares it, in the order the brief form
-# offers them.
-PACKAGES = (
-    "memos.pipeline.memo",
-    "memos.pipeline.deck",
-    "memos.pipeline.agency",
-    "memos.pipeline.screen",
-)
 
 
 def load(package: str) -> Workflow:
