@@ -24,6 +24,7 @@ from memos.pipeline.hooks import hooks
 from memos.pipeline.registry import workflow_for
 from memos.services.errors import ServiceError
 from memos.services.runs import ask, ask_watchlist
+from memos.services.surfaces import surface_for
 
 BAR_WIDTH = 30
 POLL_S = 0.5
@@ -192,3 +193,10 @@ def plain_command(name: str) -> type[RunCommand]:
         "default_profile": next(iter(workflow.profiles())),
     }
     return type(f"{name.title()}Command", (base,), attributes)
+
+
+def command_for(name: str) -> type[BaseCommand]:
+    """The command that starts a run of the workflow (``manage.py run <name>``): its declared one
+    (memos.services.surfaces.Surface.command), or the plain one every workflow gets."""
+    surface = surface_for(name)
+    return surface.command() if surface.command is not None else plain_command(name)

@@ -231,18 +231,6 @@ def new_facts_of(ticker: str) -> None:
     new_facts(Company.objects.filter(ticker=ticker.strip().upper()).values_list("pk", flat=True))
 
 
-def command_for(name: str) -> type[BaseCommand]:
-    """The command that starts a run of the workflow (``manage.py run <name>``): its declared one, or the
-    plain one every workflow gets (a ticker or a watchlist, a question, a profile;
-    memos.management.run_command)."""
-    surface = surface_for(name)
-    if surface.command is not None:
-        return surface.command()
-    from memos.management.run_command import plain_command
-
-    return plain_command(name)
-
-
 def workflow_urls() -> list[URLPattern]:
     """Every workflow's own URLs, for the site's URLconf (agency.urls)."""
     return [pattern for surface in surfaces().values() for pattern in surface.urls()]

@@ -14,8 +14,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from memos.management.run_command import command_for
 from memos.pipeline.registry import WORKFLOWS, UnknownWorkflow
-from memos.services.surfaces import command_for
 
 
 class Command(BaseCommand):

@@ -16,6 +16,7 @@ from django.utils.html import escape
 
 from memos.models import AgentStep, ArtefactVersion, Run
 from memos.pipeline import driver, registry
+from memos.pipeline.packages import PACKAGES
 from memos.pipeline.workflows import Workflow
 from memos.services.errors import ServiceError
 from memos.services.runs import ask
@@ -117,8 +118,7 @@ def headline_workflow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Workfl
     (package / "__init__.py").write_text('"""A test\'s workflow."""\n', encoding="utf-8")
     (package / "workflow.py").write_text(PACKAGE, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    packages = (*registry.PACKAGES, "headline_workflow")
-    monkeypatch.setattr(registry, "PACKAGES", packages)
+    packages = (*PACKAGES, "headline_workflow")
     monkeypatch.setattr(registry, "WORKFLOWS", {w.name: w for w in map(registry.load, packages)})
     return registry.WORKFLOWS["headline"]
 
