@@ -175,11 +175,10 @@ class MemoOutput(_Output):
     ``verdict`` is None when the evaluation failed: the memo is delivered "not evaluated" (``not_evaluated``
     says why) and may not be voted on or published until an evaluation succeeds (``evaluated``); the run
     page offers to re-run that stage alone (memos.pipeline.memo.desk.rerun). ``catalysts`` are those dated
-    inside the
-    window (None: written by an older desk, show the draft's); ``withheld`` the sentences code withheld for
-    stating figures no fact backs. ``falsifier_bindings`` are the draft's bindings code kept (the register
-    watches them once the memo is frozen, memos.pipeline.memo.desk.falsifiers), ``dropped_bindings`` the
-    others, with why."""
+    inside the window (None: written by an older desk, show the draft's); ``withheld`` the sentences code
+    withheld for stating figures no fact backs. ``falsifier_bindings`` are the draft's bindings code kept
+    (the register watches them once the memo is frozen, memos.pipeline.memo.desk.falsifiers),
+    ``dropped_bindings`` the others, with why."""
 
     memo: MemoDraft
     analysis: Analysis

@@ -2,8 +2,8 @@
 ``analyze``, ``deck``, ``agency`` and ``screen``): the brief's arguments, the one way a run starts
 (memos.services.runs.ask), following the run with a progress bar (``--wait``) or running its stages in this
 process (``--inline``), and the exit status: 0 when the run is done or needs review, 1 when it failed (with
-its reason) or the wait gave up, 2 for bad
-input (one line on stderr). A workflow's command says what its finished run printed and wrote.
+its reason) or the wait gave up, 2 for bad input (one line on stderr). A workflow's command says what its
+finished run printed and wrote.
 """
 
 from __future__ import annotations

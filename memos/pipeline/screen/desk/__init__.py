@@ -1,8 +1,7 @@
 """The weekly sector screen (seed 002) as the rest of the desk knows it: its step pages, its part of a
-version's
-page (the dashboard: summary, sector themes, the symbol inspector), the files frozen with a version (the
-standalone HTML report and the report printed), the weekly screen the scheduler starts and its command
-(``manage.py run screen``, alias ``screen``).
+version's page (the dashboard: summary, sector themes, the symbol inspector), the files frozen with a
+version (the standalone HTML report and the report printed), the weekly screen the scheduler starts and its
+command (``manage.py run screen``, alias ``screen``).
 
 This module is the screen's one public module for code outside its package (memos.services.surfaces reads
 ``SURFACE``); the run engine never imports it (memos.pipeline.screen names it in its ``Workflow``).
