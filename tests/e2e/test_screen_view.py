@@ -46,4 +46,16 @@ def test_a_screen_from_the_form_ends_in_its_dashboard(browser: Browser, desk_fac
     page.locator("a.version-link").first.click()
     expect(page.get_by_role("heading", name="Executive summary")).to_be_visible()
     report = page.get_by_role("link", name="The standalone HTML report")
-    expect(report).to_have_attribute("href", re.compile(r"/versions/\d+/report\.html$"))
+    expect(report).to_have_attribute("href", re.compile(r"/versions/\d+/files/report\.html$"))
+    # Every finished step opens its document, the code-only ones included (they once said "Not written yet").
+    page.go_back()
+    expect(page.get_by_role("heading", name="Executive summary")).to_be_visible()
+    titles = ("Quant analyst (code)", "Price charts (code)", "News analyst: the market overview")
+    hrefs = [page.locator("a.step-card", has_text=title).first.get_attribute("href") for title in titles]
+    for title, href in zip(titles, hrefs, strict=True):
+        assert href is not None, title
+        page.goto(desk.base_url + href)
+        expect(page.locator("article.doc[data-status=done]")).to_be_visible()
+        expect(page.get_by_text("Not written yet")).to_have_count(0)
+        if title.startswith("Quant"):
+            page.screenshot(path=str(SCREENSHOTS / "screen-quant-step.png"), full_page=True)
