@@ -109,7 +109,7 @@ class AgencySettings:
     sequential: bool
     require_separate_judge: bool
     # Debates one worker process runs at once (each on threads of its own); the other moves wait for a
-    # worker that frees up, on this machine or another (memos.pipeline.agency.shards).
+    # worker that frees up, on this machine or another (memos.pipeline.agency.sandbox).
     moves_per_worker: int = MOVES_PER_WORKER
     run_budget_tokens: int | None = None  # None: sized from the profile (AgencyConfig.budget_tokens)
     jury: bool = False  # AGENCY_JURY: audit the recommended moves (on when LLM_MODEL_JURY names a model)

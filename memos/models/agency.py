@@ -1,7 +1,7 @@
 """The agency's debate (seed 004's sandbox) as rows: the moves a run debates, every turn of every thread,
 and every score a board member gave.
 
-A turn is written the moment its answer arrives, under the run's fencing token (memos.pipeline.claims), so
+A turn is written the moment its answer arrives, under its move's fencing token (memos.pipeline.substeps), so
 a killed worker loses at most the calls in flight, and a resumed debate goes on from the rows. The JSON
 threads (i1, i2, i3) are a view over these rows. Each turn and score keeps the prompt version it was asked
 with and the request hash of the LLM call that paid for it (memos.models.ledger.LLMCall.request_hash).
@@ -14,16 +14,16 @@ from typing import ClassVar
 from django.db import models
 from django.db.models import Q
 
-from memos.models.runs import Run
+from memos.models.substeps import ClaimedSubStep
 
 
-class Move(models.Model):
+class Move(ClaimedSubStep):
     """A move the analysts proposed (m1..m15 in the order proposed). A duplicate (the same dedup key as an
     earlier move) is kept, ``merged_into`` the move that is debated for both.
 
-    A move's debate is claimed by one worker at a time (memos.pipeline.agency.shards): ``worker`` names
-    it, ``heartbeat_at`` says it is alive, and ``lease`` is the fencing token every turn it writes is
-    checked against, so a worker presumed dead cannot write over the one that took the move over.
+    A move's debate is a sub-step any free worker may take (memos.pipeline.substeps, run by
+    memos.pipeline.agency.sandbox): ``worker``, ``heartbeat_at`` and ``lease`` (ClaimedSubStep) say who
+    holds it, and every turn it writes is checked against the lease.
     ``debated_at`` is set once its final scores are written; ``failure`` once it cannot be debated.
     """
 
@@ -32,7 +32,6 @@ class Move(models.Model):
         MEDIUM = "medium"
         HIGH = "high"
 
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="moves")
     move_id = models.CharField(max_length=8)
     number = models.PositiveSmallIntegerField()
     persona = models.CharField(max_length=40)
@@ -41,9 +40,6 @@ class Move(models.Model):
     dedup_key = models.CharField(max_length=200)
     credited = models.JSONField(default=list, help_text="every persona that proposed it")
     merged_into = models.CharField(max_length=8, blank=True, help_text="the move debated in its place")
-    worker = models.CharField(max_length=200, blank=True, help_text="who debates it (host:pid)")
-    lease = models.PositiveIntegerField(default=0, help_text="fencing token of the latest claim")
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
     debated_at = models.DateTimeField(null=True, blank=True, help_text="when its final scores were written")
     failure = models.TextField(blank=True, help_text="why it could not be debated")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -37,10 +37,10 @@ from memos.pipeline import fanout
 from memos.pipeline.agency.debate_inputs import DebateInputs
 from memos.pipeline.agency.plan import SANDBOX
 from memos.pipeline.agency.reads import Findings
-from memos.pipeline.agency.shards import MoveHold
 from memos.pipeline.agency.turns import (
     ALL,
     CRITIC,
+    MoveHold,
     Slot,
     in_thread,
     slot,
@@ -91,7 +91,7 @@ class Debate:
 
     @property
     def move(self) -> Move:
-        return self.hold.move
+        return self.hold.row
 
     @property
     def agency(self) -> AgencyConfig:

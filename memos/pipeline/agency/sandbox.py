@@ -1,5 +1,6 @@
 """The sandbox stage (seed 004's layers 3 and 4): every debated move's debate, concurrently, on whichever
-worker is free (memos.pipeline.agency.shards).
+worker is free. Each debate is a sub-step of the stage (``DEBATES``, on the engine's memos.pipeline.substeps):
+claimed by one worker at a time, every turn fenced by the move's lease, its heartbeat stamped while it runs.
 
 The stage's holder enqueues one job per open move for the other workers, then debates moves itself, at most
 ``AGENCY_MOVES_PER_WORKER`` at once (each a thread of the outer pool, whose calls run on the call pool under
@@ -24,7 +25,8 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from django.conf import settings
-from django.db.models import Max
+from django.db.models import Max, Q
+from django.utils import timezone
 from rq import get_current_job
 
 from agents.agency.config import AgencySettings
@@ -35,21 +37,25 @@ from memos.pipeline import fanout
 from memos.pipeline.agency.debate import Debate
 from memos.pipeline.agency.debate_inputs import DebateInputs
 from memos.pipeline.agency.plan import SANDBOX, debate_key
-from memos.pipeline.agency.shards import (
-    MoveBeat,
-    MoveHold,
-    claim,
-    claimable,
-    enqueue_debates,
-    shard_worker,
-)
+from memos.pipeline.agency.turns import MoveHold
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import LeaseLost, StageFailed, shown
 from memos.pipeline.gateway import gateway
+from memos.pipeline.substeps import Heartbeats, SubSteps, holder_name
 
 log = logging.getLogger(__name__)
 POLL_S = 0.25
 Status = AgentStep.Status
+
+# A move to debate is neither merged into another, nor debated to its end, nor failed.
+DEBATES = SubSteps(
+    model=Move,
+    stage=SANDBOX,
+    key="move_id",
+    unfinished=Q(merged_into="", debated_at__isnull=True, failure=""),
+    job="memos.pipeline.agency.sandbox.debate_move",
+    what="debate",
+)
 
 
 def _settings() -> AgencySettings:
@@ -59,7 +65,18 @@ def _settings() -> AgencySettings:
 
 def summary_of(inputs: DebateInputs, move: Move) -> DebateOutput:
     """A debated move's outcome, from its rows (whoever debated it)."""
-    return Debate(gateway(), inputs, MoveHold(move=move, lease=move.lease)).summary()
+    return Debate(gateway(), inputs, MoveHold(row=move, lease=move.lease)).summary()
+
+
+def mark_debated(hold: MoveHold) -> None:
+    hold.write(
+        lambda: Move.objects.filter(pk=hold.row.pk).update(debated_at=timezone.now()),
+        what="ending a debate",
+    )
+
+
+def mark_failed(hold: MoveHold, reason: str) -> None:
+    hold.write(lambda: Move.objects.filter(pk=hold.row.pk).update(failure=reason[:2000]), what="a failure")
 
 
 def outcome(hold: MoveHold, debate: Debate) -> None:
@@ -74,12 +91,13 @@ def outcome(hold: MoveHold, debate: Debate) -> None:
         hold.release()
         raise
     except LLMError as exc:
-        hold.failed(shown(exc))  # an answer that never fit its schema, a refused provider: this move only
+        # An answer that never fit its schema, a refused provider: this move only.
+        mark_failed(hold, shown(exc))
         return
     except BaseException:
         hold.release()
         raise
-    hold.debated()
+    mark_debated(hold)
 
 
 @dataclass
@@ -90,8 +108,8 @@ class Holder:
     inputs: DebateInputs
     steps: dict[str, AgentStep]
     limit: int
-    worker: str = field(default_factory=shard_worker)
-    beat: MoveBeat = field(default_factory=MoveBeat)
+    worker: str = field(default_factory=holder_name)
+    beat: Heartbeats = field(default_factory=Heartbeats)
     running: dict[Future[None], MoveHold] = field(default_factory=dict)
     rounds: dict[str, int] = field(default_factory=dict)
     error: BaseException | None = None
@@ -128,20 +146,20 @@ class Holder:
             self.beat.remove(hold)
             error = future.exception()
             if error is not None and self.error is None:
-                log.warning("run %s: the debate of %s stopped: %s", self.run_id, hold.move.move_id, error)
+                log.warning("run %s: the debate of %s stopped: %s", self.run_id, hold.row.move_id, error)
                 self.error = error
 
     def take_more(self) -> None:
         if self.error is not None:
             return
-        mine = {hold.move.pk for hold in self.running.values()}
-        for move in claimable(self.run_id):
+        mine = {hold.row.pk for hold in self.running.values()}
+        for move in DEBATES.claimable(self.run_id):
             if len(self.running) >= self.limit:
                 return
             if move.pk in mine or move.move_id not in self.steps:
                 continue
             self.ctx.check()  # no new debate for a stage this worker no longer holds
-            hold = claim(move, self.worker)
+            hold = DEBATES.claim(move, worker=self.worker)
             if hold is None:
                 continue
             self.beat.add(hold)
@@ -182,7 +200,7 @@ def run_sandbox(ctx: StageContext) -> None:
     holder.close_finished()  # a resumed stage: moves debated to their end before it stopped
     # Other workers can help only a stage run by a worker (``--inline`` runs it in this process alone).
     if not sequential and get_current_job() is not None:
-        enqueue_debates(ctx.run_id, [m.move_id for m in claimable(ctx.run_id) if m.move_id in steps])
+        DEBATES.enqueue(ctx.run_id, [m.move_id for m in DEBATES.claimable(ctx.run_id) if m.move_id in steps])
     try:
         while holder.open_steps():
             holder.collect()
@@ -203,26 +221,19 @@ def run_sandbox(ctx: StageContext) -> None:
         raise StageFailed("no move's debate finished; see each debate's error")
 
 
-def debate_as_a_shard(run_id: str, move_id: str) -> None:
-    """A worker that took a move's job: debate the move if nobody has it and the run is still at the sandbox.
-    An error gives the move back; the stage's holder takes it over or ends the stage with the error."""
-    run = Run.objects.select_related("brief__company").filter(pk=run_id).first()
-    if run is None or run.status != Run.Status.RUNNING or run.stage != SANDBOX:
-        return
-    move = Move.objects.filter(run_id=run_id, move_id=move_id).first()
-    hold = claim(move, shard_worker()) if move is not None else None
+def debate_move(run_id: str, move_id: str) -> None:
+    """The RQ job (``DEBATES.enqueue``): debate the move if nobody has it and the run is still at the
+    sandbox. An error gives the move back; the stage's holder takes it over or ends the stage with the
+    error."""
+    hold = DEBATES.take(run_id, move_id, worker=holder_name())
     if hold is None:
         return
-    beat = MoveBeat()
-    beat.add(hold)
-    try:
-        outcome(hold, Debate(gateway(), DebateInputs.of(run), hold))
-    except Exception as exc:  # noqa: BLE001 - the move was given back; the holder decides what it means
-        log.warning("run %s: the debate of %s stopped here: %s", run_id, move_id, exc)
-    finally:
-        beat.stop()
-
-
-def debate_move(run_id: str, move_id: str) -> None:
-    """The RQ job (memos.pipeline.agency.shards.enqueue_debates)."""
-    debate_as_a_shard(run_id, move_id)
+    run = Run.objects.select_related("brief__company").filter(pk=run_id).first()
+    if run is None:
+        return  # deleted meanwhile, and its moves with it
+    with Heartbeats() as beat:
+        beat.add(hold)
+        try:
+            outcome(hold, Debate(gateway(), DebateInputs.of(run), hold))
+        except Exception as exc:  # noqa: BLE001 - the move was given back; the holder decides what it means
+            log.warning("run %s: the debate of %s stopped here: %s", run_id, move_id, exc)

@@ -1,8 +1,8 @@
-"""A debate turn (and a board score) as the rows hold them: written one turn at a time under the run's
+"""A debate turn (and a board score) as the rows hold them: written one turn at a time under its move's
 fence, read back on a resume, and shown to the models and to readers as the threads i1, i2 and i3.
 
 Round 1's critique is one row (thread "all") that opens every thread. Writes are fenced by the move's lease
-(memos.pipeline.agency.shards), whichever worker debates it. A thread as a prompt carries it is
+(memos.pipeline.substeps.SubStepHold), whichever worker debates it. A thread as a prompt carries it is
 built by code from the rows, oldest turn first, so each turn only appends to the text the previous call of
 the thread was sent: the prompt's prefix is stable, and an endpoint's prompt cache can reuse it.
 """
@@ -17,9 +17,10 @@ from django.db import IntegrityError, models
 from agents.agency.board import BOARD, THREADS, Member, Thread
 from agents.llm.types import RenderedPrompt
 from memos.models import DebateTurn, Move, MoveScore
-from memos.pipeline.agency.shards import MoveHold
+from memos.pipeline.substeps import SubStepHold
 
 R = TypeVar("R", bound=models.Model)
+MoveHold = SubStepHold[Move]  # a worker's claim on one move's debate
 ALL = DebateTurn.Thread.ALL
 CRITIC = DebateTurn.Speaker.CRITIC
 Slot = tuple[str, int, str]  # (thread, round, speaker)
@@ -106,9 +107,9 @@ def write_turn(
 ) -> DebateTurn:
     """One turn, as it arrives, under the move's lease."""
     thread, round_, speaker = at
-    slot = {"move": hold.move, "thread": thread, "round": round_, "speaker": speaker}
+    slot = {"move": hold.row, "thread": thread, "round": round_, "speaker": speaker}
     provenance = _provenance(prompt, request_hash) | {"worker": hold.worker}
-    return _insert_once(hold, DebateTurn, slot, fields | provenance, f"writing a turn of {hold.move.move_id}")
+    return _insert_once(hold, DebateTurn, slot, fields | provenance, f"writing a turn of {hold.row.move_id}")
 
 
 def write_score(
@@ -120,6 +121,6 @@ def write_score(
     request_hash: str,
     **fields: Any,
 ) -> MoveScore:
-    slot = {"move": hold.move, "member": member, "phase": phase}
+    slot = {"move": hold.row, "member": member, "phase": phase}
     provenance = _provenance(prompt, request_hash)
-    return _insert_once(hold, MoveScore, slot, fields | provenance, f"writing a score of {hold.move.move_id}")
+    return _insert_once(hold, MoveScore, slot, fields | provenance, f"writing a score of {hold.row.move_id}")
