@@ -18,7 +18,6 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
-from agents.agency.config import load_agency_settings
 from agents.env import ConfigError, Env
 from agents.llm.config import LLMSettings, load_llm_settings
 from memos.pipeline.packages import PACKAGES
@@ -445,9 +444,6 @@ RUN_MAX_ACTIVE_PER_USER = env_int("RUN_MAX_ACTIVE_PER_USER", 3)
 SOCKETS_PER_USER = env_int("SOCKETS_PER_USER", 20)
 if SOCKETS_PER_USER < 1:
     raise ImproperlyConfigured("SOCKETS_PER_USER must be at least 1")
-# The consulting agency (seed 004): its profiles, the seed's one-move-at-a-time order, and whether a run whose
-# board scores on the analysts' or the critic's model family is refused (agents.agency.config).
-AGENCY = _read(lambda: load_agency_settings(os.environ))
 # Each workflow's own settings, declared in its package (<package>/settings.py: its variables, their defaults
 # and checks; memos.pipeline.workflow_settings), by package. The workflow reads its own back, typed.
 WORKFLOW_SETTINGS: dict[str, object] = _read(

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
 from pydantic import ValidationError
 
 from agents.agency.board import SCORING_ROLE
@@ -15,13 +14,13 @@ from agents.agency.config import AgencyConfig, AgencySettings
 from agents.agency.critic import CRITIC_ROLE
 from agents.agency.personas import ANALYST_ROLE
 from agents.llm.config import LLMSettings
+from memos.pipeline.agency.settings import agency_settings
 from memos.pipeline.gateway import llm_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
 
 
 def _settings() -> AgencySettings:
-    found: AgencySettings = settings.AGENCY
-    return found
+    return agency_settings()
 
 
 def _plural(count: int, word: str) -> str:

@@ -24,7 +24,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from functools import partial
 
-from django.conf import settings
 from django.db.models import Max, Q
 from django.utils import timezone
 from rq import get_current_job
@@ -37,6 +36,7 @@ from memos.pipeline import fanout
 from memos.pipeline.agency.debate import Debate
 from memos.pipeline.agency.debate_inputs import DebateInputs
 from memos.pipeline.agency.plan import SANDBOX, debate_key
+from memos.pipeline.agency.settings import agency_settings
 from memos.pipeline.agency.turns import MoveHold
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import LeaseLost, StageFailed, shown
@@ -59,8 +59,7 @@ DEBATES = SubSteps(
 
 
 def _settings() -> AgencySettings:
-    found: AgencySettings = settings.AGENCY
-    return found
+    return agency_settings()
 
 
 def summary_of(inputs: DebateInputs, move: Move) -> DebateOutput:

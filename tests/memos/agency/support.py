@@ -6,17 +6,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.test import override_settings
 
 from memos.models import Brief, Run
+from memos.pipeline.agency.settings import agency_settings
 from memos.services.runs import start_run
+from tests.memos.workflow_settings import changed
 
 
 def start_agency(brief: Brief, user: User, profile: str, **changes: Any) -> Run:
     """A run of ``profile`` with ``changes`` to it (its personas, its rounds), configured and planned so."""
-    agency = settings.AGENCY
+    agency = agency_settings()
     found = replace(agency.profiles[profile], **changes)
-    with override_settings(AGENCY=replace(agency, profiles={**agency.profiles, profile: found})):
+    with changed("memos.pipeline.agency", profiles={**agency.profiles, profile: found}):
         return start_run(brief=brief, user=user, profile=profile, enqueue=False, workflow="agency")

@@ -4,7 +4,6 @@ the protocol as rows, code's ranking, a rerun that costs nothing, and what ``man
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from io import StringIO
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
 from tests.memos.agency.support import start_agency
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data
+from tests.memos.workflow_settings import changed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -175,8 +175,7 @@ def test_a_run_whose_board_scores_on_the_analysts_family_is_refused_when_the_set
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
-    strict = replace(settings.AGENCY, require_separate_judge=True)
-    with fake_llm(), override_settings(AGENCY=strict):
+    with fake_llm(), changed("memos.pipeline.agency", require_separate_judge=True):
         with pytest.raises(ServiceError, match="same model family"):
             start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
         assert not Run.objects.exists()

@@ -4,18 +4,16 @@ stays the board's."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import override_settings
 
 from agents.agency.outputs import JuryOutput, RankingOutput
 from memos.models import AgentStep, ArtefactVersion, Run
 from memos.pipeline import driver
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data
+from tests.memos.workflow_settings import changed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,7 +22,7 @@ def _run() -> Run:
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question="Which moves should the company make next?")
-    with override_settings(AGENCY=replace(settings.AGENCY, jury=True)):
+    with changed("memos.pipeline.agency", jury=True):
         return start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
 
 
