@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from memos.models import AgentStep, ArtefactVersion, Company, Run
 from memos.services.refs import Refs
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 RENDER_PDF = "render.pdf"
 PDF = "application/pdf"
+Place = Literal["top", "above", "below"]
 
 
 # A step's document: the kind's output, the step, the ids it cites resolved, -> what its template reads.
@@ -78,7 +79,7 @@ class Panel:
     context: Callable[[User, ArtefactVersion, ArtefactVersion | None], dict[str, Any] | None]
     # Where it goes: "top" above the review panel, "above" between the review and the artefact, "below"
     # under the sources.
-    place: str = "above"
+    place: Place = "above"
 
 
 def nothing_more(version: ArtefactVersion) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from memos.services import review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
 from memos.services.printing import PAGE, artefact_context
-from memos.services.surfaces import RENDER_PDF, files_of, version_page_of
+from memos.services.surfaces import RENDER_PDF, Place, files_of, version_page_of
 from memos.services.versions import diff, previous_of
 from memos.views.users import user_of
 
@@ -103,9 +103,11 @@ def downloads(version: ArtefactVersion) -> list[Download]:
     ]
 
 
-def panels(user: User, version: ArtefactVersion, previous: ArtefactVersion | None) -> dict[str, list[Shown]]:
+def panels(
+    user: User, version: ArtefactVersion, previous: ArtefactVersion | None
+) -> dict[Place, list[Shown]]:
     """The reader's panels of the version's workflow (memos.services.surfaces.Panel), by where they go."""
-    shown: dict[str, list[Shown]] = {"top": [], "above": [], "below": []}
+    shown: dict[Place, list[Shown]] = {"top": [], "above": [], "below": []}
     for panel in version_page_of(version).panels:
         context = panel.context(user, version, previous)
         if context is not None:
