@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from threading import Lock
 from typing import Any
 from uuid import UUID
 
@@ -57,14 +59,32 @@ _MAX_BAR = 110.0
 # --- the deck a version or a step holds
 
 
+# A frozen version never changes, so its output is read once per content hash and kept for the next reader:
+# its page asks three times (whether it reads, its viewer, its downloads), its slides and files again.
+_READ: OrderedDict[str, DeckOutput | None] = OrderedDict()
+_READ_KEPT = 16
+_READ_LOCK = Lock()
+
+
 def version_deck(version: ArtefactVersion) -> DeckOutput | None:
     """A deck version's frozen output; None for another kind, or content this code cannot read."""
     if version.kind != KIND:
         return None
+    key = version.content_hash
+    with _READ_LOCK:
+        if key and key in _READ:
+            _READ.move_to_end(key)
+            return _READ[key]
     try:
-        return DeckOutput.model_validate(version.content)
+        output: DeckOutput | None = DeckOutput.model_validate(version.content)
     except ValidationError:
-        return None
+        output = None
+    if key:
+        with _READ_LOCK:
+            _READ[key] = output
+            while len(_READ) > _READ_KEPT:
+                _READ.popitem(last=False)
+    return output
 
 
 def step_deck(step: AgentStep) -> Deck | None:
