@@ -411,7 +411,11 @@ def _year_before(figure: Figure) -> str:
 
 
 def _plain(text: str) -> str:
-    """Words as compared for repetition: case, spacing and end marks aside."""
+    """Words as compared for repetition and for a label's beginning: case, spacing and every mark but "&"
+    aside ("Sales came back." repeats "Sales came back"; "Free cash;" begins "Free cash flow"). Unlike a
+    quote's check (agents.text.quotes.fold, which the judge's quotes go through in agents.deck.outline),
+    which keeps the marks: a quote must be the deck's words as written, a repetition need only say them
+    again."""
     return " ".join(re.sub(r"[^\w\s&]", " ", text).casefold().split())
 
 
