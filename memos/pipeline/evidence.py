@@ -86,12 +86,17 @@ def fact_line(item: EvidenceItem) -> str:
     return f"- {item.evidence_id} [{item.tier}] {item.cue or item.summary}"
 
 
-def fact_period(fact: FactRecord) -> str:
-    """A fiscal year or quarter as the fact's id spells it ("FY2024", "FY2025Q3"); a price or a balance of
-    no fiscal period by the day it stands at."""
+def fiscal_label(fact: FactRecord) -> str:
+    """The fact's fiscal year or quarter as its id spells it ("FY2024", "FY2025Q3"); "" for a period of
+    another kind (a day's price)."""
     if fact.fiscal_year and (fact.fiscal_period == "FY" or fact.fiscal_period.startswith("Q")):
         return period_label(fact.fiscal_year, fact.fiscal_period)
-    return f"as of {fact.period_end}"
+    return ""
+
+
+def fact_period(fact: FactRecord) -> str:
+    """A fact's period as prompts and pages name it: its fiscal label, else the day it stands at."""
+    return fiscal_label(fact) or f"as of {fact.period_end}"
 
 
 def document_item(document: SourceDocument) -> EvidenceItem:
