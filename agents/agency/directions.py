@@ -5,27 +5,19 @@ No number is typed, so no figure check catches it; but the claim cites the figur
 direction. A claim that says one metric fell (declined, decreased, dropped ...) while the figures it cites
 for that metric rose from the earliest period to the latest, or the reverse, contradicts its own evidence:
 code withholds it and says why, with both figures. The direction claimed is the statement's first direction
-word: what the figures did comes first ("has been declining"), what the writer makes of it after ("a need to
-improve"). Only a claim about one metric is checked (a claim citing several may say each went its own way),
-and only over at least two of its periods.
+word (agents.text.directions, which says which words count and why): what the figures did comes first ("has
+been declining"), what the writer makes of it after ("a need to improve"). Only a claim about one metric is
+checked (a claim citing several may say each went its own way), and only over at least two of its periods.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-DOWN = re.compile(
-    r"\b(?:declin|decreas|fall|fell|drop|shrink|shrank|lower|weaken|contract|deteriorat|slow|erod|sink|sank)",
-    re.IGNORECASE,
-)
-UP = re.compile(
-    r"\b(?:grow|grew|increas|rise|rising|rose|improv|higher|expand|strengthen|accelerat|climb|gain)",
-    re.IGNORECASE,
-)
+from agents.text.directions import first_direction
 
 
 @dataclass(frozen=True)
@@ -37,17 +29,9 @@ class Figure:
     shown: str  # as a reader sees it ("USD 391,035 M (10-K 2024-11-01)")
 
 
-def claimed(statement: str) -> str:
-    """ "up" or "down", the statement's first direction word; "" when it has none."""
-    down, up = DOWN.search(statement), UP.search(statement)
-    if down is None or up is None:
-        return "down" if down else "up" if up else ""
-    return "down" if down.start() < up.start() else "up"
-
-
 def direction_problem(statement: str, figures: Sequence[Figure]) -> str:
     """Code's words for a claim whose direction its cited figures contradict, or ""."""
-    said = claimed(statement)
+    said, _ = first_direction(statement)
     if not said:
         return ""
     by_metric: dict[str, list[Figure]] = {}

@@ -6,7 +6,7 @@ both (agents.agency.checks), because not every endpoint enforces the schema."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from pydantic import BaseModel, Field, create_model
 
@@ -23,19 +23,10 @@ from agents.agency.schemas import (
     PersonaMoves,
     ScoreCard,
 )
+from agents.llm.schema import ids_field
 from agents.text.patterns import Prose, patterned
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
-    if not ids:
-        return Field(max_length=0)
-    return Field(
-        min_length=min_length,
-        max_length=max_length,
-        json_schema_extra={"items": {"type": "string", "enum": list(ids)}},
-    )
 
 
 def _cited(
@@ -47,7 +38,7 @@ def _cited(
         create_model(
             f"Cited{model.__name__}",
             __base__=base,
-            citations=(list[str], _ids(ids, min_length=low if ids else 0, max_length=high)),
+            citations=(list[str], ids_field(ids, min_length=low, max_length=high)),
         ),
     )
 

@@ -17,6 +17,13 @@ FactSource = Literal["sec-companyfacts", "sec-inline-xbrl", "prices", "derived"]
 DocumentKind = Literal["news", "filing", "prediction-market", "social", "other"]
 
 
+def period_label(fiscal_year: int, fiscal_period: str) -> str:
+    """A fiscal year or quarter as a fact's id spells it, and every page and prompt after it: "FY2024" for a
+    year (``fiscal_period`` "FY"), "FY2025Q3" for a quarter ("Q3"). Readers parse it back
+    (agents.deck.spec.Figure.fiscal), so it is spelled here only."""
+    return f"FY{fiscal_year}" if fiscal_period == "FY" else f"FY{fiscal_year}{fiscal_period}"
+
+
 class Citation(BaseModel):
     """Where a person can check the figure: the filing (or file) that first reported it."""
 

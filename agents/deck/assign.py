@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from agents.data.edgar.derived import EARNINGS_STEPS
 from agents.data.edgar.segments import is_segment
+from agents.data.types import period_label
 from agents.deck.spec import Figure
 
 # topic -> (words in a section's name or purpose that ask for it, metrics it holds). A metric's quarterly,
@@ -217,9 +218,9 @@ def earnings_ids(figures: Sequence[Figure]) -> tuple[str, ...]:
         return ()
     latest = years[-1]
     ids = (
-        f"{own}:{EARNINGS_TOTAL}:FY{latest - 1}",
-        *(f"{own}:{step}:FY{latest}" for step in EARNINGS_STEPS),
-        f"{own}:{EARNINGS_TOTAL}:FY{latest}",
+        f"{own}:{EARNINGS_TOTAL}:{period_label(latest - 1, 'FY')}",
+        *(f"{own}:{step}:{period_label(latest, 'FY')}" for step in EARNINGS_STEPS),
+        f"{own}:{EARNINGS_TOTAL}:{period_label(latest, 'FY')}",
     )
     return ids if all(i in annual for i in ids) else ()
 

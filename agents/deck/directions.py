@@ -3,7 +3,8 @@
 The embedded drafter writes "revenue growth has been strong" beside "Revenue growth FY2023: -2.8%", or
 "free cash flow declined" over two figures that rose. No number is typed, so no figure check catches it,
 but the bullet carries its figures and code can read them. Only a bullet whose figures are of one metric is
-judged (a bullet citing several may say each went its own way), by its first direction word:
+judged (a bullet citing several may say each went its own way), by its first direction word
+(agents.text.directions, which says which words count and why):
 
 - of a level (revenue, a margin, free cash flow): the word against the figures' move from their earliest
   period to their latest (fiscal years with fiscal years, quarters with quarters), or into the one period
@@ -24,20 +25,8 @@ from collections.abc import Sequence
 from agents.deck.assign import metric_of
 from agents.deck.spec import Figure
 from agents.deck.stand_in import lowered
+from agents.text.directions import first_direction
 
-# The first of these a sentence holds says which way it claims its metric moved. "Slowed", "accelerated"
-# and the noun "growth" are left out: they speak of a rate, which a level metric's figures cannot judge;
-# "higher" and "lower" too, as often said of something else ("lower costs lifted the margin").
-_UP = re.compile(
-    r"\b(?:grew|grow(?:s|ing)?|increas\w*|ris(?:e|es|ing)|rose|climb\w*|gain\w*|expand\w*|improv\w*|"
-    r"strengthen\w*)\b",
-    re.IGNORECASE,
-)
-_DOWN = re.compile(
-    r"\b(?:fell|fall(?:s|ing)?|declin\w*|decreas\w*|drop\w*|shr[ai]nk\w*|shrunk|contract\w*|"
-    r"weaken\w*|deteriorat\w*|erod\w*)\b",
-    re.IGNORECASE,
-)
 # Praise of a rate: wrong beside a rate that was below zero in every period shown.
 _PRAISE = re.compile(r"\b(?:strong\w*|robust|solid|healthy|impressive)\b", re.IGNORECASE)
 # Before the direction word, one of these makes the rate itself the subject ("growth declined").
@@ -48,24 +37,13 @@ _SIGNED = ("growth", "return")
 _PERIOD_IN_TEXT = re.compile(r"\bFY\d{4}(?:Q[1-4])?\b")
 
 
-def claimed(text: str) -> tuple[str, int]:
-    """ "up" or "down", the text's first direction word, and where it stands; ("", -1) when it has none."""
-    up, down = _UP.search(text), _DOWN.search(text)
-    if up is None and down is None:
-        return "", -1
-    if down is None or (up is not None and up.start() < down.start()):
-        assert up is not None
-        return "up", up.start()
-    return "down", down.start()
-
-
 def contradiction(text: str, figures: Sequence[Figure]) -> str:
     """Code's words for a bullet whose direction its own figures contradict, or ""."""
     labels = {figure.label for figure in figures}
     if len(labels) != 1 or not text or _TURN.search(text):
         return ""
     label = lowered(labels.pop())
-    said, at = claimed(text)
+    said, at = first_direction(text)
     if _signed(figures[0]) and not (said and _RATE_WORD.search(text[:at])):
         wrong_side = [f for f in figures if (f.decimal < 0 if said in ("up", "") else f.decimal > 0)]
         claims = said or ("up" if _PRAISE.search(text) else "")

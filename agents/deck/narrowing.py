@@ -27,15 +27,8 @@ from agents.deck.schemas import (
     SlideDraft,
     TableDraft,
 )
+from agents.llm.schema import ids_field
 from agents.text.patterns import Prose, patterned
-
-
-def _ids(ids: tuple[str, ...], *, min_length: int, max_length: int) -> Any:
-    return Field(
-        min_length=min_length,
-        max_length=max_length,
-        json_schema_extra={"items": {"type": "string", "enum": list(ids)}},
-    )
 
 
 def _cited_bullet(name: str, ids: tuple[str, ...], prose: Prose, *, figures: int) -> Any:
@@ -43,7 +36,7 @@ def _cited_bullet(name: str, ids: tuple[str, ...], prose: Prose, *, figures: int
     return create_model(
         name,
         __base__=patterned(AskedBulletDraft, prose, ["text"]),
-        figures=(list[str], _ids(ids, min_length=0, max_length=figures)),
+        figures=(list[str], ids_field(ids, min_length=0, max_length=figures)),
     )
 
 
@@ -56,12 +49,12 @@ def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideD
     table = create_model(
         "CitedTable",
         __base__=patterned(TableDraft, prose, ["title"]),
-        rows=(list[str], _ids(ids, min_length=2, max_length=5)),
+        rows=(list[str], ids_field(ids, min_length=2, max_length=5)),
     )
     chart = create_model(
         "CitedChart",
         __base__=patterned(ChartDraft, prose, ["title"]),
-        points=(list[str], _ids(ids, min_length=2, max_length=5)),
+        points=(list[str], ids_field(ids, min_length=2, max_length=5)),
     )
     slide = create_model(
         "CitedSlide",

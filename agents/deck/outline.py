@@ -1,12 +1,12 @@
 """A deck as the judge, the planner and the reviser read it: slide by slide, figures as code printed them.
 
 Also the judge's quotes checked against it: each score's evidence must be words of the deck, verbatim
-(whitespace and case aside); a quote that is not there is marked on the run page.
+(what a copy may change without changing the words aside: agents.text.quotes); a quote that is not there is
+marked on the run page.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from agents.data.edgar.segments import is_segment
@@ -17,9 +17,8 @@ from agents.deck.schemas import (
     SlideDraft,
 )
 from agents.deck.spec import CODE_SLIDES, Deck, Figure, Slide, bullet_text, figure_text
+from agents.text.quotes import fold, folded_quote
 from agents.text.sentences import within_bounds
-
-_BLANKS = re.compile(r"\s+")
 
 
 def slide_outline(slide: Slide) -> str:
@@ -109,12 +108,11 @@ def slide_draft(slide: Slide) -> SlideDraft:
     return SlideDraft.model_validate(within_bounds(SlideDraft, drafted))
 
 
-def _norm(text: str) -> str:
-    return _BLANKS.sub(" ", text).strip().casefold()
-
-
 def quote_found(quote: str, deck: Deck) -> bool:
-    return _norm(quote.strip("\"'“”‘’ .")) in _norm(outline(deck))
+    """Whether the judge's quote is the deck's words, folded as every workflow folds a quote
+    (agents.text.quotes: blanks, case, typographic quotes and dashes, the ends' marks), and with no minimum
+    length: a judge may quote a slide's short title, one of the lines its schema offers."""
+    return folded_quote(quote) in fold(outline(deck))
 
 
 def quotes_of(scores: Iterable[R1Score | R2Score]) -> list[tuple[str, str]]:

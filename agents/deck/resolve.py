@@ -26,6 +26,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from agents.data.types import period_label
 from agents.deck.assign import Assignment
 from agents.deck.code_slides import MAX_MEMO_LINES, MemoLines, risks_slide, sources_slide, title_slide
 from agents.deck.directions import contradiction
@@ -406,11 +407,15 @@ def _year_before(figure: Figure) -> str:
     if figure.fiscal is None:
         return ""
     year, quarter = figure.fiscal
-    return f"{figure.fact_id.rsplit(':', 1)[0]}:FY{year - 1}{f'Q{quarter}' if quarter else ''}"
+    return f"{figure.fact_id.rsplit(':', 1)[0]}:{period_label(year - 1, f'Q{quarter}' if quarter else 'FY')}"
 
 
 def _plain(text: str) -> str:
-    """Words as compared for repetition: case, spacing and end marks aside."""
+    """Words as compared for repetition and for a label's beginning: case, spacing and every mark but "&"
+    aside ("Sales came back." repeats "Sales came back"; "Free cash;" begins "Free cash flow"). Unlike a
+    quote's check (agents.text.quotes.fold, which the judge's quotes go through in agents.deck.outline),
+    which keeps the marks: a quote must be the deck's words as written, a repetition need only say them
+    again."""
     return " ".join(re.sub(r"[^\w\s&]", " ", text).casefold().split())
 
 

@@ -1,4 +1,5 @@
-"""The JSON schema sent as the response format, made acceptable to OpenAI's strict structured outputs.
+"""The JSON schema sent as the response format, made acceptable to OpenAI's strict structured outputs; and
+the field every workflow's narrowed schemas cite ids with (``ids_field``).
 
 Strict mode wants every property listed in ``required``, ``additionalProperties: false`` on every object, no
 ``default`` and no keywords beside a ``$ref``. Listing a defaulted field as required only means the model must
@@ -11,7 +12,7 @@ import functools
 import re
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -26,6 +27,31 @@ def strict_json_schema(output_type: type[BaseModel]) -> dict[str, Any]:
     strict = _strictify(output_type.model_json_schema())
     assert isinstance(strict, dict)
     return strict
+
+
+def ids_field(
+    ids: tuple[str, ...], *, min_length: int, max_length: int, description: str | None = None
+) -> Any:
+    """A list field whose items are among ``ids``: a JSON-schema enum a constrained decoder cannot leave
+    (every workflow's narrowed schemas cite the ids a role was shown this way).
+
+    No ids: the empty list and nothing else (``maxItems: 0``, no enum, no ``minItems``). An enum of no values
+    is no schema to send: JSON Schema admits no value under it (draft 4 required an enum to hold one); the
+    fake server's example writer has nothing to choose from and fails; llama.cpp writes it as an empty
+    group, ``() space``, which matches the empty text, so the decoder may write the list as ``[]`` whatever
+    its ``minItems``, or as ``[,]``, which is not JSON. A ``minItems`` above ``maxItems`` would be as
+    unsatisfiable, so it goes too: an item that must cite an id then fails its base schema's bound or code's
+    checks, as any uncited claim does, and a caller that can bounds the item's own list to none (the
+    screen's key events without documents).
+    """
+    if not ids:
+        return Field(max_length=0, description=description)
+    return Field(
+        min_length=min_length,
+        max_length=max_length,
+        description=description,
+        json_schema_extra={"items": {"type": "string", "enum": list(ids)}},
+    )
 
 
 # Keywords whose values are data (literal values) or maps from names to schemas, not schemas themselves.

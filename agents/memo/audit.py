@@ -13,7 +13,6 @@ held, and its invented facts (asserting what it declared missing, or names its s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 
@@ -23,21 +22,17 @@ from agents.evidence import EvidenceCatalog
 from agents.memo.citations import CheckedClaim
 from agents.memo.entities import GapGrade, Invented, UnsupportedEntity, grade_gaps, unsupported_entities
 from agents.memo.schemas import MemoDraft, Recommendation
+from agents.text.directions import said
 
-UP = re.compile(
-    r"\b(gr[eo]w|grows|growing|rose|rise|rising|increas\w*|expand\w*|higher|improv\w*|accelerat\w*|gain\w*|up)\b"
-)
-DOWN = re.compile(
-    r"\b(fell|fall\w*|declin\w*|decreas\w*|contract\w*|lower|shr[ai]nk\w*|slow\w*|weaken\w*|drop\w*|down|loss\w*)\b"
-)
 SIGNED_METRICS = ("growth", "return_", "alpha")
 
 
 def direction(statement: str) -> int:
-    """+1 for up words only, -1 for down words only, 0 for neither or both (no direction claimed)."""
-    text = statement.lower()
-    up, down = bool(UP.search(text)), bool(DOWN.search(text))
-    return 0 if up == down else (1 if up else -1)
+    """+1 for up words only, -1 for down words only, 0 for neither or both (no direction claimed: the audit
+    sets it against every fact a claim cites, whatever their metrics; agents.text.directions says why, and
+    which words count)."""
+    ways = said(statement)
+    return 0 if len(ways) != 1 else (1 if "up" in ways else -1)
 
 
 class Contradiction(BaseModel):

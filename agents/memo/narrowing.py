@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, Field, JsonValue, create_model
 
+from agents.llm.schema import ids_field
 from agents.memo.schemas import (
     MAX_GAPS,
     Analysis,
@@ -27,15 +28,6 @@ from agents.memo.schemas import (
 )
 from agents.text.patterns import Prose, date_pattern, patterned
 from agents.text.sentences import within_bounds
-
-
-def _ids_field(ids: tuple[str, ...], *, min_length: int, max_length: int, description: str = "") -> Any:
-    return Field(
-        min_length=min_length,
-        max_length=max_length,
-        description=description or None,
-        json_schema_extra={"items": {"type": "string", "enum": list(ids)}},
-    )
 
 
 @lru_cache(maxsize=256)
@@ -52,7 +44,7 @@ def brief_schema(
     claim = create_model(
         f"{name.title()}Claim",
         __base__=patterned(Claim, prose, ["statement"]),
-        citations=(list[str], _ids_field(ids, min_length=1, max_length=4)),
+        citations=(list[str], ids_field(ids, min_length=1, max_length=4)),
     )
     brief = create_model(
         f"{name.title()}Brief",
@@ -90,7 +82,7 @@ def iteration_schema(
         catalysts=(list[catalyst], Field(min_length=1, max_length=3)),
         load_bearing=(
             list[str],
-            _ids_field(
+            ids_field(
                 ids, min_length=1, max_length=5, description="evidence ids the recommendation rests on"
             ),
         ),

@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, Field, create_model
 
+from agents.llm.schema import ids_field
 from agents.screen.schemas import (
     DirectorReview,
     Driver,
@@ -27,16 +28,6 @@ from agents.text.patterns import Prose, patterned
 M = TypeVar("M", bound=BaseModel)
 
 
-def _enum_list(values: tuple[str, ...], *, low: int, high: int) -> Any:
-    if not values:
-        return Field(max_length=0)
-    return Field(
-        min_length=min(low, len(values)),
-        max_length=high,
-        json_schema_extra={"items": {"type": "string", "enum": list(values)}},
-    )
-
-
 def _one_of(values: tuple[str, ...]) -> Any:
     return Literal[values] if values else str
 
@@ -47,7 +38,7 @@ def overview_schema(documents: tuple[str, ...], facts: tuple[str, ...]) -> type[
     event = create_model(
         "NarrowEvent",
         __base__=patterned(Event, prose, ["event"]),
-        citations=(list[str], _enum_list(documents, low=1, high=3)),
+        citations=(list[str], ids_field(documents, min_length=1, max_length=3)),
     )
     answer = create_model(
         "NarrowMarketOverview",
@@ -65,8 +56,8 @@ def sector_news_schema(
     driver = create_model(
         "NarrowDriver",
         __base__=patterned(Driver, prose, ["driver", "evidence"]),
-        citations=(list[str], _enum_list(documents, low=1, high=4)),
-        affected_symbols=(list[str], _enum_list(symbols, low=0, high=len(symbols))),
+        citations=(list[str], ids_field(documents, min_length=1, max_length=4)),
+        affected_symbols=(list[str], ids_field(symbols, min_length=0, max_length=len(symbols))),
     )
     answer = create_model(
         "NarrowSectorNews",
@@ -115,7 +106,7 @@ def director_schema(symbols: tuple[str, ...], facts: tuple[str, ...]) -> type[Di
             ["quality_rationale", "blind_spots", "executive_summary", "portfolio_note"],
         ),
         flag_adjustments=(list[change], Field(max_length=10)),
-        strongest_candidates=(list[str], _enum_list(symbols, low=0, high=5)),
-        weakest_candidates=(list[str], _enum_list(symbols, low=0, high=5)),
+        strongest_candidates=(list[str], ids_field(symbols, min_length=0, max_length=5)),
+        weakest_candidates=(list[str], ids_field(symbols, min_length=0, max_length=5)),
     )
     return cast(type[DirectorReview], answer)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from agents.text.scripts import Language, slips
@@ -225,18 +226,26 @@ def _digits(text: str, keep: frozenset[str]) -> list[Segment]:
     return out
 
 
-def _words(text: str, keep: frozenset[str]) -> list[Segment]:
-    out: list[Segment] = []
-    position = 0
+def word_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each word of ``text`` stands, less the quotes, brackets and marks around it ("(12%)," is
+    "12%"): what a figure in a word is looked for in, here and in a rendered deck
+    (agents.deck.factcheck.extract)."""
     for match in WORD.finditer(text):
-        word = match.group(0)
-        if not any(unicodedata.category(char).startswith("N") for char in word):
-            continue
         start, end = match.start(), match.end()
         while start < end and text[start] in OPENING:
             start += 1
         while end > start and text[end - 1] in CLOSING:
             end -= 1
+        yield start, end
+
+
+def _words(text: str, keep: frozenset[str]) -> list[Segment]:
+    out: list[Segment] = []
+    position = 0
+    for start, end in word_spans(text):
+        # OPENING and CLOSING hold no numeral: the word has one exactly when its trimmed span does.
+        if not any(unicodedata.category(char).startswith("N") for char in text[start:end]):
+            continue
         core = POSSESSIVE.sub("", text[start:end])
         if _kept(core) or (keep and _norm(core) in keep):
             continue

@@ -16,6 +16,7 @@ from typing import get_args
 from django.db.models import Max
 
 from agents.data.formatting import format_value
+from agents.data.types import period_label
 from agents.evidence import EvidenceItem, FundamentalMetric, document_tier, fact_tier
 from agents.text.resolution import Printed, printed_facts
 from agents.text.sentences import fit
@@ -29,7 +30,7 @@ TITLE_CHARS = 160
 
 
 def fact_item(fact: FactRecord) -> EvidenceItem:
-    period = period_label(fact)
+    period = fact_period(fact)
     filing = f"{fact.form} filed {fact.filed}" if fact.form and fact.filed else fact.derivation or fact.source
     return EvidenceItem(
         evidence_id=fact.fact_id,
@@ -85,12 +86,17 @@ def fact_line(item: EvidenceItem) -> str:
     return f"- {item.evidence_id} [{item.tier}] {item.cue or item.summary}"
 
 
-def period_label(fact: FactRecord) -> str:
-    if fact.fiscal_period == "FY" and fact.fiscal_year:
-        return f"FY{fact.fiscal_year}"
-    if fact.fiscal_period.startswith("Q") and fact.fiscal_year:
-        return f"FY{fact.fiscal_year}{fact.fiscal_period}"
-    return f"as of {fact.period_end}"
+def fiscal_label(fact: FactRecord) -> str:
+    """The fact's fiscal year or quarter as its id spells it ("FY2024", "FY2025Q3"); "" for a period of
+    another kind (a day's price)."""
+    if fact.fiscal_year and (fact.fiscal_period == "FY" or fact.fiscal_period.startswith("Q")):
+        return period_label(fact.fiscal_year, fact.fiscal_period)
+    return ""
+
+
+def fact_period(fact: FactRecord) -> str:
+    """A fact's period as prompts and pages name it: its fiscal label, else the day it stands at."""
+    return fiscal_label(fact) or f"as of {fact.period_end}"
 
 
 def document_item(document: SourceDocument) -> EvidenceItem:

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from memos.models import FactRecord, SourceDocument
+from memos.pipeline.evidence import fiscal_label
 
 
 def _web_link(url: str) -> str:
@@ -25,6 +26,7 @@ def fact_detail(request: HttpRequest, fact_id: str) -> HttpResponse:
         "fact": fact,
         "inputs": [(fact_input, fact_input in known_inputs) for fact_input in inputs],
         "safe_url": _web_link(fact.url),
+        "fiscal": fiscal_label(fact),
     }
     return render(request, "memos/fact.html", context)
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agents.data.edgar.metrics import METRICS
 from agents.data.edgar.observations import Observation, ObservationTable
-from agents.data.types import Citation, Fact, FiscalPeriod
+from agents.data.types import Citation, Fact, FiscalPeriod, period_label
 
 
 class FiscalYear(BaseModel):
@@ -53,10 +53,6 @@ class CompanyFactSet(BaseModel):
 
     def facts_by_id(self) -> dict[str, Fact]:
         return {fact.fact_id: fact for fact in self.facts}
-
-
-def period_label(fiscal_year: int, fiscal_period: FiscalPeriod) -> str:
-    return f"FY{fiscal_year}" if fiscal_period == "FY" else f"FY{fiscal_year}{fiscal_period}"
 
 
 def fact_id(ticker: str, metric: str, fiscal_year: int, fiscal_period: FiscalPeriod) -> str:

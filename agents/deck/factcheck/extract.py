@@ -44,7 +44,7 @@ from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 from pypdf.generic import DictionaryObject, NameObject, PdfObject, StreamObject
 
-from agents.text.figures import CLOSING, DOCUMENT_ID, FIGURE_IN_WORD, KEPT_WORD, OPENING, WORD
+from agents.text.figures import DOCUMENT_ID, FIGURE_IN_WORD, KEPT_WORD, word_spans
 
 FigureKind = Literal["currency", "percent", "per-share", "plain"]
 
@@ -237,12 +237,7 @@ def _figures_in_words(text: str, spans: list[tuple[int, int, str]]) -> Iterator[
     """Digits in a word that FIGURE does not take ("grew12%", "12-15%", "1.2.3") are a figure too, unless
     the word is one the memo keeps (a year, a date, a label or an id)."""
     starts = [start for start, _, _ in spans]  # FIGURE's matches: in order, never overlapping
-    for match in WORD.finditer(text):
-        start, end = match.start(), match.end()
-        while start < end and text[start] in OPENING:
-            start += 1
-        while end > start and text[end - 1] in CLOSING:
-            end -= 1
+    for start, end in word_spans(text):
         word = text[start:end]
         before = bisect.bisect_left(starts, end) - 1  # the last figure starting before the word ends
         if not any(char.isdigit() for char in word) or (before >= 0 and spans[before][1] > start):

@@ -28,7 +28,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.data_sources import constituents_file
 from memos.pipeline.deck.plan import FIGURES
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, period_label
+from memos.pipeline.evidence import FUNDAMENTAL_METRICS, QUANT_MACRO_METRICS, fact_period
 
 MEMO_KIND = "memo"
 PEER_LIMIT = 20  # competitors looked up; only those the fact store holds are shown
@@ -243,7 +243,7 @@ def figure_of(fact: FactRecord, *, own: str = "") -> Figure:
     return Figure(
         fact_id=fact.fact_id,
         label=label,
-        period=period_label(fact),
+        period=fact_period(fact),
         value=str(fact.value),
         unit=fact.unit,
         display=display(fact.value, fact.unit, fact_id=fact.fact_id),

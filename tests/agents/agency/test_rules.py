@@ -102,3 +102,23 @@ def test_a_claim_whose_cited_figures_went_the_other_way_is_caught() -> None:
     assert direction_problem("Revenue fell while margins rose.", [*revenue, margin]) == ""
     assert direction_problem("Revenue declined.", revenue[:1]) == ""
     assert direction_problem("Revenue is large.", revenue) == ""
+
+
+def test_a_claim_naming_growth_is_read_by_its_verb() -> None:
+    """The agency read the noun "growth" as an up word (its list, unlike the deck's, matched any word
+    beginning "grow"), so a claim that growth declined, beside rates that did, was withheld as a claim that
+    it went up. One list now (agents.text.directions): the claim stands."""
+    rates = [
+        Figure(
+            "AAPL:revenue_growth_yoy:FY2024", "revenue_growth_yoy", date(2024, 11, 1), Decimal("0.08"), "8.0%"
+        ),
+        Figure(
+            "AAPL:revenue_growth_yoy:FY2025",
+            "revenue_growth_yoy",
+            date(2025, 10, 31),
+            Decimal("0.02"),
+            "2.0%",
+        ),
+    ]
+    assert direction_problem("Revenue growth declined over the two years.", rates) == ""
+    assert "went up, but the figures it cites fell" in direction_problem("Revenue growth rose again.", rates)

@@ -491,6 +491,16 @@ def test_the_judge_may_only_quote_the_deck_s_own_lines_verbatim() -> None:
     assert all(quote_found(line, deck) for line in lines)
 
 
+def test_a_quote_is_checked_as_every_workflow_checks_one() -> None:
+    """The deck folded only blanks and case; the memo and the agency also fold what a copy may change without
+    changing the words (agents.text.quotes). One fold now: curly quotes, another case and an ellipsis where
+    the quote stops still quote the deck; other words do not."""
+    deck = titled_deck(2)
+    title = deck.slides[1].title
+    assert quote_found(f"“{title.upper()}…”", deck)
+    assert not quote_found(f"{title} and more", deck)
+
+
 def test_a_scope_left_without_a_body_gets_code_s_sections_for_the_topics_the_figures_hold() -> None:
     # The embedded 1.5B's scope: "Executive Summary, Risks, Sources", all answered by code's own slides.
     asked = [

@@ -27,6 +27,7 @@ GREW = figure("revenue_growth_yoy", 2024)  # +2.0%
         ("Net income increased over the period.", NET_INCOME, "its figures fell: FY2022"),
         ("Revenue declined over the two years.", REVENUE[1:], "went down, but its figures rose"),
         ("Revenue rose in FY2023.", REVENUE, "its figures fell: FY2022 USD 394,328 M to FY2023"),
+        ("Revenue has fallen over the two years.", REVENUE[1:], "went down, but its figures rose"),
     ],
 )
 def test_words_their_own_figures_contradict_are_named(text: str, figures: list[Figure], why: str) -> None:
@@ -45,6 +46,7 @@ def test_words_their_own_figures_contradict_are_named(text: str, figures: list[F
         ("Profit rose while revenue fell.", REVENUE + NET_INCOME),  # two metrics: each its own way
         ("Lower costs lifted the margin.", NET_INCOME),  # "lower" of something else
         ("Revenue was the largest on record.", REVENUE),  # no direction claimed
+        ("New contracts carried revenue.", REVENUE[1:]),  # the noun, not "contracted"
     ],
 )
 def test_what_a_careful_reader_would_not_call_wrong_is_left(text: str, figures: list[Figure]) -> None:

@@ -143,6 +143,29 @@ def test_direction_words() -> None:
     assert direction("Revenue grew strongly") == 1
     assert direction("Margins contracted") == -1
     assert direction("Revenue grew while margins fell") == 0
+    assert direction("Revenue has risen") == 1 and direction("Free cash flow eroded") == -1
+
+
+def test_words_of_a_rates_change_a_sign_or_something_else_claim_no_direction() -> None:
+    """The memo's list, unlike the deck's, counted "slowed", "accelerated", "higher", "lower", "up", "down"
+    and "loss"; one list now (agents.text.directions says why each is left out)."""
+    for statement in (
+        "Revenue growth slowed",
+        "Growth accelerated",
+        "Lower costs lifted the margin",
+        "Services held up",
+        "The net loss narrowed",
+    ):
+        assert direction(statement) == 0, statement
+
+
+def test_a_growth_rate_that_slowed_above_zero_is_no_contradiction() -> None:
+    """Read as "down", "slowed" set the claim against the positive growth it cites and dropped it to LOW."""
+    kept, _ = check_claims(
+        "fundamentals", _brief(_claim("Revenue growth slowed", ["AAPL:revenue_growth_yoy:FY2024"])), CATALOG
+    )
+    audited, report = audit(kept, CATALOG)
+    assert not report.contradictions and audited[0].tier == "HIGH"
 
 
 def test_the_audit_flags_a_claim_that_contradicts_the_sign_of_its_figure_and_drops_it_to_low() -> None:

@@ -301,6 +301,8 @@ def test_a_fact_page_shows_the_filing_it_came_from(client: Client, alice: User) 
     assert "0000320193-24-000123" in page and "10-K" in page and "2024-11-01" in page
     assert "RevenueFromContractWithCustomerExcludingAssessedTax" in page
     assert f'href="{fact.url}" rel="noopener noreferrer nofollow"' in page
+    # Its fiscal year as its id spells it (the page once said "FY2024 FY").
+    assert " · FY2024</dd>" in page and "FY2024 FY" not in page
     assert client.get("/facts/AAPL:revenue:FY1999/").status_code == 404
 
 

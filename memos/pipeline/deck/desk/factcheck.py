@@ -6,7 +6,7 @@ from collections.abc import Collection
 
 from agents.deck.factcheck.check import FactCheckReport, KnownFact, check
 from memos.models import FactRecord
-from memos.pipeline.evidence import period_label as fact_period
+from memos.pipeline.evidence import fact_period
 
 
 def fact_lookup(ids: Collection[str]) -> dict[str, KnownFact]:
