@@ -8,15 +8,21 @@ version again with the reason (409) and changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django import forms
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from memos.models import ArtefactVersion
+from memos.models import ArtefactVersion, Brief
 from memos.services.access import may_set_schedule, visible_versions
+from memos.services.errors import ServiceError
 from memos.views.users import user_of
+from memos.views.versions import refused
 
 
 def local_path(url: str) -> str | None:
@@ -53,3 +59,28 @@ def settable(request: HttpRequest, brief_id: int, kind: str, what: str) -> tuple
 
 def reasons(form: forms.Form) -> str:
     return "; ".join(f"{name}: {' '.join(map(str, errors))}" for name, errors in form.errors.items())
+
+
+def set_from_form(
+    request: HttpRequest,
+    brief_id: int,
+    *,
+    kind: str,
+    who: str,
+    form: type[forms.Form],
+    what: str,
+    apply: Callable[[User, Brief, dict[str, Any]], object],
+) -> HttpResponse:
+    """A schedule form's POST: who may set it (``settable``), the form read, ``apply`` (a service that
+    refuses with ServiceError), then back to the page it came from, or to the version; a refusal shows the
+    version again with the reason and changes nothing."""
+    user, version = settable(request, brief_id, kind, who)
+    filled = form(request.POST)
+    if not filled.is_valid():
+        return refused(request, version, f"{what} was not changed ({reasons(filled)}).")
+    try:
+        apply(user, version.brief, filled.cleaned_data)
+    except ServiceError as exc:
+        return refused(request, version, str(exc))
+    back = local_path(request.POST.get("next", ""))
+    return redirect(back) if back else redirect("version", version_id=version.pk)

@@ -9,6 +9,7 @@ import re
 import pytest
 from django.test import Client
 
+from memos.cache import KeptInProcess
 from memos.models import ArtefactVersion, Run, VersionFile
 from memos.pipeline import driver
 from memos.pipeline.screen.desk import dashboard as screen_dashboard
@@ -81,7 +82,7 @@ def test_a_frozen_version_s_dashboard_is_built_once_for_every_page_that_shows_it
         built.append(str(len(content)))
         return original(content)
 
-    monkeypatch.setattr(screen_dashboard, "_BUILT", type(screen_dashboard._BUILT)())
+    monkeypatch.setattr(screen_dashboard, "_BUILT", KeptInProcess(8))
     monkeypatch.setattr(screen_dashboard, "build", counted)
     for url in (f"/runs/{run.pk}/", f"/versions/{version.pk}/", f"/runs/{run.pk}/"):
         assert client.get(url, {"symbol": "XOM"}).status_code == 200

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from threading import Lock
 from typing import Any
 from uuid import UUID
 
@@ -34,6 +32,7 @@ from agents.deck.gates import R1Result, Scored
 from agents.deck.outputs import ChangelogEntry, DeckOutput, DraftOutput, LapOutput
 from agents.deck.spec import Chart, Deck, Figure, Slide
 from agents.render import charts
+from memos.cache import KeptInProcess
 from memos.models import AgentStep, ArtefactVersion
 from memos.pipeline.deck.desk import images as deck_images
 from memos.pipeline.deck.final import STOPS
@@ -59,32 +58,22 @@ _MAX_BAR = 110.0
 # --- the deck a version or a step holds
 
 
-# A frozen version never changes, so its output is read once per content hash and kept for the next reader:
-# its page asks three times (whether it reads, its viewer, its downloads), its slides and files again.
-_READ: OrderedDict[str, DeckOutput | None] = OrderedDict()
-_READ_KEPT = 16
-_READ_LOCK = Lock()
+# Its page asks three times (whether it reads, its viewer, its downloads), its slides and files again.
+_READ: KeptInProcess[DeckOutput | None] = KeptInProcess(16)
 
 
 def version_deck(version: ArtefactVersion) -> DeckOutput | None:
     """A deck version's frozen output; None for another kind, or content this code cannot read."""
     if version.kind != KIND:
         return None
-    key = version.content_hash
-    with _READ_LOCK:
-        if key and key in _READ:
-            _READ.move_to_end(key)
-            return _READ[key]
+    return _READ.get(version.content_hash, lambda: _read(version.content))
+
+
+def _read(content: object) -> DeckOutput | None:
     try:
-        output: DeckOutput | None = DeckOutput.model_validate(version.content)
+        return DeckOutput.model_validate(content)
     except ValidationError:
-        output = None
-    if key:
-        with _READ_LOCK:
-            _READ[key] = output
-            while len(_READ) > _READ_KEPT:
-                _READ.popitem(last=False)
-    return output
+        return None
 
 
 def step_deck(step: AgentStep) -> Deck | None:

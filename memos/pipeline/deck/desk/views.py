@@ -18,7 +18,7 @@ from memos.pipeline.deck.desk.cycles import start_cycle
 from memos.pipeline.deck.desk.schedule import CADENCES, set_schedule
 from memos.services.errors import ServiceError
 from memos.views.review import act
-from memos.views.schedules import local_path, reasons, settable
+from memos.views.schedules import set_from_form, settable
 from memos.views.versions import refused
 
 
@@ -31,24 +31,21 @@ class ScheduleForm(forms.Form):
 @require_POST
 @login_required
 def set_brief_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
-    user, version = settable(request, brief_id, "deck", "sets when its deck is refined")
-    brief = version.brief
-    form = ScheduleForm(request.POST)
-    if not form.is_valid():
-        return refused(request, version, f"The schedule was not changed ({reasons(form)}).")
-    data = form.cleaned_data
-    try:
-        set_schedule(
+    return set_from_form(
+        request,
+        brief_id,
+        kind="deck",
+        who="sets when its deck is refined",
+        form=ScheduleForm,
+        what="The schedule",
+        apply=lambda user, brief, data: set_schedule(
             brief=brief,
             user=user,
             cycles_per_day=data["cycles"],
             first_slot=data["first_slot"] or FIRST_SLOT,
             second_slot=data["second_slot"] or SECOND_SLOT,
-        )
-    except ServiceError as exc:
-        return refused(request, version, str(exc))
-    back = local_path(request.POST.get("next", ""))
-    return redirect(back) if back else redirect("version", version_id=version.pk)
+        ),
+    )
 
 
 @require_POST

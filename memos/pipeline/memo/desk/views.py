@@ -21,9 +21,8 @@ from memos.pipeline.memo.desk.rerun import may_rerun, rerun_evaluation
 from memos.pipeline.memo.desk.schedule import set_memo_schedule
 from memos.services.access import visible_runs
 from memos.services.errors import ServiceError
-from memos.views.schedules import reasons, settable
+from memos.views.schedules import set_from_form
 from memos.views.users import user_of
-from memos.views.versions import refused
 
 REFUSED = "memos/step_documents/memo/rerun_refused.html"
 
@@ -52,20 +51,18 @@ class MemoScheduleForm(forms.Form):
 @login_required
 def set_brief_memo_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
     """A memo brief's weekly position: on a day and time (UTC), or off; its analyst or an admin."""
-    user, version = settable(request, brief_id, "memo", "sets its weekly memo")
-    brief = version.brief
-    form = MemoScheduleForm(request.POST)
-    if not form.is_valid():
-        return refused(request, version, f"The weekly memo was not changed ({reasons(form)}).")
-    data = form.cleaned_data
-    try:
-        set_memo_schedule(
+    return set_from_form(
+        request,
+        brief_id,
+        kind="memo",
+        who="sets its weekly memo",
+        form=MemoScheduleForm,
+        what="The weekly memo",
+        apply=lambda user, brief, data: set_memo_schedule(
             brief=brief,
             user=user,
             enabled=data["enabled"],
             weekday=data["weekday"] if data["weekday"] is not None else 0,
             at=data["at"] or MEMO_DEFAULT_TIME,
-        )
-    except ServiceError as exc:
-        return refused(request, version, str(exc))
-    return redirect("version", version_id=version.pk)
+        ),
+    )

@@ -10,9 +10,7 @@ file or a row that may change. Every number on it is printed by code (agents.scr
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from threading import Lock
 from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
@@ -33,6 +31,7 @@ from agents.screen.outputs import (
 )
 from agents.screen.quant import SHOWN, Figure, MarketContext, QuantOutput, SectorGroup, SymbolProfile
 from agents.text.figures import REF
+from memos.cache import KeptInProcess
 from memos.models import ArtefactVersion
 
 KIND = "screen"
@@ -141,30 +140,21 @@ def parts(text: str, figures: dict[str, Figure]) -> list[Part]:
 # A frozen version never changes, so its dashboard is built once per content hash and kept for the next page
 # that shows it (the run page's reloads, the version page, its report and PDF): building one for 87 symbols
 # reads about 1 MB of content and draws 87 charts.
-_BUILT: OrderedDict[str, Dashboard] = OrderedDict()
-_BUILT_KEPT = 8
-_BUILT_LOCK = Lock()
+_BUILT: KeptInProcess[Dashboard | None] = KeptInProcess(8)
 
 
 def dashboard_of(version: ArtefactVersion) -> Dashboard | None:
     """The dashboard of a screen version; None for another kind, or content this code cannot read."""
     if version.kind != KIND:
         return None
-    key = version.content_hash
-    with _BUILT_LOCK:
-        if key and key in _BUILT:
-            _BUILT.move_to_end(key)
-            return _BUILT[key]
+    return _BUILT.get(version.content_hash, lambda: _built(version.content))
+
+
+def _built(content: dict[str, Any]) -> Dashboard | None:
     try:
-        dash = build(version.content)
+        return build(content)
     except (KeyError, TypeError, ValidationError):
         return None
-    if key:
-        with _BUILT_LOCK:
-            _BUILT[key] = dash
-            while len(_BUILT) > _BUILT_KEPT:
-                _BUILT.popitem(last=False)
-    return dash
 
 
 def build(content: dict[str, Any]) -> Dashboard:
