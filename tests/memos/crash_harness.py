@@ -237,7 +237,7 @@ def crash_and_resume(
             raise AssertionError(
                 f"{stuck}; the run: {run.status} {run.status_message}\n{desk.log_tails()}"
             ) from None
-        received = Counter(ledger_hash(server.url, entry["body"]) for entry in server.requests)
+        received = received_requests(server)
     run.refresh_from_db()
     return run, _report(run, stage, ok_before, dict(received))
 

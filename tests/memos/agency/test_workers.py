@@ -5,7 +5,6 @@ one does. The workers, the watchdog and the fake OpenAI-compatible server are re
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
@@ -21,7 +20,7 @@ from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers
 from memos.services.runs import create_brief
 from tests.memos.agency.support import start_agency
-from tests.memos.crash_harness import Desk, children, desk_env, ledger_hash, wait_for
+from tests.memos.crash_harness import Desk, children, desk_env, received_requests, wait_for
 from tests.memos.pipeline_support import analyst, fake_settings, load_desk_data
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -167,7 +166,7 @@ def test_a_kill_of_the_stage_holder_at_round_five_resumes_from_the_turns_and_ran
             wait_for(
                 lambda: Run.objects.get(pk=run.pk).status in Run.FINISHED_STATUSES, 180, "the resumed run"
             )
-            received = Counter(ledger_hash(server.url, entry["body"]) for entry in server.requests)
+            received = received_requests(server)
         except AssertionError as failed:
             raise AssertionError(f"{failed}\n{desk.log_tails()}") from None
         finally:
