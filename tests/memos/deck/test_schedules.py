@@ -543,6 +543,18 @@ def test_refine_now_starts_a_cycle_and_counts_within_the_day_s_two(brief: Brief)
     assert "2 of 2 cycles today (UTC)" in panel and "disabled>Refine now" in panel
 
 
+def test_refine_now_holds_to_an_admins_switch_off_for_the_analyst_but_not_for_an_admin(
+    brief: Brief, admin_user: User
+) -> None:
+    scheduled(brief, 1)
+    set_schedule(brief=brief, user=admin_user, cycles_per_day=0, now=timezone.now())
+    refused = signed_in(brief.owner).post(f"/briefs/{brief.pk}/refine-now/")
+    assert refused.status_code == 409 and "only an admin may start a cycle now" in refused.content.decode()
+    assert cycles_of(brief) == []
+    started = signed_in(admin_user).post(f"/briefs/{brief.pk}/refine-now/")
+    assert started.status_code == 302 and len(cycles_of(brief)) == 1
+
+
 def test_only_the_brief_s_analyst_or_an_admin_refines_now(brief: Brief) -> None:
     member = person("carol", "committee")
     client = Client()

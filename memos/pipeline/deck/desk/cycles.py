@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
-from memos.models import ArtefactVersion, Brief, Run
+from memos.models import ArtefactVersion, Brief, RefineSchedule, Run
 from memos.pipeline.deck.plan import NAME as DECK
 from memos.services.errors import ServiceError
 from memos.services.runs import check_owner_still_analyst, start_run
@@ -38,9 +39,18 @@ def cycles_today(brief: Brief, *, now: datetime | None = None) -> int:
     )
 
 
-def start_cycle(*, brief: Brief, enqueue: bool = True, now: datetime | None = None) -> Run:
+def start_cycle(
+    *, brief: Brief, asked_by: User | None = None, enqueue: bool = True, now: datetime | None = None
+) -> Run:
     """Start a cycle on the brief's latest deck version, as the brief's owner; ServiceError says why not.
-    At most ``CYCLES_PER_DAY`` a day (UTC), the schedule's and a person's "refine now" counted together."""
+    At most ``CYCLES_PER_DAY`` a day (UTC), the schedule's and a person's "refine now" counted together.
+    ``asked_by`` is the person who pressed "refine now" (None: the scheduler): while an admin holds the
+    brief's refinement off, only an admin may start one (the scheduler starts none: the schedule is off)."""
+    held = RefineSchedule.objects.filter(brief=brief, held_off_by_admin=True).exists()
+    if held and asked_by is not None and not asked_by.is_superuser:
+        raise ServiceError(
+            "an admin has switched this deck's refinement off: only an admin may start a cycle now."
+        )
     check_owner_still_analyst(brief)
     if cycles_today(brief, now=now) >= CYCLES_PER_DAY:
         raise ServiceError(

@@ -52,9 +52,9 @@ def set_brief_schedule(request: HttpRequest, brief_id: int) -> HttpResponse:
 @login_required
 def refine_now(request: HttpRequest, brief_id: int) -> HttpResponse:
     """Start a refinement cycle of the brief's deck now: its analyst or an admin, within the day's two."""
-    _user, version = settable(request, brief_id, "deck", "starts a refinement cycle")
+    user, version = settable(request, brief_id, "deck", "starts a refinement cycle")
     try:
-        run = start_cycle(brief=version.brief)
+        run = start_cycle(brief=version.brief, asked_by=user)
     except ServiceError as exc:
         return refused(request, version, f"No cycle was started: {exc}")
     return redirect("run", run_id=run.pk)
