@@ -1,5 +1,5 @@
-"""The admin's page for refinement schedules; importing this module registers it
-(memos/admin/__init__.py imports it).
+"""The admin's pages for the schedules a brief can have (a deck's refinement cycles, a memo's weekly
+position); importing this module registers them (memos/admin/__init__.py imports it).
 
 A schedule is set on the deck's page (memos.views.schedules), where the service checks that the brief is a
 deck and who sets it; here superusers list and open schedules, switch them off, or delete them (a brief's
@@ -21,7 +21,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from memos.admin.base import RecordAdmin, superuser
-from memos.models import RefineSchedule
+from memos.models import MemoSchedule, RefineSchedule
 
 
 @admin.register(RefineSchedule)
@@ -65,3 +65,25 @@ class RefineScheduleAdmin(RecordAdmin[RefineSchedule]):
             enabled=False, held_off_by_admin=True, set_by=request.user, set_at=timezone.now()
         )
         self.message_user(request, f"Switched off {switched} schedule{'' if switched == 1 else 's'}.")
+
+
+@admin.register(MemoSchedule)
+class MemoScheduleAdmin(RecordAdmin[MemoSchedule]):
+    """Weekly memos: set on the memo's page (memos.pipeline.memo.desk.schedule); here superusers list them and
+    switch them off, and the switch-off holds against the brief's analyst."""
+
+    list_display = ("brief", "enabled", "weekday", "at", "last_outcome_at", "last_outcome", "set_by")
+    list_filter = ("enabled", "held_off_by_admin", "weekday")
+    search_fields = ("brief__company__ticker", "brief__question", "last_outcome")
+    list_select_related = ("brief__company", "set_by")
+    actions = ("switch_off",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return superuser(request)
+
+    @admin.action(description="Switch off the selected weekly memos (only an admin switches them back on)")
+    def switch_off(self, request: HttpRequest, queryset: QuerySet[MemoSchedule]) -> None:
+        switched = queryset.exclude(enabled=False, held_off_by_admin=True).update(
+            enabled=False, held_off_by_admin=True, set_by=request.user, set_at=timezone.now()
+        )
+        self.message_user(request, f"Switched off {switched} weekly memo{'' if switched == 1 else 's'}.")

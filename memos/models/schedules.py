@@ -126,6 +126,8 @@ class MemoSchedule(models.Model):
 
     brief = models.OneToOneField(Brief, on_delete=models.CASCADE, related_name="memo_schedule")
     enabled = models.BooleanField(default=True)
+    # An admin switched it off: only an admin switches it back on (memos.pipeline.memo.desk.schedule).
+    held_off_by_admin = models.BooleanField(default=False)
     weekday = models.PositiveSmallIntegerField(default=0, help_text="0 Monday ... 6 Sunday")
     at = models.TimeField(default=MEMO_DEFAULT_TIME, help_text="time of day, UTC")
     set_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -139,6 +141,10 @@ class MemoSchedule(models.Model):
         ordering: ClassVar = ["brief"]
         constraints: ClassVar = [
             models.CheckConstraint(condition=Q(weekday__lte=6), name="memo_schedule_weekday"),
+            # The scheduler starts only enabled schedules: one an admin holds off is off.
+            models.CheckConstraint(
+                condition=Q(held_off_by_admin=False) | Q(enabled=False), name="memo_schedule_held_off_is_off"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -29,6 +29,11 @@ from memos.services.errors import ServiceError
 MAX_TICKER_CHARS = 16
 
 
+class BriefBusy(ServiceError):
+    """A run of the brief is already queued or running (one active run per brief, memos.models.runs): a
+    refusal that passes when that run ends, so a schedule tries again instead of using its slot up."""
+
+
 def company_for(ticker: str) -> Company:
     """The company a ticker names: already stored, or found in SEC's company list; else a clear error.
 
@@ -184,7 +189,7 @@ def start_run(
                 run_id, first = str(run.pk), engine.first_stage
                 transaction.on_commit(lambda: driver.enqueue_stage(run_id, first))
     except IntegrityError as exc:
-        raise ServiceError(
+        raise BriefBusy(
             f"A run of this brief is already queued or running; wait for it to finish ({brief})."
         ) from exc
     return run

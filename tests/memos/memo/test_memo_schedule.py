@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, time, timedelta
 
 import pytest
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
 from django.test import Client
 
 from memos.models import LLMCall, MemoSchedule, Run
@@ -45,12 +47,20 @@ def test_the_weekly_memo_is_written_again_once_its_time_has_come() -> None:
     assert not LLMCall.objects.filter(run=run, outcome="ok").exists()
     assert run.versions.get().number == 2
 
-    # A week later the run of the week before is still going: the refusal is recorded, nothing started.
+    # A week later the run of the week before is still going: the wait is recorded, nothing started, and
+    # the week's slot is kept: the next check, once that run has ended, writes the memo (issue 31 L2: the
+    # slot was used up and the week went by unwritten).
     Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
-    [refused] = due_memos(now=MONDAY_EARLY + timedelta(days=7, hours=1, minutes=5), enqueue=False)
-    assert "Weekly memo not started" in refused
+    next_week = MONDAY_EARLY + timedelta(days=7, hours=1, minutes=5)
+    [waiting] = due_memos(now=next_week, enqueue=False)
+    assert "Weekly memo waiting" in waiting and "already queued or running" in waiting
     schedule.refresh_from_db()
-    assert schedule.last_outcome.startswith("Weekly memo not started")
+    assert schedule.last_outcome.startswith("Weekly memo waiting") and schedule.last_run_id == run.pk
+    assert [waiting] == due_memos(now=next_week + timedelta(minutes=5), enqueue=False)  # still waiting
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE)
+    [started] = due_memos(now=next_week + timedelta(minutes=10), enqueue=False)
+    assert "Weekly memo started" in started
+    assert due_memos(now=next_week + timedelta(minutes=15), enqueue=False) == []  # and once only
 
 
 def weekly(run: Run, *, now: datetime) -> MemoSchedule:
@@ -99,3 +109,45 @@ def test_only_the_analyst_or_an_admin_sets_it_and_the_page_shows_it() -> None:
     reader.force_login(member)
     assert reader.post(f"/briefs/{first.brief_id}/memo-schedule/", {"enabled": "off"}).status_code == 403
     assert MemoSchedule.objects.get(brief=first.brief).enabled
+
+
+def test_an_admins_switch_off_holds_against_the_analyst_until_an_admin_switches_it_on(
+    admin_user: User,
+) -> None:
+    load_desk_data("AAPL")
+    owner = analyst()
+    first = finished_run(owner)
+    set_memo_schedule(brief=first.brief, user=owner, enabled=True, weekday=0, at=time(7, 0), now=MONDAY_EARLY)
+    admin = Client()
+    admin.force_login(admin_user)
+    listed = MemoSchedule.objects.get(brief=first.brief)
+    admin.post("/admin/memos/memoschedule/", {"action": "switch_off", "_selected_action": [listed.pk]})
+    listed.refresh_from_db()
+    assert (listed.enabled, listed.held_off_by_admin) == (False, True)
+    assert due_memos(now=MONDAY_EARLY + timedelta(days=7, hours=1), enqueue=False) == []
+
+    with pytest.raises(ServiceError, match="only an admin switches it back on"):
+        set_memo_schedule(brief=first.brief, user=owner, enabled=True)
+    analyst_client = Client()
+    analyst_client.force_login(owner)
+    refused = analyst_client.post(
+        f"/briefs/{first.brief_id}/memo-schedule/", {"enabled": "on", "weekday": "0", "at": "07:00"}
+    )
+    assert refused.status_code == 409 and "only an admin switches it back on" in refused.content.decode()
+    page = analyst_client.get(f"/versions/{first.versions.get().pk}/").content.decode()
+    assert "Switched off by an admin" in page and "memo-schedule-form" not in page
+    # The analyst may still keep it off; an admin switches it back on, and the analyst sets it again.
+    set_memo_schedule(brief=first.brief, user=owner, enabled=False)
+    set_memo_schedule(brief=first.brief, user=admin_user, enabled=True)
+    set_memo_schedule(brief=first.brief, user=owner, enabled=True, weekday=3)
+    listed.refresh_from_db()
+    assert (listed.enabled, listed.held_off_by_admin, listed.weekday) == (True, False, 3)
+
+
+def test_the_database_refuses_a_weekly_memo_held_off_by_an_admin_that_is_on() -> None:
+    load_desk_data("AAPL")
+    owner = analyst()
+    first = finished_run(owner)
+    schedule = set_memo_schedule(brief=first.brief, user=owner, enabled=True)
+    with pytest.raises(IntegrityError, match="memo_schedule_held_off_is_off"), transaction.atomic():
+        MemoSchedule.objects.filter(pk=schedule.pk).update(held_off_by_admin=True)

@@ -44,6 +44,7 @@ from memos.models import (
     DataLoad,
     FalsifierWatch,
     GoldScore,
+    MemoSchedule,
     Motion,
     Notice,
     PromptVersion,
@@ -916,6 +917,34 @@ TABLE: dict[str, Row] = {
         "/admin/memos/refineschedule/{schedule}/",
         superuser(redirect("/admin/memos/refineschedule/{schedule}/change/")),
     ),
+    # Weekly memo schedules (memos/admin/schedules.py): set on the memo's page; here superusers read them,
+    # switch them off (the list's action, which holds against the analyst) or delete them; never added or
+    # edited.
+    "admin/memos/memoschedule/": Row(
+        "/admin/memos/memoschedule/",
+        superuser(OK),
+        superuser(redirect("/admin/memos/memoschedule/")),
+        {"action": "switch_off", "_selected_action": "{memo_schedule}"},
+    ),
+    "admin/memos/memoschedule/add/": Row(
+        "/admin/memos/memoschedule/add/", superuser(FORBIDDEN), superuser(FORBIDDEN)
+    ),
+    "admin/memos/memoschedule/<path:object_id>/history/": Row(
+        "/admin/memos/memoschedule/{memo_schedule}/history/", superuser(OK)
+    ),
+    "admin/memos/memoschedule/<path:object_id>/delete/": Row(
+        "/admin/memos/memoschedule/{memo_schedule}/delete/",
+        superuser(OK),
+        superuser(ADMIN_INDEX),  # no change permission, so Django returns to the index
+        CONFIRM_DELETE,
+    ),
+    "admin/memos/memoschedule/<path:object_id>/change/": Row(
+        "/admin/memos/memoschedule/{memo_schedule}/change/", superuser(OK), superuser(FORBIDDEN), SAVE
+    ),
+    "admin/memos/memoschedule/<path:object_id>/": Row(
+        "/admin/memos/memoschedule/{memo_schedule}/",
+        superuser(redirect("/admin/memos/memoschedule/{memo_schedule}/change/")),
+    ),
     # The deck judge's calibration (memos/admin_calibration.py): superusers add and delete gold scores, never
     # edit one; calibrations are written by manage.py calibrate_judge and only read here.
     "admin/memos/goldscore/": Row(
@@ -1243,6 +1272,9 @@ def world(redis_url: str) -> Iterator[World]:
     schedule = RefineSchedule.objects.create(
         brief=run.brief, set_by=users["owner"], set_at=version.created_at
     )
+    memo_schedule = MemoSchedule.objects.create(
+        brief=run.brief, set_by=users["owner"], set_at=version.created_at
+    )
     watch = FalsifierWatch.objects.create(
         version=version,
         brief=version.brief,
@@ -1288,6 +1320,7 @@ def world(redis_url: str) -> Iterator[World]:
             "motion": str(Motion.objects.get(version=version).pk),
             "watch": str(watch.pk),
             "schedule": str(schedule.pk),
+            "memo_schedule": str(memo_schedule.pk),
             "notice": str(Notice.objects.get(version=version, recipient=users["committee"]).pk),
             "policy": str(policy.pk),
             "prompt_version": str(prompt_version.pk),

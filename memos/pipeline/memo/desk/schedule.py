@@ -23,7 +23,7 @@ from memos.models import Brief, MemoSchedule, Run
 from memos.models.schedules import MEMO_DEFAULT_TIME
 from memos.services.access import may_set_schedule, visible_runs
 from memos.services.errors import ServiceError
-from memos.services.runs import check_owner_still_analyst, start_run
+from memos.services.runs import BriefBusy, check_owner_still_analyst, start_run
 from memos.services.versions import latest_in_line
 
 MEMO = "memo"
@@ -41,6 +41,7 @@ class MemoSchedulePanel:
     last_outcome_at: datetime | None
     last_run_id: UUID | None  # only when this reader may open the run
     may_set: bool
+    held_off_by_admin: bool = False
 
     @property
     def day_name(self) -> str:
@@ -64,22 +65,36 @@ def set_memo_schedule(
     at: time = MEMO_DEFAULT_TIME,
     now: datetime | None = None,
 ) -> MemoSchedule:
+    """Set the brief's weekly memo, or refuse with why. An admin's switch-off holds: the brief's analyst
+    cannot switch it back on, only an admin (as a deck's refinement schedule)."""
     if not may_set_schedule(user, brief):
         raise ServiceError("only the brief's analyst or an admin sets its weekly memo")
     if not is_memo_brief(brief):
         raise ServiceError(f"{brief} has no memo version yet: a weekly memo writes the next one of its line")
     if not 0 <= weekday < len(DAYS):
         raise ServiceError(f"no such day of the week: {weekday} (0 is Monday, 6 Sunday)")
-    schedule, _ = MemoSchedule.objects.update_or_create(
-        brief=brief,
-        defaults={
-            "enabled": enabled,
-            "weekday": weekday,
-            "at": at,
-            "set_by": user,
-            "set_at": now or timezone.now(),
-        },
-    )
+    by_admin = user.is_superuser
+    with transaction.atomic():
+        # Locked: a tick acting on this schedule finishes first, and reads the new settings after.
+        schedule = MemoSchedule.objects.select_for_update().filter(brief=brief).first()
+        if schedule is not None and schedule.held_off_by_admin and not by_admin and enabled:
+            raise ServiceError(
+                f"An admin switched this weekly memo off ({schedule.set_at:%Y-%m-%d %H:%M} UTC): only an "
+                "admin switches it back on."
+            )
+        # An admin's choice sets the hold or lifts it; the analyst's keeps it as it is (off, if held).
+        held = (not enabled) if by_admin else bool(schedule and schedule.held_off_by_admin)
+        schedule, _ = MemoSchedule.objects.update_or_create(
+            brief=brief,
+            defaults={
+                "enabled": enabled,
+                "held_off_by_admin": held,
+                "weekday": weekday,
+                "at": at,
+                "set_by": user,
+                "set_at": now or timezone.now(),
+            },
+        )
     return schedule
 
 
@@ -108,7 +123,9 @@ def memo_schedule_panel(user: User, brief: Brief, *, now: datetime | None = None
         last_outcome=schedule.last_outcome,
         last_outcome_at=schedule.last_outcome_at,
         last_run_id=run_id,
-        may_set=may_set,
+        # Held off by an admin: the form is the admin's alone.
+        may_set=may_set and (user.is_superuser or not schedule.held_off_by_admin),
+        held_off_by_admin=schedule.held_off_by_admin,
     )
 
 
@@ -157,6 +174,13 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> str:
                 run = start_run(
                     brief=brief, user=brief.owner, workflow=MEMO, profile=profile or "quick", enqueue=enqueue
                 )
+        except BriefBusy as exc:
+            # Passes when the other run ends: the slot is kept, and the next tick (within CATCH_UP) tries
+            # again, instead of the week going by unwritten.
+            message = f"Weekly memo waiting: {exc} The next check tries again."
+            schedule.last_outcome, schedule.last_outcome_at = message, now
+            schedule.save(update_fields=["last_outcome", "last_outcome_at"])
+            return f"brief {brief.pk}: {message}"
         except ServiceError as exc:
             message = f"Weekly memo not started: {exc}"
         else:
