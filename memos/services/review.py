@@ -293,6 +293,13 @@ def cast_vote(*, version: ArtefactVersion, member: User, choice: str, rationale:
             )
         quorum_before = tally(locked, motion=motion).quorum_met
         earlier = Vote.objects.filter(version=locked, member=member).first()
+        if earlier is not None and earlier.choice == Choice.RECUSED and choice != Choice.RECUSED:
+            # A declared conflict does not lapse: withdrawn into a vote, it would let a member count toward
+            # the quorum and the threshold on a version they said they cannot judge.
+            raise ReviewRefused(
+                f"you recused yourself from {locked.label} ({earlier.rationale}): a recusal stands, so you "
+                "do not vote on it"
+            )
         if earlier is None:
             vote = Vote.objects.create(version=locked, member=member, choice=choice, rationale=rationale)
             action = Action.RECUSED if choice == Choice.RECUSED else Action.VOTED

@@ -135,6 +135,22 @@ def test_while_the_vote_is_open_nobody_sees_a_choice_or_a_rationale_only_the_tur
     assert "Too early to size it." in page_of(cast["carol"], version)  # their own rationale, in their form
 
 
+def test_a_recusal_stands_a_member_who_declared_a_conflict_cannot_turn_it_into_a_vote(
+    cast: dict[str, User], version: ArtefactVersion
+) -> None:
+    vote(cast["dave"], version, "recused", "I hold the stock personally.")
+    for choice in ("approve", "reject", "abstain"):
+        attempt = lambda c=choice: vote(cast["dave"], version, c, "On reflection.")  # noqa: E731
+        assert "a recusal stands" in refusal(attempt)
+    assert Vote.objects.get(version=version, member=cast["dave"]).choice == "recused"
+    assert "0 of 3 members have voted; 1 recused" in tally_of(page_of(cast["bob"], version))
+    # The recusal itself may still be reworded; a member who voted may still recuse.
+    vote(cast["dave"], version, "recused", "My family holds the stock.")
+    vote(cast["bob"], version, "approve", "Margins hold.")
+    vote(cast["bob"], version, "recused", "I advised on the deal.")
+    assert Vote.objects.filter(version=version, choice="recused").count() == 2
+
+
 def test_a_member_who_abstains_learns_nothing_of_the_others_and_may_still_change_their_vote(
     cast: dict[str, User], version: ArtefactVersion
 ) -> None:
