@@ -18,6 +18,9 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+from rq.queue import Queue
 
 from agents.data.edgar import load_company_facts
 from agents.data.errors import DataError
@@ -33,6 +36,9 @@ from memos.services.snapshot import BENCHMARK
 from memos.services.surfaces import new_facts_of
 
 STOOQ_NAME = "Stooq"
+
+# A job in one of these states will still run: queueing its company again would refresh it twice.
+IN_FLIGHT = (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
 
 
 def refresh_company_facts(ticker: str) -> dict[str, object]:
@@ -109,14 +115,35 @@ def refresh_due(*, now: datetime, enqueue: bool = True) -> list[str]:
     return enqueue_fact_refresh(tickers) if enqueue else tickers
 
 
+def refresh_job_id(ticker: str) -> str:
+    """One job id per company: a refresh still queued or running is never queued a second time."""
+    return f"refresh-facts-{ticker}"
+
+
 def enqueue_fact_refresh(tickers: Iterable[str]) -> list[str]:
-    """Queue one refresh per ticker once the surrounding transaction commits; returns the tickers queued."""
-    queued = sorted({ticker.strip().upper() for ticker in tickers if ticker.strip()})
+    """Queue one refresh per ticker once the surrounding transaction commits, but for a ticker whose refresh
+    is still queued or running (a slow SEC, a busy worker: the next tick would stack another); returns the
+    tickers queued."""
     queue = django_rq.get_queue(driver.QUEUE)
+    wanted = sorted({ticker.strip().upper() for ticker in tickers if ticker.strip()})
+    queued = [ticker for ticker in wanted if not _in_flight(queue, refresh_job_id(ticker))]
 
     def enqueue() -> None:
         for ticker in queued:
-            queue.enqueue(refresh_company_facts, ticker, description=f"refresh SEC facts for {ticker}")
+            queue.enqueue(
+                refresh_company_facts,
+                ticker,
+                job_id=refresh_job_id(ticker),
+                description=f"refresh SEC facts for {ticker}",
+            )
 
     transaction.on_commit(enqueue)
     return queued
+
+
+def _in_flight(queue: Queue, job_id: str) -> bool:
+    try:
+        job = Job.fetch(job_id, connection=queue.connection)
+    except NoSuchJobError:
+        return False
+    return job.get_status() in IN_FLIGHT

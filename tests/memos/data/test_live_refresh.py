@@ -8,11 +8,13 @@ import itertools
 import time
 from datetime import UTC, datetime, timedelta
 
+import django_rq
 import pytest
 import redis
 from django.conf import settings
 from django.test import Client, override_settings
 from django.utils import timezone
+from rq.job import JobStatus
 
 from agents.data.edgar import LiveEdgarSource, load_company_facts
 from agents.data.errors import DataError
@@ -121,6 +123,28 @@ def test_the_daily_refresh_queues_the_watched_companies_that_are_due() -> None:
         Company.objects.filter(ticker="TSLA").update(refresh_failed_at=now - timedelta(minutes=10))
         assert refresh_due(now=now, enqueue=False) == []  # failed a moment ago: it waits an hour
         assert refresh_due(now=now + timedelta(hours=2), enqueue=False) == ["TSLA"]
+
+
+def test_a_refresh_still_queued_or_running_is_not_queued_again() -> None:
+    owner = analyst()
+    company = Company.objects.create(ticker="TSLA", name="Tesla, Inc.")
+    Brief.objects.create(company=company, question="Keep the position?", owner=owner)
+    queue = django_rq.get_queue("default")
+    queue.empty()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
+    now = timezone.now()
+    with override_settings(DATA_MODE="live"):
+        assert refresh_due(now=now) == ["TSLA"]
+        assert queue.count == 1
+        # The worker has not taken it yet (or is still on it): the next ticks queue nothing more.
+        assert refresh_due(now=now + timedelta(minutes=5)) == []
+        job = queue.jobs[0]
+        job.set_status(JobStatus.STARTED)
+        assert refresh_due(now=now + timedelta(minutes=10)) == []
+        assert queue.count == 1
+        # Once it ended without refreshing (failed or lost), the company is due again and queued again.
+        job.set_status(JobStatus.FAILED)
+        assert refresh_due(now=now + timedelta(minutes=15)) == ["TSLA"]
+    queue.empty()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
 
 
 def test_a_live_refresh_also_reads_prices_and_news_and_says_which_part_failed(
