@@ -269,15 +269,7 @@ def cast_vote(*, version: ArtefactVersion, member: User, choice: str, rationale:
         raise ReviewRefused(f"{what}: the rationale is required")
     with transaction.atomic():
         locked = _locked(version)
-        if member.is_superuser:
-            raise ReviewRefused(
-                "admins read every ballot in the admin, so they do not vote: a member without admin rights "
-                "does"
-            )
-        if member.pk == locked.brief.owner_id:
-            raise ReviewRefused(f"you own this brief: its analyst does not vote on {locked.label}")
-        if member.pk == locked.run.created_by_id:
-            raise ReviewRefused(f"you started this version's run: you do not vote on {locked.label}")
+        _check_voter(member, locked)
         if not locked.evaluated:
             raise ReviewRefused(
                 f"{locked.label} has no evaluator's verdict: "
@@ -322,6 +314,18 @@ def cast_vote(*, version: ArtefactVersion, member: User, choice: str, rationale:
             )
         send_version_changed(locked.pk)
     return vote
+
+
+def _check_voter(member: User, version: ArtefactVersion) -> None:
+    """Who never votes on this version, whatever its state: an admin, its brief's analyst, its starter."""
+    if member.is_superuser:
+        raise ReviewRefused(
+            "admins read every ballot in the admin, so they do not vote: a member without admin rights does"
+        )
+    if member.pk == version.brief.owner_id:
+        raise ReviewRefused(f"you own this brief: its analyst does not vote on {version.label}")
+    if member.pk == version.run.created_by_id:
+        raise ReviewRefused(f"you started this version's run: you do not vote on {version.label}")
 
 
 def approve(*, version: ArtefactVersion, reviewer: User) -> ArtefactVersion:
