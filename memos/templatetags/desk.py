@@ -17,6 +17,7 @@ from agents.text.figures import brief_numbers, segments
 from agents.text.reader import paragraph
 from agents.text.scripts import Language
 from agents.text.sentences import fit
+from agents.text.untrusted import web_link
 from memos.models import Brief, FactRecord
 from memos.pipeline.errors import plain
 from memos.pipeline.language import brief_language
@@ -226,3 +227,9 @@ def output_fields(output: object) -> list[tuple[str, str, object]]:
         else:
             fields.append((label, "value", json.dumps(value, ensure_ascii=False, sort_keys=True)))
     return fields
+
+
+@register.filter(name="web_link")
+def web_link_filter(url: object) -> str:
+    """A URL a page may link to (http or https only; agents.text.untrusted.web_link), or ""."""
+    return web_link(url) if isinstance(url, str) else ""

@@ -7,13 +7,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
+from agents.text.untrusted import web_link
 from memos.models import FactRecord, SourceDocument
 from memos.pipeline.evidence import fiscal_label
-
-
-def _web_link(url: str) -> str:
-    # URLs came from feeds and filings: link out only to the web, never to javascript: or data: URLs.
-    return url if url.startswith(("https://", "http://")) else ""
 
 
 @require_safe
@@ -25,7 +21,7 @@ def fact_detail(request: HttpRequest, fact_id: str) -> HttpResponse:
     context = {
         "fact": fact,
         "inputs": [(fact_input, fact_input in known_inputs) for fact_input in inputs],
-        "safe_url": _web_link(fact.url),
+        "safe_url": web_link(fact.url),
         "fiscal": fiscal_label(fact),
     }
     return render(request, "memos/fact.html", context)
@@ -36,5 +32,5 @@ def fact_detail(request: HttpRequest, fact_id: str) -> HttpResponse:
 def source_document(request: HttpRequest, doc_id: str) -> HttpResponse:
     document = get_object_or_404(SourceDocument, doc_id=doc_id)
     return render(
-        request, "memos/source_document.html", {"document": document, "safe_url": _web_link(document.url)}
+        request, "memos/source_document.html", {"document": document, "safe_url": web_link(document.url)}
     )

@@ -32,6 +32,7 @@ from agents.deck.gates import R1Result, Scored
 from agents.deck.outputs import ChangelogEntry, DeckOutput, DraftOutput, LapOutput
 from agents.deck.spec import Chart, Deck, Figure, Slide
 from agents.render import charts
+from agents.text.untrusted import web_link
 from memos.cache import KeptInProcess
 from memos.models import AgentStep, ArtefactVersion
 from memos.pipeline.deck.desk import images as deck_images
@@ -272,7 +273,7 @@ def _cited(figure: Figure, tip_id: str) -> Cited:
     except NoReverseMatch:  # an id the fact pages' URL cannot carry: shown, not linked
         fact_url = ""
     # The URL came from a filing index or a feed: link out only to the web, never javascript: or data:.
-    source_url = figure.url if figure.url.startswith(("https://", "http://")) else ""
+    source_url = web_link(figure.url)
     return Cited(figure=figure, tip_id=tip_id, fact_url=fact_url, source_url=source_url)
 
 
