@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import secrets
 from collections.abc import Callable, Mapping
 from datetime import timedelta
@@ -451,6 +452,23 @@ WORKFLOW_SETTINGS: dict[str, object] = _read(
         PACKAGES, os.environ, Desk(testing=TESTING, data_mode=DATA_MODE, base_dir=BASE_DIR)
     )
 )
-# In live mode, the screen's news analyst also asks a search API that answers in RSS 2.0, at this URL
-# template with a {query} placeholder (https, a fixed host: the fetcher reaches that host only); "" for none.
+# In live mode, the screen's news analyst and the daily refresh also ask a search API that answers in RSS
+# 2.0, at this URL template with a {query} placeholder (https, a fixed host: the fetcher reaches that host
+# only); "" for none. Its key, if it takes one, is SCREEN_SEARCH_KEY, sent in the SCREEN_SEARCH_KEY_HEADER
+# header of every request: never in the URL, which errors, status lines and logs quote (by host and path).
 SCREEN_SEARCH_URL = env_str("SCREEN_SEARCH_URL", "") if DATA_MODE == "live" else ""
+SCREEN_SEARCH_KEY = ENV.raw("SCREEN_SEARCH_KEY") if DATA_MODE == "live" else ""
+SCREEN_SEARCH_KEY_HEADER = env_str("SCREEN_SEARCH_KEY_HEADER", "X-Api-Key")
+if not re.fullmatch(r"[A-Za-z0-9-]{1,64}", SCREEN_SEARCH_KEY_HEADER):
+    raise ImproperlyConfigured(
+        f"SCREEN_SEARCH_KEY_HEADER must be an HTTP header name (letters, digits, '-'), got "
+        f"{SCREEN_SEARCH_KEY_HEADER!r}"
+    )
+if SCREEN_SEARCH_URL and re.search(r"(?i)[?&][^=&]*(key|token|secret)[^=&]*=", SCREEN_SEARCH_URL):
+    raise ImproperlyConfigured(
+        "SCREEN_SEARCH_URL carries a key in its query: give it as SCREEN_SEARCH_KEY instead (sent as a "
+        "header, never quoted by an error)"
+    )
+# Who the desk says it is to a source other than SEC (a price provider, a search API): no contact address,
+# which is SEC's requirement and only SEC's business.
+DESK_USER_AGENT = "Analyst Desk (self-hosted)"

@@ -53,6 +53,12 @@ MALFORMED = [
     ({"DECK_CYCLE_BUDGET_TOKENS": "many"}, "DECK_CYCLE_BUDGET_TOKENS must be a whole number"),
     ({"SCREEN_SCHEDULE": "friday evening"}, 'SCREEN_SCHEDULE must be "DAY HH:MM"'),
     ({"AGENCY_ROUNDS": "99"}, "AGENCY_ROUNDS must be a whole number from 1 to"),
+    # A search API's key goes in a header: a query that carries one would be quoted by errors and logs.
+    (
+        {"DATA_MODE": "live", "SCREEN_SEARCH_URL": "https://news.example.org/rss?q={query}&apiKey=sk-1"},
+        "SCREEN_SEARCH_URL carries a key in its query",
+    ),
+    ({"SCREEN_SEARCH_KEY_HEADER": "X Api: Key"}, "SCREEN_SEARCH_KEY_HEADER must be an HTTP header name"),
 ]
 
 

@@ -23,7 +23,7 @@ import ssl
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Protocol
 from urllib.parse import urljoin, urlsplit
@@ -43,6 +43,14 @@ _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # A DNS name with at least one dot and a top-level label that starts with a letter: no IP literal
 # ("127.0.0.1", "2130706433"), no wildcard, no port, no scheme can pass.
 _HOST_NAME = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$")
+
+
+def shown_url(url: str) -> str:
+    """What a message may say of a URL: its scheme, host, port and path, never its query (an API key may
+    ride there), its user info or its fragment. Errors reach a run's status line, the home page and logs."""
+    parts = urlsplit(url)
+    place = parts.netloc.rsplit("@", 1)[-1]  # the host and port as written, an IPv6 literal's brackets kept
+    return f"{parts.scheme}://{place}{parts.path}" if parts.scheme and place else parts.path[:200]
 
 
 class FetchError(DataError):
@@ -291,9 +299,11 @@ def http_fetcher(
     max_redirects: int = DEFAULT_MAX_REDIRECTS,
     connect: Connector | None = None,
     limiter: Limiter | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Fetcher:
     """A Fetcher over HTTPS to ``allowed_hosts`` only, declaring ``user_agent``, under ``per_second`` (in this
-    process, or under ``limiter`` where one is given: a limit shared by every process).
+    process, or under ``limiter`` where one is given: a limit shared by every process). ``headers`` are sent
+    with every request (an API key: a header, never a URL's query, which errors and logs would quote).
 
     ``connect`` is the seam tests use to reach a local server; production leaves it to
     ``public_https_connector``.
@@ -306,6 +316,7 @@ def http_fetcher(
         deadline_s=deadline_s,
         max_redirects=max_redirects,
         connect=connect or public_https_connector(),
+        headers=headers or {},
     )
 
 
@@ -320,12 +331,18 @@ class _HttpsFetcher:
         deadline_s: float,
         max_redirects: int,
         connect: Connector,
+        headers: Mapping[str, str],
     ) -> None:
         if not user_agent.strip():
             raise ValueError("a User-Agent is required for live sources")
         if max_bytes <= 0 or deadline_s <= 0 or max_redirects < 0:
             raise ValueError("max_bytes and deadline_s must be positive, max_redirects not negative")
-        self._headers = {"User-Agent": user_agent, "Accept-Encoding": "gzip", "Connection": "close"}
+        self._headers = {
+            **headers,
+            "User-Agent": user_agent,
+            "Accept-Encoding": "gzip",
+            "Connection": "close",
+        }
         self._limiter = limiter
         self._hosts = hosts
         self._max_bytes = max_bytes
@@ -335,7 +352,7 @@ class _HttpsFetcher:
 
     def __call__(self, url: str) -> bytes:
         if problem := _url_problem(url, self._hosts):
-            raise FetchError(f"refusing {url}: {problem}")
+            raise FetchError(f"refusing {shown_url(url)}: {problem}")
         self._limiter.wait()
         # The deadline starts after the first wait: queueing behind this process's other fetches is not
         # time the remote takes.
@@ -347,10 +364,12 @@ class _HttpsFetcher:
             except (OSError, http.client.HTTPException) as exc:
                 if deadline.expired:
                     raise self._late(url) from exc
-                raise FetchError(f"{url} could not be reached: {exc}") from exc
+                raise FetchError(f"{shown_url(url)} could not be reached: {exc}") from exc
 
     def _late(self, url: str) -> FetchError:
-        return FetchError(f"{url} did not finish within {self._deadline_s:g} s (connect, redirects and body)")
+        return FetchError(
+            f"{shown_url(url)} did not finish within {self._deadline_s:g} s (connect, redirects and body)"
+        )
 
     def _follow(self, url: str, deadline: Deadline) -> bytes:
         current = url
@@ -361,19 +380,22 @@ class _HttpsFetcher:
             if status in _REDIRECT_STATUSES and location:
                 following = urljoin(current, location.strip())
                 if problem := _url_problem(following, self._hosts):
-                    raise FetchError(f"refusing the redirect from {current} to {following}: {problem}")
+                    to = shown_url(following)
+                    raise FetchError(f"refusing the redirect from {shown_url(current)} to {to}: {problem}")
                 current = following
                 continue
             if status != http.client.OK:
-                raise FetchError(f"{current} answered HTTP {status}")
+                raise FetchError(f"{shown_url(current)} answered HTTP {status}")
             if deadline.expired:  # a shut socket reads like the end of a body sent without a length
                 raise self._late(url)
             if encoding in ("gzip", "x-gzip"):
-                return gunzip_capped(body, max_bytes=self._max_bytes, what=current)
+                return gunzip_capped(body, max_bytes=self._max_bytes, what=shown_url(current))
             if encoding != "identity":
-                raise FetchError(f"{current} sent its body in {encoding!r} encoding, which was not asked for")
+                raise FetchError(
+                    f"{shown_url(current)} sent its body in {encoding!r} encoding, which was not asked for"
+                )
             return body
-        raise FetchError(f"refusing {url}: it redirects more than {self._max_redirects} times")
+        raise FetchError(f"refusing {shown_url(url)}: it redirects more than {self._max_redirects} times")
 
     def _get(self, url: str, deadline: Deadline) -> tuple[int, str | None, bytes, str]:
         """One request: status, Location, body (read only for a 200) and Content-Encoding."""
@@ -398,7 +420,7 @@ class _HttpsFetcher:
         try:
             sock = self._connect(host, deadline)
         except FetchError as exc:
-            raise FetchError(f"refusing {url}: {exc}") from exc
+            raise FetchError(f"refusing {shown_url(url)}: {exc}") from exc
         deadline.watch(sock)
         return sock
 
@@ -406,17 +428,19 @@ class _HttpsFetcher:
         declared = (response.getheader("Content-Length") or "").strip()
         if declared.isdigit() and int(declared) > self._max_bytes:
             raise FetchError(
-                f"refusing {url}: it declares {declared} bytes, over the cap of {self._max_bytes}"
+                f"refusing {shown_url(url)}: it declares {declared} bytes, over the cap of {self._max_bytes}"
             )
         body = bytearray()
         while chunk := response.read1(_CHUNK):
             body += chunk
             if len(body) > self._max_bytes:
-                raise FetchError(f"refusing {url}: its body is over the cap of {self._max_bytes} bytes")
+                raise FetchError(
+                    f"refusing {shown_url(url)}: its body is over the cap of {self._max_bytes} bytes"
+                )
             if deadline.expired:
                 raise self._late(url)
         # A chunked body carries its own framing; a Content-Length beside it means nothing (RFC 9112 6.3).
         framed = declared.isdigit() and not response.getheader("Transfer-Encoding")
         if framed and len(body) != int(declared) and not deadline.expired:
-            raise FetchError(f"{url} closed the connection after {len(body)} of {declared} bytes")
+            raise FetchError(f"{shown_url(url)} closed the connection after {len(body)} of {declared} bytes")
         return bytes(body)

@@ -36,7 +36,7 @@ from agents.data.documents import (
     within,
 )
 from agents.data.errors import MalformedData
-from agents.data.http import Fetcher
+from agents.data.http import Fetcher, shown_url
 from agents.data.types import SourceDocument
 from agents.text.untrusted import normalise_text
 
@@ -274,7 +274,7 @@ class LiveNewsSource:
     ) -> list[SourceDocument]:
         symbol = ticker.strip().upper()
         url = self._template.replace("{ticker}", quote(symbol, safe=""))
-        items = parse_rss(self._fetch(url), origin=url, tickers=(symbol,))
+        items = parse_rss(self._fetch(url), origin=shown_url(url), tickers=(symbol,))
         return within(newest_first(unique_by_id(items)), since=since, until=until)
 
 
@@ -299,7 +299,7 @@ class LiveSearch:
         tickers: tuple[str, ...] = (),
     ) -> list[SourceDocument]:
         url = self._template.replace("{query}", quote(query.strip(), safe=""))
-        items = parse_rss(self._fetch(url), origin=url, tickers=tickers)
+        items = parse_rss(self._fetch(url), origin=shown_url(url), tickers=tickers)
         return within(newest_first(unique_by_id(items)), since=since, until=until)
 
 

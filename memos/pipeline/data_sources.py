@@ -53,7 +53,7 @@ def snapshot_source(root: Path) -> SnapshotEdgarSource:
 def live_price_source() -> LivePriceSource:
     """Daily prices from the live provider, over HTTPS to its hosts only, outside any transaction."""
     fetch = http_fetcher(
-        user_agent=settings.SEC_USER_AGENT,
+        user_agent=settings.DESK_USER_AGENT,
         per_second=1.0,
         allowed_hosts=STOOQ_HOSTS,
         max_bytes=STOOQ_MAX_BYTES,
@@ -66,11 +66,13 @@ def live_search() -> LiveSearch | None:
     template = settings.SCREEN_SEARCH_URL
     if not template:
         return None
+    key = settings.SCREEN_SEARCH_KEY
     fetch = http_fetcher(
-        user_agent=settings.SEC_USER_AGENT,
+        user_agent=settings.DESK_USER_AGENT,
         per_second=1.0,
         allowed_hosts=feed_hosts(template.replace("{query}", "")),
         max_bytes=NEWS_MAX_BYTES,
+        headers={settings.SCREEN_SEARCH_KEY_HEADER: key} if key else None,
     )
     return LiveSearch(outside_transactions(fetch), template)
 

@@ -26,6 +26,7 @@ from agents.data.http import (
     gunzip_capped,
     http_fetcher,
     public_https_connector,
+    shown_url,
 )
 
 USER_AGENT = "Analyst Desk tests tests@example.org"
@@ -203,9 +204,29 @@ def test_http_errors_and_unreachable_hosts_become_fetch_errors(network: LocalNet
 def test_a_url_outside_the_rules_is_refused_before_any_connection(
     network: LocalNetwork, url: str, reason: str
 ) -> None:
-    with pytest.raises(FetchError, match=rf"^refusing {re.escape(url)}: .*{reason}"):
+    with pytest.raises(FetchError, match=rf"^refusing {re.escape(shown_url(url))}: .*{reason}") as refused:
         fetcher(network)(url)
-    assert network.hosts == []
+    assert network.hosts == [] and "secret" not in str(refused.value)
+
+
+def test_a_message_names_a_url_by_its_host_and_path_never_its_query_or_credentials(
+    network: LocalNetwork,
+) -> None:
+    """Errors reach a run's status line, the home page and the logs: an API key in a query stays out."""
+    keyed = f"https://{SEC}/nothing?q=apple&api_key=sk-live-123"
+    with pytest.raises(FetchError, match=rf"^https://{SEC}/nothing answered HTTP 404$") as failed:
+        fetcher(network)(keyed)
+    assert "sk-live-123" not in str(failed.value)
+    assert shown_url("https://user:pw@host.example:8443/a/b?k=v#f") == "https://host.example:8443/a/b"
+    assert shown_url("https://[::1]/x?y=1") == "https://[::1]/x"
+
+
+def test_a_fetchers_own_headers_go_with_every_request_and_a_key_never_in_the_url(
+    network: LocalNetwork,
+) -> None:
+    keyed = fetcher(network, headers={"X-Api-Key": "sk-live-123"})
+    assert keyed(f"https://{SEC}/plain") == BODY
+    assert Site.seen[-1]["x-api-key"] == "sk-live-123" and "sk-live-123" not in Site.seen[-1]["path"]
 
 
 def test_a_redirect_between_listed_hosts_is_followed(network: LocalNetwork) -> None:

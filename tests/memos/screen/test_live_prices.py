@@ -9,15 +9,17 @@ import csv
 import io
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import override_settings
 
+from agents.data.http import http_fetcher
 from agents.data.news import LiveSearch
 from agents.data.prices import LivePriceSource
 from agents.screen.outputs import NewsOutput, QuantStep
 from memos.models import AgentStep, Run, SourceDocument
-from memos.pipeline import driver
+from memos.pipeline import data_sources, driver
 from memos.pipeline.screen import news, universe
 from tests.memos.pipeline_support import fake_llm
 from tests.memos.screen.test_screen_run import _screen
@@ -111,3 +113,29 @@ def test_a_live_screen_asks_the_search_api_for_each_sector(monkeypatch: pytest.M
     assert "An old story outside the window" not in titles  # the query's window holds
     found = [d.doc_id for n in readings for d in n.documents if d.kind == "news"]
     assert SourceDocument.objects.filter(doc_id__in=found).count() == len(set(found))
+
+
+def test_the_search_apis_key_goes_in_a_header_and_no_source_but_sec_gets_the_contact_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[dict[str, object]] = []
+    real = http_fetcher
+
+    def recorded(**options: Any) -> Any:
+        built.append(options)
+        return real(**options)
+
+    monkeypatch.setattr(data_sources, "http_fetcher", recorded)
+    with override_settings(
+        DATA_MODE="live",
+        SCREEN_SEARCH_URL=SEARCH_TEMPLATE,
+        SCREEN_SEARCH_KEY="sk-live-123",
+        SCREEN_SEARCH_KEY_HEADER="X-Api-Key",
+        SEC_USER_AGENT="Desk ops ops@firm.example",
+    ):
+        assert data_sources.live_search() is not None
+        data_sources.live_price_source()
+    search, prices = built
+    assert search["headers"] == {"X-Api-Key": "sk-live-123"}
+    assert "sk-live-123" not in SEARCH_TEMPLATE and prices.get("headers") is None
+    assert all("ops@firm.example" not in str(options["user_agent"]) for options in built)
