@@ -22,7 +22,7 @@ from agents.data.errors import DataError
 from agents.data.http import FetchError
 from agents.data.news import LiveSearch
 from agents.data.prices import LivePriceSource
-from agents.data.shared_rate import SharedRateLimiter
+from agents.data.shared_rate import LimitBooked, SharedRateLimiter
 from memos.models import Brief, Company, FactRecord, RawResponse, SourceDocument
 from memos.pipeline.raw_responses import KeptEdgarSource, keep_raw
 from memos.services import fact_refresh
@@ -53,6 +53,33 @@ def test_two_processes_share_one_sec_rate_limit() -> None:
     # However slowly a loaded machine asks, the slots are a tenth of a second apart, one after another.
     gaps = [later - earlier for earlier, later in itertools.pairwise(slots)]
     assert gaps == pytest.approx([0.1, 0.1, 0.1], abs=0.02)
+
+
+def test_a_slot_further_off_than_the_longest_wait_is_refused_and_not_taken() -> None:
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    key = "test:sec-booked"
+    client.delete(key)
+    waits: list[float] = []
+    limiter = SharedRateLimiter(client, 1, key=key, sleep=waits.append, max_wait_s=2.5)  # one a second
+    for _ in range(3):
+        limiter.wait()  # now, in 1 s, in 2 s
+    with pytest.raises(LimitBooked, match=r"booked more than 2\.5 s ahead"):
+        limiter.wait()  # 3 s off: refused at once, never asleep behind the queue
+    booked = int(client.get(key) or 0)
+    with pytest.raises(LimitBooked):
+        limiter.wait()
+    assert int(client.get(key) or 0) == booked  # a refusal takes nothing
+    assert len(waits) == 2 and waits[-1] == pytest.approx(2.0, abs=0.2)
+
+
+def test_the_limits_key_outlives_every_slot_it_has_given_out() -> None:
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    key = "test:sec-expiry"
+    client.delete(key)
+    limiter = SharedRateLimiter(client, 0.01, key=key, sleep=lambda s: None, max_wait_s=1000)  # 100 s apart
+    for _ in range(3):
+        limiter.wait()  # the last slot given out is 200 s ahead, the next one 300 s
+    assert client.pttl(key) > 300_000  # it expired after 60 s before: the next caller got "now", a burst
 
 
 def test_an_unreachable_redis_leaves_each_process_its_own_limit() -> None:
