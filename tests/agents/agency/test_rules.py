@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from agents.agency.checks import Change, answer_check, change, shown
+from agents.agency.checks import Change, answer_check, change, echoes, shown
 from agents.agency.dedup import clusters, dedup_key
 from agents.agency.directions import Figure, direction_problem
 from agents.agency.ranking import rank, top_overlap
@@ -122,3 +122,22 @@ def test_a_claim_naming_growth_is_read_by_its_verb() -> None:
     ]
     assert direction_problem("Revenue growth declined over the two years.", rates) == ""
     assert "went up, but the figures it cites fell" in direction_problem("Revenue growth rose again.", rates)
+
+
+def test_a_reply_that_mostly_copies_the_critic_back_is_an_echo_and_one_that_answers_is_not() -> None:
+    critic = [
+        "The acquisition overpays for a shrinking market. Integration risk is high for a firm of this size.",
+        "Cash would be better spent on buybacks.",
+    ]
+    copied = (
+        "The acquisition overpays for a shrinking market. Integration risk is high for a firm of this size."
+    )
+    assert echoes(copied, critic)
+    half = "Integration risk is high for a firm of this size. We have closed four deals of this size on time."
+    assert echoes(half, critic)  # half or more of its sentences are the critic's
+    answered = (
+        "Our last four deals of this size closed on time. The market is shrinking, but our share of it grows."
+    )
+    assert not echoes(answered, critic)
+    assert not echoes("Yes. No.", critic)  # sentences too short to judge are no echo
+    assert not echoes(copied, [])

@@ -13,6 +13,7 @@ from agents.screen.flags import (
     LIMITED,
     NO_NEWS,
     PURE_BETA,
+    Decision,
     Evidence,
     Flag,
     adjust,
@@ -57,6 +58,23 @@ def test_no_proposal_or_change_breaks_a_floor(
         after = change.to if change.accepted else decision.flag
         assert rule.admits(after)
         assert change.accepted or change.refusal.startswith("Refused:")
+
+
+def test_what_the_protocol_admits_is_granted_green_included_and_a_directors_change_applied() -> None:
+    """The other side of the floors: a protocol reduced to "always YELLOW" or "refuse every change" fails."""
+    strong = floor(0.02, "strong", transient=True, thresholds=THRESHOLDS)
+    assert decide("GREEN", strong) == Decision("GREEN", "GREEN", "")
+    for flag in FLAGS:
+        assert decide(flag, strong).flag == flag  # the analyst's own call stands where the protocol allows it
+    raised = adjust("XOM", "YELLOW", "GREEN", "The driver is a one-off recall, now fixed.", strong)
+    assert raised.accepted and raised.to == "GREEN" and raised.refusal == ""
+    weak = floor(0.01, "weak", transient=True, thresholds=THRESHOLDS, cited_titles=("a post",))
+    lowered = adjust("XOM", "YELLOW", "RED", "Margins are breaking down.", weak)
+    assert lowered.accepted and lowered.to == "RED"
+    # Without a transient driver, the same strong evidence does not admit GREEN.
+    lasting = floor(0.02, "strong", transient=False, thresholds=THRESHOLDS)
+    assert decide("GREEN", lasting).flag == "YELLOW"
+    assert not adjust("XOM", "YELLOW", "GREEN", "It will pass.", lasting).accepted
 
 
 def test_the_evidence_a_model_claims_is_capped_by_what_it_cites() -> None:
