@@ -345,15 +345,25 @@ AXES_CLIENT_IP_CALLABLE = "memos.security.client_ip"
 if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_TIME.total_seconds() <= 0:
     raise ImproperlyConfigured("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
 
-# Password reset (memos.services.password_resets): requests per client address and per e-mail address typed
-# within the window, whether or not an account has that address.
+# Password reset (memos.services.password_resets): requests per client address, per e-mail address typed
+# from one client address, and per e-mail address from every address (those sent), within the window,
+# whether or not an account has that address.
 PASSWORD_RESET_PER_ADDRESS = env_int("PASSWORD_RESET_PER_ADDRESS", 5)
 PASSWORD_RESET_PER_ACCOUNT = env_int("PASSWORD_RESET_PER_ACCOUNT", 3)
+PASSWORD_RESET_PER_ACCOUNT_ALL = env_int("PASSWORD_RESET_PER_ACCOUNT_ALL", 10)
 PASSWORD_RESET_WINDOW_MINUTES = env_int("PASSWORD_RESET_WINDOW_MINUTES", 60)
-if min(PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_ACCOUNT, PASSWORD_RESET_WINDOW_MINUTES) < 1:
+if (
+    min(
+        PASSWORD_RESET_PER_ADDRESS,
+        PASSWORD_RESET_PER_ACCOUNT,
+        PASSWORD_RESET_PER_ACCOUNT_ALL,
+        PASSWORD_RESET_WINDOW_MINUTES,
+    )
+    < 1
+):
     raise ImproperlyConfigured(
-        "PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_ACCOUNT and PASSWORD_RESET_WINDOW_MINUTES must be at "
-        "least 1"
+        "PASSWORD_RESET_PER_ADDRESS, PASSWORD_RESET_PER_ACCOUNT, PASSWORD_RESET_PER_ACCOUNT_ALL and "
+        "PASSWORD_RESET_WINDOW_MINUTES must be at least 1"
     )
 
 LOGIN_URL = "/accounts/login/"

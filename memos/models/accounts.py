@@ -33,6 +33,9 @@ class PasswordResetRequest(models.Model):
     address_key = models.CharField(max_length=64, help_text="keyed hash of the client's address")
     account_key = models.CharField(max_length=64, help_text="keyed hash of the e-mail address typed")
     requested_at = models.DateTimeField(default=timezone.now)
+    # Refused requests sent no mail: they count against the address that made them, never toward the
+    # e-mail address's own ceiling (else one stranger's refused flood would lock its owner out).
+    refused = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         verbose_name = "password reset request"
