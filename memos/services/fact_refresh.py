@@ -18,9 +18,6 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
-from rq.queue import Queue
 
 from agents.data.edgar import load_company_facts
 from agents.data.errors import DataError
@@ -32,13 +29,11 @@ from memos.models import Company
 from memos.pipeline import driver
 from memos.pipeline.data_sources import edgar_source, live_price_source, live_search
 from memos.pipeline.fact_store import save_company_facts, save_documents, save_facts
+from memos.services.queued import enqueue_once, job_to_queue
 from memos.services.snapshot import BENCHMARK
 from memos.services.surfaces import new_facts_of
 
 STOOQ_NAME = "Stooq"
-
-# A job in one of these states will still run: queueing its company again would refresh it twice.
-IN_FLIGHT = (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
 
 
 def refresh_company_facts(ticker: str) -> dict[str, object]:
@@ -126,24 +121,21 @@ def enqueue_fact_refresh(tickers: Iterable[str]) -> list[str]:
     tickers queued."""
     queue = django_rq.get_queue(driver.QUEUE)
     wanted = sorted({ticker.strip().upper() for ticker in tickers if ticker.strip()})
-    queued = [ticker for ticker in wanted if not _in_flight(queue, refresh_job_id(ticker))]
+    queued = [
+        ticker
+        for ticker in wanted
+        if job_to_queue(queue, refresh_job_id(ticker), again_after_running=False) is not None
+    ]
 
     def enqueue() -> None:
         for ticker in queued:
-            queue.enqueue(
+            enqueue_once(
+                queue,
+                refresh_job_id(ticker),
                 refresh_company_facts,
                 ticker,
-                job_id=refresh_job_id(ticker),
                 description=f"refresh SEC facts for {ticker}",
             )
 
     transaction.on_commit(enqueue)
     return queued
-
-
-def _in_flight(queue: Queue, job_id: str) -> bool:
-    try:
-        job = Job.fetch(job_id, connection=queue.connection)
-    except NoSuchJobError:
-        return False
-    return job.get_status() in IN_FLIGHT

@@ -39,6 +39,7 @@ from memos.pipeline.deck.desk.calibration import (
 )
 from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
+from memos.services.queued import enqueue_once
 from memos.services.review import ReviewRefused
 
 log = logging.getLogger(__name__)
@@ -204,10 +205,17 @@ def calibrate_when_due(rubric_name: str) -> bool:
 
 
 def queue_calibration(rubric_name: str) -> None:
+    """One calibration per rubric waits at a time: the scores given while one waits are read when it runs,
+    and those given while one runs get one more after it (issue 31 L9: each score queued its own)."""
     queue = django_rq.get_queue(driver.QUEUE)
     transaction.on_commit(
-        lambda: queue.enqueue(
-            run_calibration, rubric_name, description=f"calibrate the deck judge on {rubric_name}"
+        lambda: enqueue_once(
+            queue,
+            f"calibrate-judge-{rubric_name}",
+            run_calibration,
+            rubric_name,
+            description=f"calibrate the deck judge on {rubric_name}",
+            again_after_running=True,
         )
     )
 
