@@ -294,6 +294,9 @@ CACHES = {
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "desk",
         "TIMEOUT": 24 * 3600,  # content-keyed entries are never wrong, only unused: let them go after a day
+        # Signed with the secret key: pages mark some entries safe, so none is read that the desk did not
+        # write (memos.cache_signing).
+        "OPTIONS": {"serializer": "memos.cache_signing.SignedSerializer"},
     }
 }
 
