@@ -20,7 +20,6 @@ and business segment) labels and cites its facts exactly as the totals are, with
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -45,6 +44,7 @@ from agents.data.edgar.periods import (
     quarter_number,
 )
 from agents.data.errors import MalformedData, UnsupportedFiler
+from agents.data.http import FetchError, gunzip_capped
 from agents.data.types import Citation, FiscalPeriod
 
 IX = "{http://www.xbrl.org/2013/inlineXBRL}"
@@ -52,7 +52,11 @@ XBRLI = "{http://www.xbrl.org/2003/instance}"
 XBRLDI = "{http://xbrl.org/2006/xbrldi}"
 XSI_NIL = "{http://www.w3.org/2001/XMLSchema-instance}nil"
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_PARSER = etree.XMLParser(huge_tree=True, resolve_entities=False, no_network=True)
+# libxml2's own limits hold (no huge_tree: a text node over 10 MB, names over 50 kB, nesting over 256 levels
+# are refused), and a filing is at most MAX_FILING_BYTES unpacked: a filing is untrusted input, and a gzip
+# or XML bomb must not take a worker's memory (issue 31 L13). SEC's largest primary documents are tens of MB.
+_PARSER = etree.XMLParser(huge_tree=False, resolve_entities=False, no_network=True)
+MAX_FILING_BYTES = 64 * 1024 * 1024
 # Every concept some metric reads, in either taxonomy, mapped to its metric.
 _METRIC_OF = {
     concept: metric for metric in METRICS for taxonomy in TAXONOMIES for concept in metric.concepts(taxonomy)
@@ -224,9 +228,11 @@ def _parse(html: bytes | str) -> Any:
     raw = html.encode("utf-8") if isinstance(html, str) else html
     try:
         if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
+            raw = gunzip_capped(raw, max_bytes=MAX_FILING_BYTES, what="the filing")
+        if len(raw) > MAX_FILING_BYTES:
+            raise MalformedData(f"refusing a filing of {len(raw)} bytes, over the cap of {MAX_FILING_BYTES}")
         return etree.fromstring(raw, _PARSER)
-    except (OSError, EOFError, etree.XMLSyntaxError) as exc:
+    except (FetchError, OSError, EOFError, etree.XMLSyntaxError) as exc:
         raise MalformedData(f"not a well-formed inline XBRL (XHTML) document: {exc}") from exc
 
 

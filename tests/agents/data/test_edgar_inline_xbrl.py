@@ -14,6 +14,7 @@ from agents.data.edgar import (
     facts_from_inline_xbrl,
     filings_from_submissions,
     find_report,
+    inline_xbrl,
     read_companyfacts_file,
 )
 from agents.data.edgar.sources import read_json_file
@@ -219,6 +220,17 @@ def test_scale_sign_formats_and_segments_are_applied() -> None:
 def test_a_document_that_is_not_xml_is_malformed() -> None:
     with pytest.raises(MalformedData, match="not a well-formed inline XBRL"):
         facts_from_inline_xbrl(b"<html><body><p>unclosed", ticker="BAD")
+
+
+def test_a_gzip_bomb_or_a_nesting_bomb_is_refused_without_taking_the_workers_memory() -> None:
+    """Issue 31 L13: the parser read any size (huge_tree) and gunzipped without a cap."""
+    bomb = gzip.compress(b"<html>" + b" " * (inline_xbrl.MAX_FILING_BYTES + 1) + b"</html>")
+    assert len(bomb) < 200_000  # a few hundred kB on the wire
+    with pytest.raises(MalformedData, match="unpacks to over"):
+        facts_from_inline_xbrl(bomb, ticker="AAPL")
+    nested = b"<html>" + b"<div>" * 10_000 + b"</div>" * 10_000 + b"</html>"
+    with pytest.raises(MalformedData, match="not a well-formed inline XBRL"):
+        facts_from_inline_xbrl(nested, ticker="AAPL")
 
 
 def test_a_document_without_dei_cover_facts_is_malformed() -> None:
