@@ -38,6 +38,7 @@ from agents.llm.types import RenderedPrompt
 from agents.text.untrusted import fence
 
 OUTPUT_SCHEMA_PACKAGE = "agents."
+MAX_TOKENS = 8192  # the most one answer of any prompt may ask for
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n(.*)\Z", re.DOTALL)
 _SECTION = re.compile(r"^##[ \t]+(System|User)[ \t]*$", re.MULTILINE | re.IGNORECASE)
@@ -49,7 +50,9 @@ class FrontMatter(BaseModel):
     name: str = Field(pattern=r"^[a-z0-9_.-]+$")
     version: int = Field(ge=1)
     temperature: float = Field(ge=0, le=2)
-    max_tokens: int = Field(gt=0)
+    # Bounded: an admin's edit of a prompt is a new version, and a run pays for every token it asks for; the
+    # desk's longest answers ask for under 3,000 (an admin may raise this bound, not remove it).
+    max_tokens: int = Field(gt=0, le=MAX_TOKENS)
     output_schema: str = Field(min_length=1)
     role: str | None = None
     description: str = ""

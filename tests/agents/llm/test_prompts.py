@@ -108,6 +108,7 @@ def test_a_value_containing_a_placeholder_is_not_expanded_again(tmp_path: Path) 
         ("## System\nx\n## User\ny\n", "front matter between two '---'"),
         (MEMO_PROMPT.replace("version: 2", "version: two"), "version"),
         (MEMO_PROMPT.replace("temperature: 0.2", "temperature: 3"), "temperature"),
+        (MEMO_PROMPT.replace("max_tokens: 400", "max_tokens: 1000000"), "max_tokens"),
         (MEMO_PROMPT.replace("role: news", "rol: news"), "rol"),
         (MEMO_PROMPT.replace("agents.llm.ping:PingAnswer", "agents.llm.ping:Nope"), "cannot be imported"),
         (MEMO_PROMPT.replace("agents.llm.ping:PingAnswer", "os:system"), "inside the 'agents' package"),
