@@ -73,7 +73,7 @@ class Calibration(models.Model):
     """One run of the check: the judge scored every gold example again and was compared with the person."""
 
     rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="calibrations")
-    scorer_model = models.CharField(max_length=200, help_text="the scorer role's configured model")
+    scorer_model = models.CharField(max_length=200, help_text="the scorer: its model on its endpoint")
     examples = models.PositiveIntegerField(help_text="gold scores the judge scored again")
     skipped = models.PositiveIntegerField(
         default=0, help_text="gold scores of decks the judge cannot be shown as the loop shows them"

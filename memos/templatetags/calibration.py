@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from django import template
 
-from agents.llm.roles import Role
 from memos.models import Run
-from memos.pipeline.deck.desk import escalation, gold_scores
-from memos.pipeline.gateway import llm_settings
+from memos.pipeline.deck.desk import configured_scorer, escalation, gold_scores
 
 register = template.Library()
 
@@ -16,7 +14,7 @@ register = template.Library()
 @register.simple_tag
 def judge_agreement(run: Run) -> list[gold_scores.RubricAgreement]:
     """Each judge rubric the run pinned, with its figures once the committee has scored enough decks."""
-    return gold_scores.agreement_rows(run.rubric_versions, llm_settings().endpoint_for(Role.SCORER).model)
+    return gold_scores.agreement_rows(run.rubric_versions, configured_scorer())
 
 
 @register.simple_tag

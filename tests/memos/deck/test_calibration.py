@@ -79,6 +79,14 @@ def another_judge(server: FakeLLMServer) -> LLMSettings:
     return configured.model_copy(update={"roles": {**configured.roles, Role.SCORER: other}})
 
 
+def judge_elsewhere(server: FakeLLMServer) -> LLMSettings:
+    """The same model name, served at another address (issue 31: calibrations were keyed by the name)."""
+    configured = deck_settings(server)
+    scorer = configured.endpoint_for(Role.SCORER)
+    moved = scorer.model_copy(update={"base_url": server.url.replace("127.0.0.1", "localhost")})
+    return configured.model_copy(update={"roles": {**configured.roles, Role.SCORER: moved}})
+
+
 def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_does_not() -> None:
     owner = analyst()
     with fake_deck_llm() as server:
@@ -93,18 +101,21 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
         asked = LLMCall.objects.filter(stage="calibration", role="scorer")
         assert sorted(asked.values_list("prompt_name", flat=True)) == ["deck_scorer"] * 3
         assert near.passed and near.examples == 3 and near.pairs == 15 and near.within_one == 1.0
-        assert near.scorer_model == "fake-judge" and near.rubric_version.name == DECK_R2
+        judge = f"fake-judge at {server.url.removeprefix('http://')}"
+        assert near.scorer_model == judge and near.rubric_version.name == DECK_R2
         assert near.by_dimension["actionability"]["mean_abs_diff"] == pytest.approx(2 / 3)
         assert is_calibrated(DECK_R2, pins)
         with override_settings(LLM_SETTINGS=another_judge(server)):
             assert not is_calibrated(DECK_R2, pins)  # passed on fake-judge says nothing of another model
+        with override_settings(LLM_SETTINGS=judge_elsewhere(server)):
+            assert not is_calibrated(DECK_R2, pins)  # nor of a model of the same name on another endpoint
 
         code, out, err = run_command()
         assert code == 0 and err == ""
         # The fake judge says 4 to every deck: no spread, so no correlation to speak of.
         assert "actionability: within +-1 100%, judge - person +0.00, correlation n/a, 3 pairs" in out
         verdict = out.strip().splitlines()[-1]
-        assert verdict.startswith("PASSED: deck_r2 v1 on fake-judge, within +-1 100%, judge - person +0.00")
+        assert verdict.startswith(f"PASSED: deck_r2 v1 on {judge}, within +-1 100%, judge - person +0.00")
         assert verdict.endswith(
             ", correlation n/a, 15 pairs over 3 examples (needs 80% within +-1 over at least 3 examples)"
         )

@@ -21,6 +21,7 @@ from django.urls import URLPattern, path
 from agents.deck.render.pdf import render_pdf
 from agents.deck.render.pptx import render_pptx
 from memos.models import ArtefactVersion
+from memos.pipeline.deck.calibration import configured_scorer
 from memos.pipeline.deck.desk import calibration, escalation, factcheck, gold_scores, pages
 from memos.pipeline.deck.desk.export import laps
 from memos.pipeline.deck.desk.schedule import cycles_due, schedule_panel
@@ -38,7 +39,7 @@ from memos.services.surfaces import (
     VersionPage,
 )
 
-__all__ = ["SURFACE", "calibration", "escalation", "factcheck", "gold_scores"]
+__all__ = ["SURFACE", "calibration", "configured_scorer", "escalation", "factcheck", "gold_scores"]
 
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 

@@ -31,9 +31,10 @@ from agents.llm.roles import Role
 from agents.llm.types import CallContext
 from agents.rubrics import Rubric
 from memos.models import AgentStep, ArtefactVersion, Calibration, GoldScore, RubricVersion
+from memos.pipeline.deck.calibration import configured_scorer
 from memos.pipeline.deck.judging import judge_prompt
 from memos.pipeline.deck.plan import SCOPE
-from memos.pipeline.gateway import gateway, llm_settings
+from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import pinned_rubric
 from memos.services import governance
 from memos.services.errors import ServiceError
@@ -169,7 +170,7 @@ def calibrate(*, rubric_name: str) -> Calibration:
     overall = agreement(every)
     return Calibration.objects.create(
         rubric_version=row,
-        scorer_model=llm_settings().endpoint_for(Role.SCORER).model,
+        scorer_model=configured_scorer(),
         examples=examples,
         skipped=skipped,
         pairs=len(every),
