@@ -52,6 +52,9 @@ class Document(_Frozen):
 class Searched(_Frozen):
     query: Query
     found: list[str]  # document ids, in the order the searcher ranked them
+    # Why the search API did not answer this query (its host and path, never its key), "" when it did or
+    # none is configured: the query was answered from the desk's own documents alone.
+    failed: str = ""
 
 
 class DriverOut(_Frozen):

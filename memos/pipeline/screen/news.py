@@ -65,10 +65,19 @@ def search(searcher: DeskSearcher, queries: list[Query]) -> tuple[list[Searched]
     found: dict[str, SourceDocument] = {}
     for query in queries:
         answer = searcher.answer(query)
-        searched.append(Searched(query=query, found=[doc.doc_id for doc in answer]))
-        for doc in answer:
+        searched.append(
+            Searched(query=query, found=[doc.doc_id for doc in answer.documents], failed=answer.failed)
+        )
+        for doc in answer.documents:
             found.setdefault(doc.doc_id, doc)
     return searched, [document_of(doc) for doc in found.values()]
+
+
+def search_notes(searched: list[Searched]) -> list[str]:
+    """Code's notes on searches the API did not answer: each reason once, first among the reading's notes,
+    so the sector's evidence says what it was not given."""
+    failures = list(dict.fromkeys(search.failed for search in searched if search.failed))
+    return [f"{failure}; this reading rests on the desk's own documents alone" for failure in failures]
 
 
 @dataclass(frozen=True)
@@ -227,6 +236,7 @@ def _graded(
         summary = f"{LIMITED.format(cited=named)} {summary}".strip()
     if evidence != claimed:
         dropped.append(f"the model said its evidence was {claimed}; its cited documents support {ceiling}")
+    dropped = [*search_notes(searched), *dropped]
     return NewsOutput(
         sector=sector,
         searches=searched,
@@ -251,5 +261,6 @@ def _silent(sector: str, searched: list[Searched], sentence: str) -> NewsOutput:
         claimed="none",
         ceiling="none",
         evidence_quality="none",
+        dropped=search_notes(searched),
         asked_model=False,
     )

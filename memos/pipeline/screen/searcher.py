@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date
 from itertools import chain, zip_longest
 
+from agents.data.errors import DataError
 from agents.data.news import LiveSearch
 from agents.data.types import SourceDocument
 from agents.screen.search import Query
@@ -30,6 +32,12 @@ _CASHTAG = re.compile(r"\$[a-z][a-z.\-]*")
 DESK_KINDS = ("news", "prediction-market", "filing")
 
 
+@dataclass(frozen=True)
+class Answer:
+    documents: list[SourceDocument]
+    failed: str  # why the search API did not answer, or ""
+
+
 class DeskSearcher:
     """``live``: the configured search API (live mode), asked for each query with terms, before the desk's
     own documents; what it finds is stored as documents like any other."""
@@ -39,8 +47,14 @@ class DeskSearcher:
         self._lock = threading.Lock()
         self._live = live
 
-    def answer(self, query: Query) -> list[SourceDocument]:
-        searched = self._searched(query)
+    def answer(self, query: Query) -> Answer:
+        """The query's documents; a search API that fails (an outage, a refusal) leaves the desk's own
+        documents to answer, and says why (issue 31: an outage failed the whole screen)."""
+        try:
+            searched = self._searched(query)
+            failed = ""
+        except DataError as exc:
+            searched, failed = [], f"search API failed: {exc}"
         if query.kind == "market":
             found = _matching(self._desk(query, symbols=()), query.words)
         elif query.kind == "posts":
@@ -51,7 +65,7 @@ class DeskSearcher:
             found = list(chain(self._desk(query, symbols=query.symbols), self._symbol_posts(query)))
         chosen = _distinct([*searched, *found])[: query.limit]
         save_documents(doc for doc in chosen if doc.kind == "social" or doc in searched)
-        return chosen
+        return Answer(chosen, failed)
 
     def _searched(self, query: Query) -> list[SourceDocument]:
         if self._live is None or not query.terms:

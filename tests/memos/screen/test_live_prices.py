@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from agents.data.http import http_fetcher
+from agents.data.http import FetchError, http_fetcher
 from agents.data.news import LiveSearch
 from agents.data.prices import LivePriceSource
 from agents.screen.outputs import NewsOutput, QuantStep
@@ -139,3 +139,26 @@ def test_the_search_apis_key_goes_in_a_header_and_no_source_but_sec_gets_the_con
     assert search["headers"] == {"X-Api-Key": "sk-live-123"}
     assert "sk-live-123" not in SEARCH_TEMPLATE and prices.get("headers") is None
     assert all("ops@firm.example" not in str(options["user_agent"]) for options in built)
+
+
+def test_a_search_api_outage_leaves_the_desks_documents_and_says_so_in_each_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 31: a search API that failed failed the whole screen (and the weekly slot with it)."""
+
+    def down(url: str) -> bytes:
+        raise FetchError("https://news.example.com/rss/search answered HTTP 503")
+
+    monkeypatch.setattr(news, "live_search", lambda: LiveSearch(down, SEARCH_TEMPLATE))
+    with override_settings(DATA_MODE="live", SCREEN_SEARCH_URL=SEARCH_TEMPLATE):
+        run = _screen(["XOM", "CVX", "DUK"])
+        with fake_llm():
+            driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    readings = [NewsOutput.model_validate(s.output) for s in AgentStep.objects.filter(run=run, kind="news")]
+    assert readings
+    for reading in readings:
+        assert reading.dropped[0].startswith("search API failed: https://news.example.com/rss/search")
+        assert "the desk's own documents alone" in reading.dropped[0]
+        assert all(search.failed for search in reading.searches if search.query.terms)
