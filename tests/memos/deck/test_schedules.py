@@ -372,6 +372,7 @@ def test_another_analyst_gets_a_404_and_a_committee_member_a_403(brief: Brief, b
 def test_an_executive_never_sets_it_even_on_a_published_deck(brief: Brief) -> None:
     erin = person("erin", "executive")
     assert post_schedule(signed_in(erin), brief, cycles="2")[0] == 404  # not published: not theirs to see
+    ArtefactVersion.objects.filter(brief=brief).update(status=ArtefactVersion.Status.APPROVED)
     ArtefactVersion.objects.filter(brief=brief).update(
         status=ArtefactVersion.Status.PUBLISHED, published_at=timezone.now()
     )

@@ -64,6 +64,7 @@ def test_an_executive_finds_what_was_published_on_the_home_page_and_nothing_else
     """The executives read published versions only; the home page lists them, newest first."""
     executive = member("eve", Roles.EXECUTIVE)
     published, draft = frozen(alice), frozen(alice, thesis="Not yet approved.")
+    ArtefactVersion.objects.filter(pk=published.pk).update(status=ArtefactVersion.Status.APPROVED)
     ArtefactVersion.objects.filter(pk=published.pk).update(
         status=ArtefactVersion.Status.PUBLISHED, published_at=timezone.now()
     )

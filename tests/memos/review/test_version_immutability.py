@@ -274,6 +274,7 @@ def test_the_publication_time_goes_with_the_status_and_once_set_never_changes(
 ) -> None:
     """Executives read the versions that have a publication time (memos.services.access): a version in review
     never has one, a published one always has, and a superseded one keeps the one it had."""
+    ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.APPROVED)  # publishable
     before = raw_row(ArtefactVersion, version.pk)
     now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
     message = refused(lambda: ArtefactVersion.objects.filter(pk=version.pk).update(status=Status.PUBLISHED))
@@ -295,6 +296,29 @@ def test_the_publication_time_goes_with_the_status_and_once_set_never_changes(
 
         assert "its publication time never changes" in refused(attempt)
     assert ArtefactVersion.objects.get(pk=version.pk).published_at == now
+
+
+@pytest.mark.parametrize(
+    ("path", "refused_move"),
+    [
+        ((), Status.PUBLISHED),  # published without an approval
+        ((Status.APPROVED,), Status.READY_FOR_REVIEW),  # an approval taken back
+        ((Status.CHANGES_REQUESTED,), Status.APPROVED),  # sent back, then approved anyway
+        ((Status.APPROVED, Status.PUBLISHED), Status.APPROVED),  # a publication withdrawn
+        ((Status.SUPERSEDED,), Status.READY_FOR_REVIEW),  # a superseded version revived
+    ],
+)
+def test_the_database_keeps_the_status_to_the_moves_the_review_makes(
+    version: ArtefactVersion, path: tuple[str, ...], refused_move: str
+) -> None:
+    now = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+    for status in path:  # each a move the review makes
+        extra = {"published_at": now} if status == Status.PUBLISHED else {}
+        ArtefactVersion.objects.filter(pk=version.pk).update(status=status, **extra)
+    before = raw_row(ArtefactVersion, version.pk)
+    message = refused(lambda: ArtefactVersion.objects.filter(pk=version.pk).update(status=refused_move))
+    assert "the review never moves it to" in message or "a_published_version_says_when" in message
+    assert raw_row(ArtefactVersion, version.pk) == before
 
 
 # --- the audit trail: append-only
