@@ -1,9 +1,10 @@
 """What every command that starts a run on a new brief shares (``manage.py run <workflow>``, and its aliases
 ``analyze``, ``deck``, ``agency`` and ``screen``): the brief's arguments, the one way a run starts
 (memos.services.runs.ask), following the run with a progress bar (``--wait``) or running its stages in this
-process (``--inline``), and the exit status: 0 when the run is done or needs review, 1 when it failed (with
-its reason) or the wait gave up, 2 for bad input (one line on stderr). A workflow's command says what its
-finished run printed and wrote.
+process (``--inline``), and the exit status: 0 when the run is done, 3 when it ended needing review (a part
+not finished, an escalated deck, a memo not evaluated: what it made is written, and a person should look),
+1 when it failed (with its reason) or the wait gave up, 2 for bad input (one line on stderr). A workflow's
+command says what its finished run printed and wrote.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from memos.services.surfaces import surface_for
 BAR_WIDTH = 30
 POLL_S = 0.5
 FINISHED_OK = (Run.Status.DONE, Run.Status.NEEDS_REVIEW)
+NEEDS_REVIEW_EXIT = 3  # what it made is written, but a person should look before anyone relies on it
 
 
 class RunCommand(BaseCommand):
@@ -131,6 +133,9 @@ class RunCommand(BaseCommand):
             self.stderr.write(f"{self.name}: run {run.status}: {run.status_message}")
             raise SystemExit(1)
         self.finish(run, time.monotonic() - started, options)
+        if run.status == Run.Status.NEEDS_REVIEW:
+            self.stderr.write(f"{self.name}: the run needs review: {run.status_message}")
+            raise SystemExit(NEEDS_REVIEW_EXIT)
 
     def refuse(self, message: str) -> NoReturn:
         self.stderr.write(f"{self.name}: {message}")

@@ -5,7 +5,7 @@ writes what the run made: ``F1.md`` and ``F2.md``; ``m1.md``..``m15.md`` (a merg
 was debated in its place); each debated move's threads as ``threads/m<N>/i1.json``..``i3.json`` (a list of
 turns, each with ``round``, ``speaker`` and ``text``); ``scores.json`` (each move's ``id``, ``persona``,
 ``risk``, ``scores`` per board member on the four metrics, ``total`` out of 120 and ``rank``) and
-``ranking.md``. Exit status 0 when the run is done, 1 when it failed, 2 for bad input.
+``ranking.md``. Exit status 0 when the run is done, 3 when it needs review, 1 when it failed, 2 for bad input.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Starts a C-suite deck run (seed 001) on a brief, printing the run's URL. ``--wait`` follows the RQ worker;
 ``--inline`` runs every stage in this process. ``--out DIR`` writes the best version's ``deck.json`` (the
-spec), ``deck.pptx`` and ``render.pdf``. Exit status 0 when the deck is done, 1 when the run failed or was
-escalated (with its reason), 2 for bad input (memos.management.run_command).
+spec), ``deck.pptx`` and ``render.pdf``. Exit status 0 when the deck is done, 3 when it was escalated (it
+needs review), 1 when the run failed (with its reason), 2 for bad input (memos.management.run_command).
 """
 
 from __future__ import annotations
@@ -44,5 +44,4 @@ class DeckCommand(RunCommand):
             (out / "deck.pptx").write_bytes(render_pptx(output.deck))
             (out / "render.pdf").write_bytes(render_pdf(output.deck).pdf)
             self.stdout.write(f"wrote {out / 'deck.json'}, {out / 'deck.pptx'} and {out / 'render.pdf'}")
-        if output.escalated:
-            raise SystemExit(1)
+        # An escalated deck ends its run needing review: the command exits 3 (memos.management.run_command).

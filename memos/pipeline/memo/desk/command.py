@@ -2,8 +2,8 @@
 
 Starts an investment-memo run (seed 000) on a brief, printing the run's URL; ``--wait`` follows the RQ
 worker's progress with a progress bar, ``--inline`` runs every stage in this process (no worker needed).
-Exit status 0 when the memo is done or needs review, 1 when the run failed (with its reason), 2 for bad
-input (memos.management.run_command).
+Exit status 0 when the memo is done, 3 when it needs review (not evaluated, or the evaluator's REVISE), 1
+when the run failed (with its reason), 2 for bad input (memos.management.run_command).
 """
 
 from __future__ import annotations
@@ -31,4 +31,4 @@ class MemoCommand(RunCommand):
             f"{memo.verdict.decision if memo.verdict is not None else 'none: not evaluated'}"
         )
         if run.status == Run.Status.NEEDS_REVIEW:
-            self.stdout.write(f"needs review: {run.status_message}")
+            self.stdout.write(f"needs review: {run.status_message}")  # and the command exits 3

@@ -5,7 +5,8 @@ Starts a weekly sector screen (seed 002) on the strategy's watchlist: the bundle
 ``--json`` prints one object: ``as_of``, ``market``, ``sectors``, ``symbols`` (each with ``symbol``,
 ``sector``, ``return_1w``, ``beta``, ``alpha_1w``, ``rsi14``, ``flag``, ``flag_reason``,
 ``evidence_quality``) and ``llm_calls``. ``--out DIR`` writes ``screen.json`` (the same object) and
-``flags.md``. A malformed strategy names the field and exits 2; exit 1 when the run failed.
+``flags.md``. A malformed strategy names the field and exits 2; exit 1 when the run failed, 3 when it needs
+review.
 """
 
 from __future__ import annotations
