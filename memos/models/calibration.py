@@ -78,6 +78,10 @@ class Calibration(models.Model):
     skipped = models.PositiveIntegerField(
         default=0, help_text="gold scores of decks the judge cannot be shown as the loop shows them"
     )
+    decks = models.PositiveIntegerField(
+        default=0, help_text="distinct decks among the examples: one per version line, distinct by content"
+    )
+    raters = models.PositiveIntegerField(default=0, help_text="distinct people whose scores were compared")
     pairs = models.PositiveIntegerField(help_text="(dimension, example) pairs compared")
     within_one = models.FloatField(help_text="share of pairs where the judge was within one point")
     mean_diff = models.FloatField(

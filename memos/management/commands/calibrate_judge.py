@@ -40,12 +40,13 @@ def report_lines(result: Calibration) -> list[str]:
     lines = [f"{key}: {calibration.agreement_text(found)}" for key, found in result.by_dimension.items()]
     verdict = "PASSED" if result.passed else "NOT PASSED"
     why = (
-        f"needs {calibration.WITHIN_ONE_BAR:.0%} within +-1 over at least {calibration.MIN_EXAMPLES} examples"
+        f"needs {calibration.WITHIN_ONE_BAR:.0%} within +-1 over at least {calibration.MIN_DECKS} decks "
+        f"scored by at least {calibration.MIN_RATERS} people"
     )
     skipped = f", {result.skipped} skipped (no R2 or no scope to show the judge)" if result.skipped else ""
     lines.append(
         f"{verdict}: {result.rubric_version.name} v{result.rubric_version.version} on {result.scorer_model}, "
-        f"{calibration.agreement_text(calibration.overall_of(result))} over {result.examples} examples"
-        f"{skipped} ({why})"
+        f"{calibration.agreement_text(calibration.overall_of(result))} over {result.examples} examples "
+        f"({result.decks} decks, {result.raters} people){skipped} ({why})"
     )
     return lines

@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.db import transaction
 from django.test import Client, override_settings
 
+from agents.data.edgar import SnapshotEdgarSource, load_company_facts
 from agents.deck.rubrics import DECK_R1, DECK_R2
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
@@ -22,13 +23,16 @@ from memos.models import ArtefactVersion, Brief, Calibration, GoldScore, LLMCall
 from memos.pipeline import driver
 from memos.pipeline.deck.calibration import is_calibrated
 from memos.pipeline.deck.desk.calibration import agreement, calibrate, record_gold_score
+from memos.pipeline.fact_store import save_company_facts
 from memos.pipeline.workflows import Artefact
 from memos.services.errors import ServiceError
+from memos.services.runs import create_brief, start_run
 from memos.services.versions import freeze
+from tests.agents.data import SNAPSHOT
 from tests.agents.deck.samples import cleared_r1, sample_deck
-from tests.memos.deck_support import deck_run, deck_settings, fake_deck_llm
+from tests.memos.deck_support import deck_settings, fake_deck_llm
 from tests.memos.factories import company, run_for
-from tests.memos.pipeline_support import analyst
+from tests.memos.pipeline_support import analyst, load_desk_data, person
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,21 +44,24 @@ R2_KEYS = (
     "metric_traceability",
 )
 R1_KEYS = ("thesis_clarity", "coverage_depth", "narrative_flow", "visual_baseline", "actionability")
-QUESTIONS = (
-    "Should the board keep the position through the next product cycle?",
-    "Should the committee add to the position before the next launch?",
-    "Should the fund trim the position after the last quarter?",
-)
+# Five distinct decks (a pass needs five, distinct by content: the fake drafter writes the same deck for one
+# company and profile, so they differ by company and profile), each its own brief and version line.
+DECKS = (("AAPL", "quick"), ("AAPL", "full"), ("TSLA", "quick"), ("NVDA", "quick"), ("TSM", "quick"))
 
 
-def finished_decks(count: int, owner: User, questions: tuple[str, ...] = QUESTIONS) -> list[ArtefactVersion]:
+def finished_decks(count: int, owner: User) -> list[ArtefactVersion]:
+    load_desk_data("AAPL")  # its prices too; the others' filed figures suffice for a deck
     versions = []
-    for question in questions[:count]:
-        run = deck_run("quick", user=owner, question=question)
+    for ticker, profile in DECKS[:count]:
+        if ticker != "AAPL":
+            save_company_facts(load_company_facts(SnapshotEdgarSource(SNAPSHOT), ticker))
+        brief = create_brief(owner=owner, ticker=ticker, question=f"Should the board keep {ticker}?")
+        run = start_run(brief=brief, user=owner, profile=profile, workflow="deck", enqueue=False)
         driver.run_inline(str(run.pk))
         run.refresh_from_db()
         assert run.status == Run.Status.DONE, run.status_message
         versions.append(ArtefactVersion.objects.get(run=run))
+    assert len({version.content_hash for version in versions}) == count
     return versions
 
 
@@ -89,21 +96,25 @@ def judge_elsewhere(server: FakeLLMServer) -> LLMSettings:
 
 def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_does_not() -> None:
     owner = analyst()
+    cara, dan, eve = (person(name, "committee") for name in ("cara", "dan", "eve"))
     with fake_deck_llm() as server:
-        versions = finished_decks(3, owner)
+        versions = finished_decks(5, owner)
         pins = versions[0].run.rubric_versions
         assert not is_calibrated(DECK_R2, pins)  # never checked
 
-        score_all(versions, owner, [3, 4, 5])  # the judge says 4: off by 1, 0 and 1
+        # Two people score five decks; the judge says 4: off by 1, 0, 1, 0 and 0.
+        score_all(versions[:3], cara, [3, 4, 5])
+        score_all(versions[3:], dan, [4, 4])
         near = calibrate(rubric_name=DECK_R2)
         # One judge call per deck, in the ledger; the loop asked the very same prompt of the final deck, so
         # the ledger's cache answers it with the score the loop acted on.
         asked = LLMCall.objects.filter(stage="calibration", role="scorer")
-        assert sorted(asked.values_list("prompt_name", flat=True)) == ["deck_scorer"] * 3
-        assert near.passed and near.examples == 3 and near.pairs == 15 and near.within_one == 1.0
+        assert sorted(asked.values_list("prompt_name", flat=True)) == ["deck_scorer"] * 5
+        assert near.passed and near.examples == 5 and near.pairs == 25 and near.within_one == 1.0
+        assert (near.decks, near.raters) == (5, 2)
         judge = f"fake-judge at {server.url.removeprefix('http://')}"
         assert near.scorer_model == judge and near.rubric_version.name == DECK_R2
-        assert near.by_dimension["actionability"]["mean_abs_diff"] == pytest.approx(2 / 3)
+        assert near.by_dimension["actionability"]["mean_abs_diff"] == pytest.approx(2 / 5)
         assert is_calibrated(DECK_R2, pins)
         with override_settings(LLM_SETTINGS=another_judge(server)):
             assert not is_calibrated(DECK_R2, pins)  # passed on fake-judge says nothing of another model
@@ -113,15 +124,30 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
         code, out, err = run_command()
         assert code == 0 and err == ""
         # The fake judge says 4 to every deck: no spread, so no correlation to speak of.
-        assert "actionability: within +-1 100%, judge - person +0.00, correlation n/a, 3 pairs" in out
+        assert "actionability: within +-1 100%, judge - person +0.00, correlation n/a, 5 pairs" in out
         verdict = out.strip().splitlines()[-1]
         assert verdict.startswith(f"PASSED: deck_r2 v1 on {judge}, within +-1 100%, judge - person +0.00")
         assert verdict.endswith(
-            ", correlation n/a, 15 pairs over 3 examples (needs 80% within +-1 over at least 3 examples)"
+            ", correlation n/a, 25 pairs over 5 examples (5 decks, 2 people) "
+            "(needs 80% within +-1 over at least 5 decks scored by at least 2 people)"
         )
 
+        # A pass is earned (issue 31): one person copying the judge onto five decks is not one ...
         GoldScore.objects.all().delete()
-        score_all(versions, owner, [1, 1, 1])  # three points below the judge everywhere
+        score_all(versions, cara, [4, 4, 4, 4, 4])
+        alone = calibrate(rubric_name=DECK_R2)
+        assert alone.within_one == 1.0 and alone.raters == 1 and not alone.passed
+        # ... nor three people scoring one deck.
+        GoldScore.objects.all().delete()
+        for rater in (cara, dan, eve):
+            score_all(versions[:1], rater, [4])
+        one_deck = calibrate(rubric_name=DECK_R2)
+        assert one_deck.within_one == 1.0 and (one_deck.decks, one_deck.raters) == (1, 3)
+        assert not one_deck.passed and not is_calibrated(DECK_R2, pins)
+
+        GoldScore.objects.all().delete()
+        score_all(versions[:3], cara, [1, 1, 1])  # three points below the judge everywhere
+        score_all(versions[3:], dan, [1, 1])
         far = calibrate(rubric_name=DECK_R2)
         assert not far.passed and far.within_one == 0.0
         assert {key: found["mean_abs_diff"] for key, found in far.by_dimension.items()} == dict.fromkeys(
@@ -133,20 +159,13 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
         assert "metric_traceability: within +-1 0%, judge - person +3.00" in out  # the judge is the kinder
         assert out.strip().splitlines()[-1].startswith("NOT PASSED")
 
-        score_all(versions, owner, [4, 5, 3], rubric=DECK_R1)  # the gate's judge, asked as the gate asks
+        # The gate's judge, asked as the gate asks.
+        score_all(versions[:3], cara, [4, 5, 3], rubric=DECK_R1)
+        score_all(versions[3:], dan, [4, 4], rubric=DECK_R1)
         gate = calibrate(rubric_name=DECK_R1)
-        assert LLMCall.objects.filter(stage="calibration", prompt_name="deck_gate").count() == 3
+        assert LLMCall.objects.filter(stage="calibration", prompt_name="deck_gate").count() == 5
         assert gate.passed and gate.rubric_version.name == DECK_R1 and set(gate.by_dimension) == set(R1_KEYS)
-    assert Calibration.objects.count() == 5
-
-
-def test_fewer_than_three_examples_do_not_pass_even_when_the_judge_agrees() -> None:
-    owner = analyst()
-    with fake_deck_llm():
-        versions = finished_decks(2, owner)
-        score_all(versions, owner, [4, 4])
-        result = calibrate(rubric_name=DECK_R2)
-    assert result.within_one == 1.0 and result.examples == 2 and not result.passed
+    assert Calibration.objects.count() == 7
 
 
 def frozen_deck(owner: User) -> ArtefactVersion:

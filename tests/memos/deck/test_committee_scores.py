@@ -26,10 +26,6 @@ from tests.memos.review.support import frozen, member
 pytestmark = pytest.mark.django_db(transaction=True)
 
 KEYS = list(dict.fromkeys(R2_KEYS + R1_KEYS))  # actionability counts toward both: one field
-MORE_QUESTIONS = (
-    "Should the board fund the services push next year?",
-    "Should the committee hedge the supply-chain exposure now?",
-)
 
 
 def signed_in(user: User) -> Client:
@@ -96,20 +92,20 @@ def test_a_memo_is_not_scored_on_the_deck_judge_s_rubrics() -> None:
 
 def test_from_five_scored_decks_the_judge_is_compared_and_the_run_page_shows_how_far_it_agrees() -> None:
     owner = analyst()
-    carol = member("carol", Roles.COMMITTEE)
+    carol, dave = member("carol", Roles.COMMITTEE), member("dave", Roles.COMMITTEE)
     queue = django_rq.get_queue(driver.QUEUE)
     earlier = set(queue.job_ids)
     client = signed_in(carol)
     with fake_deck_llm():
-        versions: list[ArtefactVersion] = finished_decks(3, owner)
-        versions += finished_decks(2, owner, MORE_QUESTIONS)
+        versions: list[ArtefactVersion] = finished_decks(5, owner)
         for version, value in zip(versions[:4], [3, 4, 5, 4], strict=True):
             client.post(f"/versions/{version.pk}/score/", answers(value))
         run_page = client.get(f"/runs/{versions[0].run_id}/").content.decode()
         assert "4 of 5 decks scored by the committee" in run_page
         assert not calibrations(queue, earlier)
 
-        client.post(f"/versions/{versions[4].pk}/score/", answers(4))
+        # The fifth deck is another member's to score: a pass needs two people (issue 31).
+        signed_in(dave).post(f"/versions/{versions[4].pk}/score/", answers(4))
         queued = calibrations(queue, earlier)
         assert queued == [DECK_R1, DECK_R2]
         for rubric in queued:  # what the worker does with the jobs

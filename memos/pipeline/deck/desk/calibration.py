@@ -43,8 +43,12 @@ from memos.services.errors import ServiceError
 # judge over one odd example; 80% is the usual inter-rater bar for a 0-5 scale (two trained people agree
 # within one point about that often), so a judge meeting it disagrees with a person no more than people do.
 WITHIN_ONE_BAR = 0.8
-# Fewer examples than this and one deck decides the verdict: not a measurement.
-MIN_EXAMPLES = 3
+# A pass is earned, not copied (issue 31): at least this many distinct decks (one per version line, distinct
+# by content: versions of one deck, or one content twice, are one deck) scored by at least this many
+# people. One member copying the judge onto three decks, or three members scoring one deck, is no
+# measurement of the judge against the committee.
+MIN_DECKS = 5
+MIN_RATERS = 2
 STAGE = "calibration"
 
 
@@ -156,29 +160,38 @@ def calibrate(*, rubric_name: str) -> Calibration:
     keys = composite_keys(rubric)
     pairs: dict[str, list[tuple[int, int]]] = {key: [] for key in keys}  # (judge, person)
     examples = skipped = 0
+    raters: set[int] = set()
+    lines: set[tuple[int, str]] = set()
+    contents: set[str] = set()
     for example in gold:
         judged = judge_scores(example.version, rubric_name, rubric, model_written=row.model_written_anchors)
         if judged is None:
             skipped += 1
             continue
         examples += 1
+        raters.add(example.scored_by_id)
+        lines.add((example.version.brief_id, example.version.kind))
+        contents.add(example.version.content_hash)
         for key in keys:
             human = example.scores.get(key)
             if isinstance(human, int) and key in judged:
                 pairs[key].append((judged[key], human))
     every = [pair for found in pairs.values() for pair in found]
     overall = agreement(every)
+    decks = min(len(lines), len(contents))
     return Calibration.objects.create(
         rubric_version=row,
         scorer_model=configured_scorer(),
         examples=examples,
         skipped=skipped,
+        decks=decks,
+        raters=len(raters),
         pairs=len(every),
         within_one=overall.within_one,
         mean_diff=overall.mean_diff,
         correlation=overall.correlation,
         by_dimension={key: agreement(found).as_json() for key, found in pairs.items()},
-        passed=examples >= MIN_EXAMPLES and overall.within_one >= WITHIN_ONE_BAR,
+        passed=decks >= MIN_DECKS and len(raters) >= MIN_RATERS and overall.within_one >= WITHIN_ONE_BAR,
     )
 
 
