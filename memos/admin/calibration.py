@@ -65,6 +65,8 @@ class GoldScoreForm(forms.ModelForm[GoldScore]):
             taken = GoldScore.objects.filter(version=version, rubric=rubric, scored_by_id=self.scorer_id)
             if taken.exists():
                 self.add_error(None, f"You have already scored {version} on {rubric}.")
+        if version is not None and (refusal := gold_scores.whose_deck(self.scorer_id, version)):
+            self.add_error(None, refusal)
         self.instance.scores = scores  # validated by GoldScore.clean in the model form's own check
         return data
 

@@ -19,7 +19,7 @@ from agents.deck.rubrics import DECK_R1, DECK_R2
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
-from memos.models import ArtefactVersion, Brief, Calibration, GoldScore, LLMCall, Run
+from memos.models import ArtefactVersion, Brief, Calibration, Company, GoldScore, LLMCall, Run
 from memos.pipeline import driver
 from memos.pipeline.deck.calibration import is_calibrated
 from memos.pipeline.deck.desk.calibration import agreement, calibrate, record_gold_score
@@ -168,9 +168,11 @@ def test_a_judge_within_one_point_of_the_people_passes_and_one_far_from_them_doe
     assert Calibration.objects.count() == 7
 
 
-def frozen_deck(owner: User) -> ArtefactVersion:
+def frozen_deck(owner: User, on: Company | None = None) -> ArtefactVersion:
     """A deck version frozen without a run behind it: enough for the gold score's own checks."""
-    brief = Brief.objects.create(company=company(), question="Which slides does the board need?", owner=owner)
+    brief = Brief.objects.create(
+        company=on or company(), question="Which slides does the board need?", owner=owner
+    )
     run = Run.objects.create(brief=brief, created_by=owner, status=Run.Status.DONE, workflow="deck")
     deck = sample_deck(3)
     content = cleared_r1(deck, composite=3.6).model_dump(mode="json")
@@ -239,6 +241,12 @@ def test_a_superuser_adds_a_gold_score_with_one_field_per_dimension_and_the_form
     assert client.post("/admin/memos/goldscore/add/", form).status_code == 302
     gold = GoldScore.objects.get()
     assert gold.scored_by == root and gold.scores == dict.fromkeys(R2_KEYS, 4)
+
+    # The admin keeps the page's rules on whose deck it is (issue 31): not a brief of one's own.
+    own = frozen_deck(root, on=deck.brief.company)
+    mine = client.post("/admin/memos/goldscore/add/", form | {"version": str(own.pk)})
+    assert mine.status_code == 200 and "You own this brief" in mine.content.decode()
+    assert GoldScore.objects.count() == 1
 
 
 def test_the_agreement_figures_are_the_share_within_one_the_signed_difference_and_the_correlation() -> None:

@@ -100,18 +100,26 @@ def dimension_fields() -> list[DimensionField]:
 
 
 def why_not_scoring(user: User, version: ArtefactVersion) -> str:
-    """Why ``user`` may not score ``version`` ("" when they may). Assumes they may read it."""
+    """Why ``user`` may not score ``version`` on its page ("" when they may). Assumes they may read it."""
     if user.is_superuser:
         return "You add gold scores in the admin, so you do not score here."
-    if user.pk == version.brief.owner_id:
-        return "You own this brief: its deck is scored by the rest of the committee."
-    if user.pk == version.run.created_by_id:
-        return "You started this deck's run: it is scored by the rest of the committee."
+    if refusal := whose_deck(user.pk, version):
+        return refusal
     if not _judged(version):
         return (
             f"{version.label} has no R2 judgement (it did not clear the entry bar, or was never scored on "
             "R2), so the judge has nothing to compare with yours: it is not a gold example."
         )
+    return ""
+
+
+def whose_deck(scorer_id: int | None, version: ArtefactVersion) -> str:
+    """Nobody scores a deck of a brief they own or a run they started: on the deck's page and in the admin
+    alike (issue 31: the admin's path skipped this). "" when ``scorer_id`` is neither."""
+    if scorer_id == version.brief.owner_id:
+        return "You own this brief: its deck is scored by the rest of the committee."
+    if scorer_id == version.run.created_by_id:
+        return "You started this deck's run: it is scored by the rest of the committee."
     return ""
 
 
