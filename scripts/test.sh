@@ -31,8 +31,13 @@ log "ruff"
 "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check .
 log "mypy --strict"
 "$VENV/bin/mypy" .
-log "pytest (default suite)"
-"$PY" -m pytest -q "$@"
+# The default suite in parallel worker processes (pytest-xdist): most tests wait on processes, sockets and
+# timeouts rather than compute, so more workers than cores pays. Each worker has its own test database and
+# Redis databases (tests/testenv.py); worksteal hands a finished worker the tests another has not begun.
+# ADESK_TEST_WORKERS=0 runs it in this one process.
+WORKERS="${ADESK_TEST_WORKERS:-3}"
+log "pytest (default suite, $WORKERS workers)"
+"$PY" -m pytest -q -n "$WORKERS" --dist worksteal "$@"
 log "pytest (browser, end to end: its own process, see FIELD-NOTES on Playwright and asyncio)"
 "$PY" -m pytest -q -m e2e
 log "pytest (embedded local model, end to end)"
