@@ -17,9 +17,11 @@ from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from memos.models import AgentStep, ArtefactVersion, Run
-from memos.pipeline import driver
+from memos.pipeline import driver, fanout
 from memos.pipeline.registry import fake_answers
+from memos.services import notifications
 from memos.services.runs import create_brief, start_run
+from tests import db_snapshot
 from tests.memos.pipeline_support import analyst, load_desk_data
 
 QUESTION = "Should the board keep the position through the next product cycle?"
@@ -83,3 +85,35 @@ def finished_deck(profile: str = "quick") -> Finished:
     assert run.status == Run.Status.DONE, run.status_message
     version = ArtefactVersion.objects.get(run=run)
     return Finished(run, version, DeckOutput.model_validate(version.content))
+
+
+@dataclass(frozen=True)
+class FinishedSnapshot:
+    """The rows of a finished deck run (``finished_deck``), and which run and version in them it is."""
+
+    rows: db_snapshot.Snapshot
+    run_id: str
+    version_id: int
+
+
+def finished_deck_snapshot(profile: str = "quick") -> FinishedSnapshot:
+    """A finished deck run built once, for a module's tests to restore (``restored_deck``) instead of each
+    running its own: the same fake answers give the same deck every time, and a run takes seconds of
+    rendering. Call it with the database unblocked, outside any test; the database is left as it was."""
+    before = db_snapshot.take()
+    try:
+        done = finished_deck(profile)
+        # The run's background work ends first (tests/conftest.py _background_threads_let_go says why).
+        notifications.wait_for_mail()
+        fanout.shutdown()
+        return FinishedSnapshot(db_snapshot.take(), str(done.run.pk), done.version.pk)
+    finally:
+        db_snapshot.restore(before)
+
+
+def restored_deck(snapshot: FinishedSnapshot) -> Finished:
+    """The snapshot's rows in the test database, and its finished run read back from them. Only for a
+    transactional test (``django_db(transaction=True)``): its flush removes the rows afterwards."""
+    db_snapshot.restore(snapshot.rows)
+    version = ArtefactVersion.objects.get(pk=snapshot.version_id)
+    return Finished(Run.objects.get(pk=snapshot.run_id), version, DeckOutput.model_validate(version.content))
