@@ -8,11 +8,18 @@ test's flush empties them), with the same ids, so a fixture's objects can be fet
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from psycopg import Connection, sql
+
+from memos.pipeline import fanout
+from memos.services import notifications
+
+T = TypeVar("T")
 
 # Every column of these tables that draws its values from a sequence (serial and identity columns alike).
 SEQUENCES = """
@@ -83,3 +90,17 @@ def restore(snapshot: Snapshot) -> None:
         cursor.execute("INSERT INTO memos_fact_store_change DEFAULT VALUES")
     # Content types are back with the snapshot's ids; the in-process cache may hold those a flush made.
     ContentType.objects.clear_cache()
+
+
+def committed(build: Callable[[], T]) -> tuple[Snapshot, T]:
+    """The rows ``build`` leaves committed, as a snapshot, and what it returned; the database is then put back
+    as it was. For a module-scoped fixture, with the database unblocked, outside any test."""
+    before = take()
+    try:
+        made = build()
+        # The run's background work ends first (tests/conftest.py _background_threads_let_go says why).
+        notifications.wait_for_mail()
+        fanout.shutdown()
+        return take(), made
+    finally:
+        restore(before)

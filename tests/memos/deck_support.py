@@ -17,9 +17,8 @@ from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
 from agents.llm.roles import Role
 from memos.models import AgentStep, ArtefactVersion, Run
-from memos.pipeline import driver, fanout
+from memos.pipeline import driver
 from memos.pipeline.registry import fake_answers
-from memos.services import notifications
 from memos.services.runs import create_brief, start_run
 from tests import db_snapshot
 from tests.memos.pipeline_support import analyst, load_desk_data
@@ -100,15 +99,8 @@ def finished_deck_snapshot(profile: str = "quick") -> FinishedSnapshot:
     """A finished deck run built once, for a module's tests to restore (``restored_deck``) instead of each
     running its own: the same fake answers give the same deck every time, and a run takes seconds of
     rendering. Call it with the database unblocked, outside any test; the database is left as it was."""
-    before = db_snapshot.take()
-    try:
-        done = finished_deck(profile)
-        # The run's background work ends first (tests/conftest.py _background_threads_let_go says why).
-        notifications.wait_for_mail()
-        fanout.shutdown()
-        return FinishedSnapshot(db_snapshot.take(), str(done.run.pk), done.version.pk)
-    finally:
-        db_snapshot.restore(before)
+    rows, done = db_snapshot.committed(lambda: finished_deck(profile))
+    return FinishedSnapshot(rows, str(done.run.pk), done.version.pk)
 
 
 def restored_deck(snapshot: FinishedSnapshot) -> Finished:
