@@ -221,9 +221,11 @@ stop_postgres() {
 # show it; left in REDIS_PASSWORD. test (the default, as scripts/test.sh and with-services.sh call it): no
 # password, for a throw-away Redis on a random port that lives only as long as the test run.
 start_redis() {
-  local dir="$1" port="$2" mode="${3:-test}" conf=()
+  local dir="$1" port="$2" mode="${3:-test}" conf=() databases=16
   mkdir -p "$dir"
   REDIS_PASSWORD=""
+  # The test suite's parallel workers take two databases each from 16 up (tests/testenv.py redis_db).
+  [ "$mode" = test ] && databases=64
   if [ "$mode" = run ]; then
     REDIS_PASSWORD="$(new_secret "$dir/password")"
     (umask 077; printf 'requirepass %s\n' "$REDIS_PASSWORD" > "$dir/redis.conf")
@@ -231,7 +233,8 @@ start_redis() {
     conf=("$dir/redis.conf")
   fi
   rm -f "$dir/redis.pid"
-  redis-server "${conf[@]}" --bind 127.0.0.1 --port "$port" --daemonize yes --save '' --appendonly no \
+  redis-server "${conf[@]}" --bind 127.0.0.1 --port "$port" --databases "$databases" --daemonize yes \
+    --save '' --appendonly no \
     --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" >/dev/null
   for _ in $(seq 50); do [ -s "$dir/redis.pid" ] && break; sleep 0.1; done
   [ -s "$dir/redis.pid" ] || die "Redis did not start; see $dir/redis.log"

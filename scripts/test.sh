@@ -22,6 +22,10 @@ start_redis "$STATE/redis" "$REDIS_PORT"
 export DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/analyst_desk"
 export REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export ANALYST_DESK_TESTING=true
+# Compiled modules are cached in __pycache__ (git-ignored). Where the environment switches that off
+# (PYTHONDONTWRITEBYTECODE), every process a test starts (a worker, a watchdog, a command) compiled the
+# desk's modules again: about 1.2 s of its 3-4 s of CPU to start Django, in some 80 such processes a run.
+unset PYTHONDONTWRITEBYTECODE
 # The end-to-end test of the embedded path starts llama-server itself with these.
 export ADESK_LLAMA_SERVER="$LLAMA_SERVER"
 export ADESK_TEST_MODEL="$MODEL_PATH"
@@ -31,8 +35,13 @@ log "ruff"
 "$VENV/bin/ruff" check . && "$VENV/bin/ruff" format --check .
 log "mypy --strict"
 "$VENV/bin/mypy" .
-log "pytest (default suite)"
-"$PY" -m pytest -q "$@"
+# The default suite in parallel worker processes (pytest-xdist): most tests wait on processes, sockets and
+# timeouts rather than compute, so more workers than cores pays. Each worker has its own test database and
+# Redis databases (tests/testenv.py); worksteal hands a finished worker the tests another has not begun.
+# ADESK_TEST_WORKERS=0 runs it in this one process.
+WORKERS="${ADESK_TEST_WORKERS:-3}"
+log "pytest (default suite, $WORKERS workers)"
+"$PY" -m pytest -q -n "$WORKERS" --dist worksteal "$@"
 log "pytest (browser, end to end: its own process, see FIELD-NOTES on Playwright and asyncio)"
 "$PY" -m pytest -q -m e2e
 log "pytest (embedded local model, end to end)"

@@ -45,9 +45,16 @@ class RunCommand(BaseCommand):
     writes_out: ClassVar[str] = ""
     chatter: OutputWrapper  # where progress goes: stdout, or stderr when stdout carries --json
 
+    invoked_as: str = ""  # the name typed in the shell (analyze, or run memo's memo), set by run_from_argv
+
     @property
     def name(self) -> str:
-        return self.workflow
+        """How its messages begin: the command as the person typed it (``analyze: run failed: ...``)."""
+        return self.invoked_as or self.workflow
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        self.invoked_as = argv[1]
+        super().run_from_argv(argv)
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         what = workflow_for(self.workflow).choice.split(":")[0].lower()

@@ -178,9 +178,14 @@ def row_lock(step: AgentStep) -> Iterator[psycopg.Connection[Any]]:
             holder.rollback()
 
 
-def someone_waits_on_a_lock() -> bool:
+def someone_waits_on(holder: psycopg.Connection[Any]) -> bool:
+    """Whether a session waits on a lock ``holder`` holds. Not any ungranted lock in pg_locks: that view is
+    the whole cluster's, where the tests of other parallel workers wait on locks of their own."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE %s = ANY(pg_blocking_pids(pid))",
+            [holder.info.backend_pid],
+        )
         row = cursor.fetchone()
     return bool(row and row[0])
 
@@ -224,9 +229,9 @@ def crash_and_resume(
             desk.kill(worker)
         else:
             step = AgentStep.objects.get(run=run, stage=stage)
-            with row_lock(step):
+            with row_lock(step) as holder:
                 driver.enqueue_stage(str(run.pk), "data")
-                wait_for(lambda: _claimed(run, stage) and someone_waits_on_a_lock(), 60, f"{stage} blocked")
+                wait_for(lambda: _claimed(run, stage) and someone_waits_on(holder), 60, f"{stage} blocked")
                 ok_before = _ok_hashes(run)
                 desk.kill(worker)
         desk.worker()  # the replacement; the watchdog queues the run again once its heartbeat is stale

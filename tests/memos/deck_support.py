@@ -20,6 +20,7 @@ from memos.models import AgentStep, ArtefactVersion, Run
 from memos.pipeline import driver
 from memos.pipeline.registry import fake_answers
 from memos.services.runs import create_brief, start_run
+from tests import db_snapshot
 from tests.memos.pipeline_support import analyst, load_desk_data
 
 QUESTION = "Should the board keep the position through the next product cycle?"
@@ -83,3 +84,28 @@ def finished_deck(profile: str = "quick") -> Finished:
     assert run.status == Run.Status.DONE, run.status_message
     version = ArtefactVersion.objects.get(run=run)
     return Finished(run, version, DeckOutput.model_validate(version.content))
+
+
+@dataclass(frozen=True)
+class FinishedSnapshot:
+    """The rows of a finished deck run (``finished_deck``), and which run and version in them it is."""
+
+    rows: db_snapshot.Snapshot
+    run_id: str
+    version_id: int
+
+
+def finished_deck_snapshot(profile: str = "quick") -> FinishedSnapshot:
+    """A finished deck run built once, for a module's tests to restore (``restored_deck``) instead of each
+    running its own: the same fake answers give the same deck every time, and a run takes seconds of
+    rendering. Call it with the database unblocked, outside any test; the database is left as it was."""
+    rows, done = db_snapshot.committed(lambda: finished_deck(profile))
+    return FinishedSnapshot(rows, str(done.run.pk), done.version.pk)
+
+
+def restored_deck(snapshot: FinishedSnapshot) -> Finished:
+    """The snapshot's rows in the test database, and its finished run read back from them. Only for a
+    transactional test (``django_db(transaction=True)``): its flush removes the rows afterwards."""
+    db_snapshot.restore(snapshot.rows)
+    version = ArtefactVersion.objects.get(pk=snapshot.version_id)
+    return Finished(Run.objects.get(pk=snapshot.run_id), version, DeckOutput.model_validate(version.content))

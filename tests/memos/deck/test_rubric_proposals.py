@@ -11,11 +11,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
+from pytest_django import DjangoDbBlocker
 
 from agents.rubrics import parse_rubric
 from memos.models import AgentStep, RubricVersion, Run
 from memos.pipeline import driver
 from memos.pipeline.deck.desk.rubric_proposals import adopt_proposal
+from tests import db_snapshot
 from tests.memos.deck_support import deck_run, fake_deck_llm
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,16 +36,33 @@ PROPOSAL = {
 }
 
 
-def _rubric_step() -> AgentStep:
+def _rubric_step() -> int:
+    """A deck run whose rubric builder proposed ``PROPOSAL``: its rubric step's id."""
     call_command("seed_governance", verbosity=0)
     run = deck_run("quick")
     with fake_deck_llm({"deck_rubric": [PROPOSAL]}):
         driver.run_inline(str(run.pk))
-    return AgentStep.objects.get(run=run, key="rubric")
+    return AgentStep.objects.get(run=run, key="rubric").pk
 
 
-def test_an_admin_adopts_the_anchors_into_new_active_rubric_versions() -> None:
-    step = _rubric_step()
+@pytest.fixture(scope="module")
+def proposed_rows(
+    django_db_setup: None, django_db_blocker: DjangoDbBlocker
+) -> tuple[db_snapshot.Snapshot, int]:
+    """The run behind ``_rubric_step``, run once for the module's tests (seconds of rendering each)."""
+    with django_db_blocker.unblock():
+        return db_snapshot.committed(_rubric_step)
+
+
+@pytest.fixture
+def step(proposed_rows: tuple[db_snapshot.Snapshot, int]) -> AgentStep:
+    """The rubric step of the module's run, its rows put back in this (transactional) test's database."""
+    rows, step_id = proposed_rows
+    db_snapshot.restore(rows)
+    return AgentStep.objects.get(pk=step_id)
+
+
+def test_an_admin_adopts_the_anchors_into_new_active_rubric_versions(step: AgentStep) -> None:
     before = {
         v.name: v for v in RubricVersion.objects.filter(is_active=True, name__in=["deck_r1", "deck_r2"])
     }
@@ -73,8 +92,7 @@ def test_an_admin_adopts_the_anchors_into_new_active_rubric_versions() -> None:
     )
 
 
-def test_adopted_anchors_stay_marked_as_model_written_through_later_adoptions() -> None:
-    step = _rubric_step()
+def test_adopted_anchors_stay_marked_as_model_written_through_later_adoptions(step: AgentStep) -> None:
     admin = User.objects.create_superuser("root", "root@desk.example", "root-secret-pass")
     adopt_proposal(step=step, user=admin)
     marked = {v.name: v.model_written_anchors for v in RubricVersion.objects.filter(is_active=True)}
@@ -93,8 +111,7 @@ def test_adopted_anchors_stay_marked_as_model_written_through_later_adoptions() 
     assert RubricVersion.objects.get(name="deck_r1", is_active=True).version == 2
 
 
-def test_the_analyst_may_not_adopt_and_a_step_without_a_proposal_is_refused() -> None:
-    step = _rubric_step()
+def test_the_analyst_may_not_adopt_and_a_step_without_a_proposal_is_refused(step: AgentStep) -> None:
     client = Client()
     client.force_login(step.run.brief.owner)
     assert b"Adopt these anchors" not in client.get(f"/runs/{step.run_id}/steps/{step.pk}/").content

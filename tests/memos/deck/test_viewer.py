@@ -29,7 +29,7 @@ from memos.services import version_files
 from memos.services.versions import freeze
 from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.agents.deck.samples import figure as sample_figure
-from tests.memos.deck_support import Finished, finished_deck
+from tests.memos.deck_support import Finished, FinishedSnapshot, restored_deck
 from tests.memos.pipeline_support import analyst
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,8 +54,9 @@ def stored(version: ArtefactVersion, name: str) -> VersionFile:
 
 
 @pytest.fixture
-def finished() -> Iterator[Finished]:
-    done = finished_deck("quick")
+def finished(finished_deck_rows: FinishedSnapshot) -> Iterator[Finished]:
+    # One run for the module (tests/memos/conftest.py), its rows put back for each test.
+    done = restored_deck(finished_deck_rows)
     forget_images(done.deck, done.version)
     yield done
     forget_images(done.deck, done.version)

@@ -79,18 +79,25 @@ def manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-# Run inside the desk's own process against the private database: the data a run needs, and the rehearsal
-# answers for the run that analyze just queued.
+# The set-up of a run, in one process of the desk's against the private database (each process of its own
+# would start Django again, seconds each): the migrated database, the demo users, the data a run needs, a
+# quick run queued by ``analyze``, and the rehearsal's answers for it. Prints them as JSON.
 PREPARE = """
-from tests.memos.pipeline_support import load_desk_data
-load_desk_data("AAPL")
-"""
-SCRIPT = """
-import itertools
+import io
 import json
+from django.core.management import call_command
 from memos.models import Run
 from memos.pipeline.memo.rehearsal import script_for_run
-print(json.dumps(script_for_run(Run.objects.get(pk="{run_id}"), repeats={repeats})))
+from tests.memos.pipeline_support import load_desk_data
+
+call_command("migrate", "--noinput", stdout=io.StringIO())
+call_command("bootstrap_demo", "--no-data", stdout=io.StringIO())
+load_desk_data("AAPL")
+said = io.StringIO()
+question = "Does the cash cycle fund the buyback?"
+call_command("analyze", "AAPL", "--brief", question, "--profile", "quick", stdout=said)
+run = Run.objects.get(pk=said.getvalue().split()[1])
+print(json.dumps({{"run": str(run.pk), "script": script_for_run(run, repeats={repeats})}}))
 """
 
 
@@ -124,16 +131,9 @@ def desk_env(postgres: PrivatePostgres, redis_server: PrivateRedis, **extra: str
 def queued_quick_run(env: dict[str, str], *, repeats: int = 1) -> tuple[str, dict[str, list[Any]]]:
     """A migrated database with the data a run needs, a quick run queued by ``analyze``, and the
     rehearsal's answers for it, each ``repeats`` times: (run id, script)."""
-    manage(env, "migrate", "--noinput")
-    manage(env, "bootstrap_demo", "--no-data")
-    manage(env, "shell", "-c", PREPARE)
-    out = manage(
-        env, "analyze", "AAPL", "--brief", "Does the cash cycle fund the buyback?", "--profile", "quick"
-    )
-    run_id = out.split()[1]
-    return run_id, json.loads(
-        manage(env, "shell", "--no-imports", "-c", SCRIPT.format(run_id=run_id, repeats=repeats))
-    )
+    said = manage(env, "shell", "--no-imports", "-c", PREPARE.format(repeats=repeats))
+    prepared = json.loads(said.strip().splitlines()[-1])
+    return prepared["run"], prepared["script"]
 
 
 def with_endpoint(env: dict[str, str], server: FakeLLMServer) -> dict[str, str]:

@@ -10,23 +10,24 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import redis
 from rq import Queue
 
 from tests.memos.crash_harness import WORKER, Desk
+from tests.testenv import redis_url_for
 
 STOP_TIMEOUT_S = 10.0
 STARTED_AGAIN = "its work loop ended on an error; starting it again"
-# A Redis database of these tests' own: no other test's job reaches their worker, nor theirs another's.
-REDIS_DB = 13
+# A Redis database of these tests' own (one per parallel worker): no other test's job reaches their worker,
+# nor theirs another's.
+OWN_REDIS_SLOT = 1
 
 
 @pytest.fixture
 def own_redis(redis_url: str) -> str:
-    url = urlunsplit(urlsplit(redis_url)._replace(path=f"/{REDIS_DB}"))
+    url = redis_url_for(redis_url, OWN_REDIS_SLOT)
     redis.Redis.from_url(url).flushdb()
     return url
 

@@ -28,6 +28,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
+from pytest_django import DjangoDbBlocker
 from rq import Queue
 from rq.job import Job
 from rq.registry import FailedJobRegistry
@@ -58,6 +59,7 @@ from memos.services import review
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.governance import seed_from_files
 from memos.services.versions import freeze
+from tests import db_snapshot
 from tests.agents.deck.samples import clean_measure, cleared_r1, sample_deck
 from tests.memos.factories import company, ledger_row, revenue_fact, run_for
 from tests.memos.screen.samples import sample_screen_content
@@ -1217,8 +1219,17 @@ def csrf_client(user: User | None) -> Client:
     return client
 
 
-@pytest.fixture
-def world(redis_url: str) -> Iterator[World]:
+@dataclass(frozen=True)
+class WorldRows:
+    """The world's rows (tests/db_snapshot.py), the ids the URL templates name, and who the actors are."""
+
+    rows: db_snapshot.Snapshot
+    values: dict[str, str]
+    users: dict[str, int]  # actor: user id
+
+
+def build_world_rows() -> tuple[dict[str, str], dict[str, int]]:
+    """The rows every URL is requested against: (the URL templates' values, the actors' user ids)."""
     groups = ensure_groups()
     users = {
         "owner": member("alice", groups[Roles.ANALYST]),
@@ -1293,14 +1304,6 @@ def world(redis_url: str) -> Iterator[World]:
     attempt = AccessAttempt.objects.create(**login_record, get_data="", post_data="", failures_since_start=1)
     access_log = AccessLog.objects.create(**login_record)
     failure = AccessFailureLog.objects.create(**login_record)
-
-    queue = Queue("default", connection=django_rq.get_connection("default"))
-    job = queue.enqueue("os.getpid", description="a job the dashboard could delete")
-    failed_job = queue.enqueue("os.getpid", description="a job that failed")
-    queue.remove(failed_job.id)
-    FailedJobRegistry(queue=queue).add(failed_job, ttl=600, exc_string="it failed")
-    worker = Worker([queue], connection=queue.connection, name=f"authz-{uuid4().hex}")
-    worker.register_birth()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
     values = (
         {
             "run": str(run.pk),
@@ -1332,14 +1335,40 @@ def world(redis_url: str) -> Iterator[World]:
             "failure": str(failure.pk),
             "run_type": str(ContentType.objects.get_for_model(Run).pk),
             "uid": urlsafe_base64_encode(force_bytes(users["owner"].pk)),
-            "job": job.id,
-            "failed_job": failed_job.id,
-            "worker": worker.key,
         }
         | deck_values(users["owner"], apple)
         | screen_values(users["owner"])
     )
     values |= calibration_values(users["owner"], values["deck_version"])
+    return values, {actor: user.pk for actor, user in users.items()}
+
+
+@pytest.fixture(scope="module")
+def world_rows(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> WorldRows:
+    """The world's rows, built once for the module (three versions frozen and rendered: about two seconds)
+    and put back for each test. Built in a transaction that is rolled back, as each test's own transaction
+    is: nothing is committed, so no hook that waits for a commit (a notice's e-mail, a live event) runs."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        values, users = build_world_rows()
+        rows = db_snapshot.take()  # inside the transaction: its rows as this test's would see them
+        transaction.set_rollback(True)
+    return WorldRows(rows, values, users)
+
+
+@pytest.fixture
+def world(world_rows: WorldRows, redis_url: str) -> Iterator[World]:
+    # The module's rows, in this test's transaction (rolled back after it, as a row it changes is).
+    db_snapshot.restore(world_rows.rows)
+    users = {actor: User.objects.get(pk=pk) for actor, pk in world_rows.users.items()}
+    # Jobs and a worker in Redis, which no transaction rolls back: made for each test, removed after it.
+    queue = Queue("default", connection=django_rq.get_connection("default"))
+    job = queue.enqueue("os.getpid", description="a job the dashboard could delete")
+    failed_job = queue.enqueue("os.getpid", description="a job that failed")
+    queue.remove(failed_job.id)
+    FailedJobRegistry(queue=queue).add(failed_job, ttl=600, exc_string="it failed")
+    worker = Worker([queue], connection=queue.connection, name=f"authz-{uuid4().hex}")
+    worker.register_birth()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
+    values = world_rows.values | {"job": job.id, "failed_job": failed_job.id, "worker": worker.key}
     clients = {"anonymous": csrf_client(None)} | {actor: csrf_client(user) for actor, user in users.items()}
     yield World(clients, values, queue, job)
     worker.register_death()  # type: ignore[no-untyped-call]
@@ -1349,6 +1378,8 @@ def world(redis_url: str) -> Iterator[World]:
         failed.remove(job_id)
         if Job.exists(job_id, connection=queue.connection):
             Job.fetch(job_id, connection=queue.connection).delete()
+    # The rollback after this test brings back the content types from before the restore.
+    ContentType.objects.clear_cache()
 
 
 def database_state() -> list[tuple[str, str]]:
