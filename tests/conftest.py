@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -33,6 +34,26 @@ def _background_threads_let_go() -> Iterator[None]:
     fanout = sys.modules.get("memos.pipeline.fanout")
     if fanout is not None:
         fanout.shutdown()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test database, with nobody left on it when it is dropped. A connection a process or
+    thread of some test still held (a worker's pool, a thread that outlived its test) made the drop fail the
+    session's last test at teardown ("is being accessed by other users"): they are ended first."""
+    yield
+    from django.db import connection
+
+    others = "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(f"SELECT pg_terminate_backend(pid) {others}")  # no input in it
+        for _ in range(50):  # a terminated backend takes a moment to go
+            cursor.execute(f"SELECT count(*) {others}")
+            if cursor.fetchone() == (0,):
+                break
+            time.sleep(0.1)
+    with django_db_blocker.unblock():
+        connection.close()
 
 
 @pytest.fixture
