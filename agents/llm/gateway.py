@@ -47,6 +47,7 @@ from agents.llm.types import (
     ProviderResponse,
     RenderedPrompt,
 )
+from agents.text.sentences import bounded
 
 T = TypeVar("T", bound=BaseModel)
 ProviderFactory = Callable[[Endpoint, float], Provider]
@@ -183,7 +184,7 @@ class LLMGateway:
         if hit is None or hit.parsed is None:
             return None
         try:
-            result = output_type.model_validate(hit.parsed)
+            result = bounded(output_type.model_validate(hit.parsed))
         except ValidationError:
             # The type's validators changed since the answer was stored: ask again rather than trust it.
             return None
@@ -349,7 +350,10 @@ def _validate(output_type: type[T], response: ProviderResponse) -> T:
     if response.content is None:
         raise _Invalid("the answer had no text content")
     try:
-        result = output_type.model_validate_json(_strip_code_fence(response.content))
+        # Validated once, against the schema it was asked under, and bounded by code now: text past the bound
+        # the schema sent (a pattern's allowance lets the validator take more) is cut to whole sentences, so
+        # no later read of the answer under its base model can fail on a length.
+        result = bounded(output_type.model_validate_json(_strip_code_fence(response.content)))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc']) or '(root)'}: {error['msg']}"

@@ -197,3 +197,48 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
         if found is not None:
             return found
     return None
+
+
+def _sent_bound(metadata: Iterable[Any], extra: Any = None) -> int | None:
+    """The bound a decoder was sent for a string: the schema's ``maxLength`` where a pattern's allowance
+    widened the validator's (agents.text.patterns), else the validator's own ``max_length``."""
+    if isinstance(extra, dict) and isinstance(extra.get("maxLength"), int):
+        return int(extra["maxLength"])
+    for item in metadata:
+        if isinstance(item, FieldInfo):
+            found = _sent_bound(item.metadata, item.json_schema_extra)
+            if found is not None:
+                return found
+    return _bound(metadata)
+
+
+def bounded(value: M) -> M:
+    """``value`` with every string longer than the bound its schema sent cut back, at that moment, to the
+    whole sentences that fit (``fit``): an answer that its sent schema admits then fits its base model too, so
+    nothing that reads it back later under the stricter model can fail on its length."""
+    updates: dict[str, Any] = {}
+    for name, info in type(value).model_fields.items():
+        current = getattr(value, name)
+        new: Any = current
+        if isinstance(current, str):
+            bound = _sent_bound(info.metadata, info.json_schema_extra)
+            new = fit(current, bound) if bound is not None and len(current) > bound else current
+        elif isinstance(current, list):
+            args = get_args(info.annotation)
+            item_bound = (
+                _sent_bound(get_args(args[0])[1:]) if args and get_origin(args[0]) is Annotated else None
+            )
+            items = [
+                fit(item, item_bound)
+                if isinstance(item, str) and item_bound is not None and len(item) > item_bound
+                else bounded(item)
+                if isinstance(item, BaseModel)
+                else item
+                for item in current
+            ]
+            new = items if any(a is not b for a, b in zip(items, current, strict=True)) else current
+        elif isinstance(current, BaseModel):
+            new = bounded(current)
+        if new is not current:
+            updates[name] = new
+    return value.model_copy(update=updates) if updates else value

@@ -12,13 +12,14 @@ writes land in order and a lost lease still stops the stage.
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from django.utils import timezone
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from agents.llm.errors import BudgetExceeded, LLMError
 from agents.text.storable import storable
@@ -26,12 +27,14 @@ from memos.models import AgentStep, Company, Run
 from memos.pipeline import claims, fanout
 from memos.pipeline.cards import publish_status, publish_step
 from memos.pipeline.claims import Hold
-from memos.pipeline.errors import StageFailed, shown
+from memos.pipeline.errors import UNREADABLE, StageFailed, shown
 from memos.pipeline.workflows import Workflow
 
 T = TypeVar("T", bound=BaseModel)
 InputsT = TypeVar("InputsT")
 Status = AgentStep.Status
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -156,6 +159,11 @@ class StageContext:
             except LLMError as exc:
                 self.fail_step(steps[key], f"{steps[key].title}: {shown(exc)}")
                 spent = exc if isinstance(exc, BudgetExceeded) else spent
+                continue
+            except ValidationError:
+                # Deterministic: the stage tried again would meet it again. This step only, said in words.
+                log.exception("run %s: step %s could not read back its answers", self.run_id, key)
+                self.fail_step(steps[key], f"{steps[key].title}: {UNREADABLE}")
                 continue
             self.finish(steps[key], output)
             done[key] = output

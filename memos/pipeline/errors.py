@@ -7,6 +7,7 @@ import re
 
 import psycopg
 from django.db import DatabaseError, DataError, IntegrityError, InterfaceError, OperationalError
+from pydantic import ValidationError
 
 from agents.llm.errors import InvalidOutput, LLMError
 
@@ -46,10 +47,15 @@ _DATABASE_MESSAGE = re.compile(
 )
 
 
+# Stored data that does not fit the model code reads it with: the same data, read again, fails again.
+UNREADABLE = "what was stored could not be read back in the shape the desk expects (a bug in the desk)"
+
+
 def recurs_unchanged(error: BaseException) -> bool:
-    """The stage wrote something the database refuses. Its next attempt would write the same data and be
-    refused the same way, so the run fails at once instead of being resumed."""
-    return any(isinstance(link, _ABOUT_THE_DATA) for link in _chain(error))
+    """The stage wrote something the database refuses, or read back something that does not fit its model.
+    Its next attempt would meet the same data the same way, so the run fails at once instead of being
+    resumed."""
+    return any(isinstance(link, (*_ABOUT_THE_DATA, ValidationError)) for link in _chain(error))
 
 
 def described(error: BaseException) -> str:
@@ -63,6 +69,9 @@ def described(error: BaseException) -> str:
         return f"the database could not be reached; {DETAILS}"
     if any(isinstance(link, _DATABASE) for link in links):
         return f"the database reported an error; {DETAILS}"
+    if any(isinstance(link, ValidationError) for link in links):
+        # A library's message names fields and values and links to its own site: the log keeps it.
+        return f"{UNREADABLE}; {DETAILS}"
     return f"{type(error).__name__}: {error}"
 
 

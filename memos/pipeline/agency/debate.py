@@ -31,7 +31,7 @@ from agents.agency.schemas import METRICS, CriticTurn, ScoreCard
 from agents.llm.gateway import LLMGateway
 from agents.llm.types import CallContext, RenderedPrompt
 from agents.text.quotes import quote_problem
-from agents.text.sentences import trim_cut
+from agents.text.sentences import trim_cut, within_bounds
 from memos.models import DebateTurn, Move, MoveScore
 from memos.pipeline import fanout
 from memos.pipeline.agency.debate_inputs import DebateInputs
@@ -332,9 +332,10 @@ class Debate:
 
 
 def _scores(member: Member, row: MoveScore) -> MemberScores:
-    card = ScoreCard.model_validate(
-        {name: {k: v for k, v in row.card[name].items() if k != "quote_found"} for name in METRICS}
-    )
+    # Bounded when the answer came (agents.text.sentences.bounded); a card stored before that is cut to its
+    # bounds here, so a debate that finished is never lost to a reason's length.
+    stored = {name: {k: v for k, v in row.card[name].items() if k != "quote_found"} for name in METRICS}
+    card = ScoreCard.model_validate(within_bounds(ScoreCard, stored))
     return MemberScores(
         member=member,
         card=card,

@@ -26,6 +26,7 @@ from functools import partial
 
 from django.db.models import Max, Q
 from django.utils import timezone
+from pydantic import ValidationError
 from rq import get_current_job
 
 from agents.agency.config import AgencySettings
@@ -39,7 +40,7 @@ from memos.pipeline.agency.plan import SANDBOX, debate_key
 from memos.pipeline.agency.settings import agency_settings
 from memos.pipeline.agency.turns import MoveHold
 from memos.pipeline.context import StageContext
-from memos.pipeline.errors import LeaseLost, StageFailed, shown
+from memos.pipeline.errors import UNREADABLE, LeaseLost, StageFailed, shown
 from memos.pipeline.gateway import gateway
 from memos.pipeline.substeps import Heartbeats, SubSteps, holder_name
 
@@ -92,6 +93,16 @@ def outcome(hold: MoveHold, debate: Debate) -> None:
     except LLMError as exc:
         # An answer that never fit its schema, a refused provider: this move only.
         mark_failed(hold, shown(exc))
+        return
+    except ValidationError:
+        # A stored answer this code cannot read back: deterministic, so retrying the stage would meet it
+        # again and lose every other move's finished debate. This move only, said in words.
+        log.exception(
+            "move %s of run %s: a stored answer could not be read back",
+            hold.row.move_id,
+            hold.row.run_id,
+        )
+        mark_failed(hold, UNREADABLE)
         return
     except BaseException:
         hold.release()
