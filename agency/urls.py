@@ -41,6 +41,7 @@ urlpatterns = [
     path("runs/<uuid:run_id>/", runs.run_page, name="run"),
     path("runs/<uuid:run_id>/steps/<int:step_id>/", runs.step_document, name="run_step"),
     path("runs/<uuid:run_id>/ledger/", ledger.run_ledger, name="run_ledger"),
+    path("runs/<uuid:run_id>/retry/", runs.retry, name="run_retry"),
     path("versions/<int:version_id>/", versions.version_page, name="version"),
     path("versions/<int:version_id>/pdf/", downloads.version_pdf, name="version_pdf"),
     path("versions/<int:version_id>/files/<str:name>", downloads.version_file, name="version_file"),
@@ -51,6 +52,7 @@ urlpatterns = [
         "versions/<int:version_id>/request-changes/", review.request_changes, name="version_request_changes"
     ),
     path("versions/<int:version_id>/publish/", review.publish, name="version_publish"),
+    path("versions/<int:version_id>/accept-partial/", review.accept_partial, name="version_accept_partial"),
     path("notices/", versions.notices_page, name="notices"),
     path("facts/<evidence:fact_id>/", evidence.fact_detail, name="fact"),
     path("sources/<evidence:doc_id>/", evidence.source_document, name="source_document"),

@@ -23,6 +23,10 @@ from agents.screen.quant import pct
 
 Flag = Literal["GREEN", "YELLOW", "RED"]
 Evidence = Literal["none", "weak", "strong"]
+# What a sector's symbols are assessed on: the evidence, or "unread" when its news reading did not finish
+# (a failed call): nothing is known of its news, which is not the same as no news.
+Assessed = Literal["none", "weak", "strong", "unread"]
+UNREAD: Assessed = "unread"
 FLAGS: tuple[Flag, ...] = ("GREEN", "YELLOW", "RED")
 EVIDENCE_ORDER: dict[str, int] = {"none": 0, "weak": 1, "strong": 2}
 STRONG_DOCUMENTS = 3
@@ -37,6 +41,11 @@ UNEXPLAINED = (
     "an index rebalance)."
 )
 NO_NEWS = "No sector-specific news found. No specific catalyst identified."
+UNASSESSED = (
+    "Unassessed: this sector's news reading did not finish, so nothing is known of its news (which is not "
+    "the same as no news). The flag stays YELLOW until it is read: never RED for unexplained alpha, never "
+    "GREEN."
+)
 LIMITED = (
     "Limited evidence found: {cited}. Insufficient to determine a specific catalyst with confidence; no "
     "specific catalyst identified."
@@ -67,6 +76,12 @@ class Floor:
 
     def admits(self, flag: Flag) -> bool:
         return flag == self.forced if self.forced else flag in self.allowed
+
+
+def unread_floor() -> Floor:
+    """A symbol whose sector's news was never read: unassessed, held at YELLOW; no proposal and no managing
+    director's change moves it (the floors that need the news cannot be applied without it)."""
+    return Floor("YELLOW", frozenset({"YELLOW"}), UNASSESSED)
 
 
 def floor(

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.screen.chart import PriceChart
 from agents.screen.config import ResolvedUniverse
-from agents.screen.flags import Evidence, Flag
+from agents.screen.flags import Assessed, Evidence, Flag
 from agents.screen.quant import QuantOutput
 from agents.screen.schemas import DriverType
 from agents.screen.search import Query
@@ -154,7 +154,7 @@ class Assessment(_Frozen):
     proposed: Flag | None
     flag_reason: str  # the protocol's sentence (where one applies), then the senior analyst's reason
     split: str  # how much of the week is the market and how much the symbol's own, rendered by code
-    evidence_quality: Evidence
+    evidence_quality: Assessed  # "unread": its sector's news reading did not finish
     code_note: str  # code's line where it overruled the senior analyst, or ""
     adjustment: AdjustmentOut | None = None
     bullish_signals: list[str] = Field(default_factory=list)
@@ -167,7 +167,7 @@ class SectorView(_Frozen):
     sector: str
     interpretation: str  # by rule, from the quant
     news_summary: str
-    evidence_quality: Evidence
+    evidence_quality: Assessed
     synthesis: str
     drivers: list[DriverOut]
     symbols: list[str]

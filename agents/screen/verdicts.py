@@ -7,14 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agents.screen.config import Thresholds
-from agents.screen.flags import Decision, Floor, decide, floor
+from agents.screen.flags import Decision, Floor, decide, floor, unread_floor
 from agents.screen.outputs import NewsOutput, SymbolCallOut, SynthesisOutput
 from agents.screen.quant import QuantOutput, SymbolProfile
 
 
 def symbol_floor(profile: SymbolProfile, news: NewsOutput | None, thresholds: Thresholds) -> Floor:
+    """The protocol's floor for the symbol; ``news`` None: its sector's reading did not finish (unread)."""
     if news is None:
-        return floor(profile.alpha, "none", transient=False, thresholds=thresholds)
+        return unread_floor()
     transient = any(
         driver.type == "transient"
         and (not driver.affected_symbols or profile.symbol in driver.affected_symbols)

@@ -46,6 +46,11 @@ class ArtefactVersion(models.Model):
     rendered_text = models.TextField(help_text="the artefact as plain text, section by section")
     content_hash = models.CharField(max_length=64, help_text="sha256 of kind, content and text")
     evaluated = models.BooleanField(help_text="an evaluator's verdict stands behind it: it may be voted on")
+    unfinished = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="the parts of its run that did not finish ({step, reason, stage, key}): empty when whole",
+    )
     score = models.FloatField(null=True, blank=True, help_text="the headline score (memo: calibrated J+)")
     score_label = models.CharField(max_length=60, blank=True)
     score_delta = models.FloatField(null=True, blank=True, help_text="against the previous version")
@@ -101,6 +106,11 @@ class ArtefactVersion(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status in self.OPEN_STATUSES
+
+    @property
+    def partial(self) -> bool:
+        """Parts of its run did not finish: it says so, and no vote opens until its analyst accepts it."""
+        return bool(self.unfinished)
 
     @property
     def ordered_sections(self) -> list[tuple[str, str]]:
@@ -266,6 +276,7 @@ class AuditEvent(models.Model):
         PUBLISHED = "published", "Published"
         SUPERSEDED = "superseded", "Superseded"
         FALSIFIER_HIT = "falsifier_hit", "Falsifier hit: position re-opened"
+        PARTIAL_ACCEPTED = "partial_accepted", "Accepted as partial"
 
     version = models.ForeignKey(ArtefactVersion, on_delete=models.PROTECT, related_name="audit")
     content_hash = models.CharField(max_length=64, help_text="the version's content hash when it happened")
@@ -303,6 +314,7 @@ class Notice(models.Model):
         PUBLISHED = "published", "Published"
         FALSIFIER_HIT = "falsifier_hit", "A falsifier was hit"
         ESCALATED = "escalated", "Escalated: it never cleared the entry bar"
+        PARTIAL = "partial", "Partial: parts of its run did not finish"
 
     # Never deleted (a trigger, migration 0013), so neither is the person it was sent to: deactivate them.
     recipient = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="notices")

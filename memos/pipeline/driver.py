@@ -25,6 +25,7 @@ What ends a stage, and what happens to the run:
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import django_rq
 import redis
@@ -43,7 +44,8 @@ from memos.pipeline.gateway import gateway
 from memos.pipeline.hooks import hooks
 from memos.pipeline.liveness import Heartbeat
 from memos.pipeline.registry import workflow_for
-from memos.pipeline.workflows import Workflow
+from memos.pipeline.steps import said, unfinished_parts
+from memos.pipeline.workflows import Ending, Unfinished, Workflow
 
 log = logging.getLogger(__name__)
 
@@ -150,10 +152,16 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
     following = workflow.following(ctx.hold.stage)
     if following is not None:
         return claims.hand_over(ctx.hold, following, ctx.run)
-    ending = workflow.ending(ctx)
+    ending, unfinished = workflow.ending(ctx), unfinished_parts(ctx.run_id)
+    if unfinished:
+        # A part that did not finish is said, whatever the workflow's own ending thought of it: the run needs
+        # a person, and what it froze carries the parts it lacks.
+        ending = needs_review(ending, unfinished)
     # Built before the transaction: it only reads the run's outputs. None: the run made nothing new to freeze
     # (a deck's refinement cycle that changed nothing).
     artefact = workflow.artefact(ctx) if workflow.artefact is not None else None
+    if artefact is not None and unfinished:
+        artefact = replace(artefact, unfinished=unfinished)
     if artefact is None:
         claims.finish(ctx.hold, ending.status, ending.message)
         return None
@@ -166,6 +174,16 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
         also=lambda: hooks().freeze(ctx.run, artefact, prepared),
     )
     return None
+
+
+def needs_review(ending: Ending, unfinished: tuple[Unfinished, ...]) -> Ending:
+    """The run's ending once parts of it did not finish: needs review (a failed run stays failed), its
+    message naming each part that is not already named."""
+    if ending.status == Run.Status.FAILED:
+        return ending
+    missing = tuple(part for part in unfinished if part.step not in ending.message)
+    message = f"{ending.message}; {said(missing)}" if missing else ending.message
+    return Ending(Run.Status.NEEDS_REVIEW, message.strip("; "))
 
 
 def _failure_message(stage: str, exc: Exception) -> str:

@@ -80,9 +80,25 @@ class Ending:
 
 
 @dataclass(frozen=True)
+class Unfinished:
+    """A part of a run that did not finish (a step that failed: a reading, a debate, a persona, a
+    specialist), named with the reason in words. A version that carries any is partial: it says so above
+    everything, and no vote opens on it until its analyst accepts it as partial (memos.services.review)."""
+
+    step: str  # the step's title, as the run page shows it
+    reason: str
+    stage: str = ""
+    key: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        return {"step": self.step, "reason": self.reason, "stage": self.stage, "key": self.key}
+
+
+@dataclass(frozen=True)
 class Artefact:
     """What a finished run freezes as the next version of its brief (memos.services.versions), built by code
-    from the run's outputs: nothing here is asked of a model."""
+    from the run's outputs: nothing here is asked of a model. ``unfinished`` is the engine's to fill (every
+    failed step of the run, memos.pipeline.steps.unfinished_parts), never a workflow's to forget."""
 
     kind: str  # the workflow's name: memo, deck, agency, screen
     title: str
@@ -93,6 +109,7 @@ class Artefact:
     score_label: str = ""
     scores: dict[str, Any] = field(default_factory=dict)
     cited: tuple[str, ...] = ()  # fact and document ids, resolved to their records when frozen
+    unfinished: tuple[Unfinished, ...] = ()
 
 
 Subject = Literal["company", "watchlist"]

@@ -34,6 +34,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memos.models import ArtefactVersion, Notice
+from memos.services.surfaces import version_page_of
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ _WHAT: dict[str, str] = {
     Event.PUBLISHED: "was published",
     Event.FALSIFIER_HIT: "had a falsifier hit: the position is re-opened",
     Event.ESCALATED: "never cleared the entry bar: it needs you",
+    Event.PARTIAL: "is partial: parts of its run did not finish, and it needs you",
 }
 
 
@@ -90,6 +92,11 @@ def notify(*, version: ArtefactVersion, event: str, recipients: Iterable[User], 
     transaction.on_commit(_sender.wake)
 
 
+def without_score(changelog: str) -> str:
+    """A version's changelog line without the score it ends with (memos.services.versions.changelog)."""
+    return changelog.rsplit("; ", 1)[0]
+
+
 def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]:
     brief = version.brief
     what = _WHAT.get(event, event)
@@ -105,11 +112,17 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
             else f" ({version.score_delta:+g} against the previous {version.kind})"
         )
         score = f"Score: {version.score_label} {version.score:g}{moved}"
+    changes = version.changelog
+    if version_page_of(version).sealed is not None:
+        # One message for every recipient, and a committee member may not see the evaluator's scores until
+        # they have scored the version themselves (a deck's judge): they are on its page for whoever may.
+        score = "Score: on its page, for whoever may see it before scoring it"
+        changes = without_score(changes)
     lines = [
         f"{brief.subject} · {brief.question}",
         f"{version.named.capitalize()}, {version.get_status_display().lower()}.",
         score,
-        f"Changes: {version.changelog}",
+        f"Changes: {changes}",
     ]
     if note:
         lines.append(f"Note: {note}")

@@ -58,7 +58,7 @@ from memos.models import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPoli
 from memos.services import notifications
 from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
-from memos.services.versions import close_motion, move_status, record
+from memos.services.versions import close_motion, move_status, open_vote, record
 
 __all__ = [
     "RATIONALE_CHARS",
@@ -465,8 +465,45 @@ def _move(version: ArtefactVersion, *, expected: tuple[str, ...], to: str, **als
         raise ReviewRefused(f"{version.label} changed meanwhile: it is {now} now; nothing was done")
 
 
+def accept_partial(*, version: ArtefactVersion, analyst: User) -> Motion:
+    """The brief's analyst accepts a partial version as it is: the committee's vote opens on it, every part
+    that did not finish named in the audit trail. Refused for anyone else, for a whole version, for one with
+    no evaluator's verdict, for one no longer in review, and for one accepted already."""
+    with transaction.atomic():
+        locked = _locked(version)
+        if analyst.pk != locked.brief.owner_id or not has_role(analyst, Roles.ANALYST):
+            raise ReviewRefused(f"only the brief's analyst accepts {locked.label} as partial")
+        if not locked.partial:
+            raise ReviewRefused(f"{locked.label} is whole: there is nothing to accept as partial")
+        if not locked.evaluated:
+            raise ReviewRefused(
+                f"{locked.label} has no evaluator's verdict, so no vote can open on it: retry what failed"
+            )
+        if locked.status != Status.READY_FOR_REVIEW:
+            raise ReviewRefused(
+                f"{locked.label} is {locked.get_status_display().lower()}: "
+                "only a version in review is accepted as partial"
+            )
+        if Motion.objects.filter(version=locked).exists():
+            raise ReviewRefused(f"{locked.label} was accepted as partial already")
+        steps = [part["step"] for part in locked.unfinished]
+        record(locked, Action.PARTIAL_ACCEPTED, actor=analyst, detail={"unfinished": steps})
+        motion = open_vote(locked)
+        committee = notifications.members(Roles.COMMITTEE)
+        notifications.notify(
+            version=locked,
+            event=Notice.Event.VOTE_NEEDED,
+            recipients=committee,
+            note=f"Its analyst accepted it as partial: {', '.join(steps)} did not finish.",
+        )
+        send_version_changed(locked.pk)
+    return motion
+
+
 def _closed_because(version: ArtefactVersion) -> str:
     motion = Motion.objects.filter(version=version).first()
+    if motion is None and version.partial:
+        return "parts of its run did not finish, and its analyst has not accepted it as partial"
     if motion is None:
         return "it never opened"
     return motion.closed_because or "closed"

@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from agents.data.errors import DataError
 from agents.llm.hashing import canonical_json
 from agents.text.untrusted import normalise_text
-from memos.models import DEFAULT_AUDIENCE, Brief, Company, Run
+from memos.models import DEFAULT_AUDIENCE, AgentStep, Brief, Company, Run
 from memos.models.runs import MAX_WATCHLIST
 from memos.pipeline import driver
 from memos.pipeline.data_sources import edgar_source
@@ -193,6 +193,66 @@ def start_run(
             f"A run of this brief is already queued or running; wait for it to finish ({brief})."
         ) from exc
     return run
+
+
+def may_retry(user: User, run: Run) -> bool:
+    """Whether ``user`` sees "Retry what failed" on the run: its brief's analyst, on a run that failed or
+    has parts that did not finish, with no newer run of its workflow on the brief."""
+    try:
+        _check_retry(user, run)
+    except ServiceError:
+        return False
+    return True
+
+
+def _check_retry(user: User, run: Run) -> None:
+    if user.pk != run.brief.owner_id or not has_role(user, Roles.ANALYST):
+        raise ServiceError("Only the brief's analyst retries its runs.")
+    if run.status == Run.Status.NEEDS_REVIEW:
+        if not run.steps.filter(status=AgentStep.Status.FAILED).exists():
+            raise ServiceError("Every part of this run finished: there is nothing to retry.")
+    elif run.status != Run.Status.FAILED:
+        raise ServiceError(
+            f"This run is {run.get_status_display().lower()}: only a failed or partial run is retried."
+        )
+    newer = Run.objects.filter(brief_id=run.brief_id, workflow=run.workflow, created_at__gt=run.created_at)
+    if newer.exists():
+        raise ServiceError("A newer run of this brief exists: retry that one, or start a new run.")
+
+
+def retry_run(*, run: Run, user: User, enqueue: bool = True) -> Run:
+    """A new run that retries what ``run`` did not finish: the same workflow, profile, configuration, budget,
+    fence and pinned prompts and rubrics, so every call the first run had answered is asked again with the
+    same request and answered by the ledger (memos.pipeline.ledger), unpaid; only what failed, and what
+    depends on it, is asked of a model. Its version supersedes the partial one. Refused with a person's
+    message, as ``start_run`` refuses (a run of the brief already active, too many runs at once)."""
+    _check_retry(user, run)
+    engine = workflow_for(run.workflow)
+    try:
+        with transaction.atomic():
+            check_active_runs(user)
+            retry = Run.objects.create(
+                brief_id=run.brief_id,
+                workflow=run.workflow,
+                created_by=user,
+                profile=run.profile,
+                nonce=run.nonce,
+                config=run.config,
+                budget_tokens=run.budget_tokens,
+                status_message="queued: retrying what failed",
+                prompt_versions=run.prompt_versions,
+                rubric_versions=run.rubric_versions,
+                retry_of=run,
+            )
+            plan_steps(retry, engine)
+            if enqueue:
+                run_id, first = str(retry.pk), engine.first_stage
+                transaction.on_commit(lambda: driver.enqueue_stage(run_id, first))
+    except IntegrityError as exc:
+        raise BriefBusy(
+            f"A run of this brief is already queued or running; wait for it to finish ({run.brief})."
+        ) from exc
+    return retry
 
 
 def ask(

@@ -63,6 +63,10 @@ class StepPages:
     # The ids a run was shown as evidence: the only ones its documents resolve to linked figures (an id a
     # model picked from elsewhere in the fact store shows as unresolved, never as vouched for).
     evidence: Callable[[Run], set[str]] = no_evidence
+    # The kinds whose documents show an evaluator's scores, and why a reader may not see them yet ("" when
+    # they may): a deck's judge, hidden from a committee member who has not scored the run's deck.
+    sealed_kinds: frozenset[str] = frozenset()
+    sealed: Callable[[User, Run], str] | None = None
 
     def builder(self, kind: str) -> DocumentBuilder:
         return self.builders.get(kind, output_alone)
@@ -102,6 +106,9 @@ class VersionPage:
     script: str = ""  # a static script the page needs beyond the live updates (the deck's viewer)
     # What the page adds from its query string, given what it built so far (the screen's selected symbol).
     query: Callable[[Mapping[str, str], dict[str, Any]], dict[str, Any]] = lambda query, context: {}
+    # Why a reader may not see the evaluator's scores of a version yet ("" when they may): a deck's judge is
+    # hidden from a committee member until they have scored the deck. None: every reader sees them.
+    sealed: Callable[[User, ArtefactVersion], str] | None = None
 
 
 @dataclass(frozen=True)

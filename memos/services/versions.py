@@ -94,7 +94,7 @@ def freeze(*, run: Run, artefact: Artefact, prepared: Prepared | None = None) ->
     number. Without ``prepared`` (or with one the line has moved past) the files are rendered here."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("freeze() must run inside the transaction that finishes the run")
-    digest = content_hash(artefact.kind, artefact.content, rendered_text(artefact.sections))
+    digest = content_hash(artefact.kind, artefact.content, rendered_text(sections_of(artefact)))
     existing = ArtefactVersion.objects.filter(run=run, content_hash=digest).first()
     if existing is not None:
         return existing
@@ -110,23 +110,32 @@ def freeze(*, run: Run, artefact: Artefact, prepared: Prepared | None = None) ->
         files = version_files.render_files(version)
     version.save(force_insert=True)
     version_files.store(version, files)
-    record(version, Action.FROZEN, detail={"run": str(run.pk), "evaluated": version.evaluated})
+    detail = {"run": str(run.pk), "evaluated": version.evaluated, "partial": version.partial}
+    record(version, Action.FROZEN, detail=detail)
     if previous is not None:  # a first version has nothing older to supersede
         _supersede_open(brief, version)
-    if version.evaluated:
-        # The policy of the moment, pinned: an admin's later change applies to the motions opened after it.
-        rules = ReviewPolicy.current()
-        Motion.objects.create(version=version, min_votes=rules.min_votes, approval_share=rules.approval_share)
-        record(
-            version,
-            Action.MOTION_OPENED,
-            detail={"min_votes": rules.min_votes, "approval_share": rules.approval_share},
-        )
+    if version.evaluated and not version.partial:
+        open_vote(version)
     bind = workflow_for(run.workflow).on_frozen
     if bind is not None:
         bind(version)
     _announce(version)
     return version
+
+
+def open_vote(version: ArtefactVersion) -> Motion:
+    """Open the committee's vote on ``version``, pinning the review policy of the moment: an admin's later
+    change applies to the motions opened after it."""
+    rules = ReviewPolicy.current()
+    motion = Motion.objects.create(
+        version=version, min_votes=rules.min_votes, approval_share=rules.approval_share
+    )
+    record(
+        version,
+        Action.MOTION_OPENED,
+        detail={"min_votes": rules.min_votes, "approval_share": rules.approval_share},
+    )
+    return motion
 
 
 # The run engine's hooks (memos.pipeline.hooks, installed by memos.apps): positional, as the engine calls
@@ -155,9 +164,23 @@ def _unsaved_copy(version: ArtefactVersion) -> ArtefactVersion:
     return ArtefactVersion(**columns)
 
 
+NOT_FINISHED = "Not finished"
+
+
+def sections_of(artefact: Artefact) -> dict[str, str]:
+    """The artefact's sections as frozen: a partial one begins with what did not finish, so its text, its
+    diff and its export say so before anything else."""
+    if not artefact.unfinished:
+        return artefact.sections
+    lines = [f"- {part.step}: {part.reason}" for part in artefact.unfinished]
+    said = "These parts of the run did not finish; what follows was made without them:\n" + "\n".join(lines)
+    return {NOT_FINISHED: said, **artefact.sections}
+
+
 def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion | None) -> ArtefactVersion:
     """The version row, not saved: every column freezing writes, as of now."""
-    text = rendered_text(artefact.sections)
+    sections = sections_of(artefact)
+    text = rendered_text(sections)
     delta = _delta(previous, artefact)
     prompts, models = _pins_and_models(run)
     return ArtefactVersion(
@@ -170,11 +193,12 @@ def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion
         rendered_text=text,
         content_hash=content_hash(artefact.kind, artefact.content, text),
         evaluated=artefact.evaluated,
+        unfinished=[part.as_json() for part in artefact.unfinished],
         score=artefact.score,
         score_label=artefact.score_label,
         score_delta=delta,
         scores=artefact.scores,
-        sections=artefact.sections,
+        sections=sections,
         sources=cited_sources(artefact.cited),
         prompt_versions=prompts,
         rubric_versions=_rubrics_of(run, artefact.kind),
@@ -306,6 +330,14 @@ def close_motion(*, version: ArtefactVersion, because: str, actor: Any = None) -
         record(version, Action.MOTION_CLOSED, actor=actor, detail={"because": because})
 
 
+def partial_note(version: ArtefactVersion) -> str:
+    parts = "; ".join(f"{part['step']} ({part['reason']})" for part in version.unfinished)
+    return (
+        f"Parts of its run did not finish: {parts}. No vote opens until you accept it as partial on its "
+        "page, or retry what failed (the calls already answered are not paid again)."
+    )
+
+
 ESCALATED_NOTE = (
     "No draft cleared the entry bar within its rebuilds: the closest one is frozen for you to read. A "
     "refinement cycle does not continue from it; start a new deck run."
@@ -319,7 +351,15 @@ def _announce(version: ArtefactVersion) -> None:
     people = notifications.members_of(Roles.COMMITTEE, Roles.REVIEWER)
     committee = people[Roles.COMMITTEE]
     reviewers = [user for user in people[Roles.REVIEWER] if user not in committee]
-    if version.evaluated:
+    if version.partial:
+        # Its analyst decides first: accept it as partial (the committee's vote opens then) or retry.
+        notifications.notify(
+            version=version,
+            event=Notice.Event.PARTIAL,
+            recipients=[version.brief.owner],
+            note=partial_note(version),
+        )
+    if version.evaluated and not version.partial:
         notifications.notify(version=version, event=Notice.Event.VOTE_NEEDED, recipients=committee)
     else:
         notifications.notify(version=version, event=Notice.Event.FROZEN, recipients=committee)

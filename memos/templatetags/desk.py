@@ -21,6 +21,7 @@ from agents.text.untrusted import web_link
 from memos.models import Brief, FactRecord
 from memos.pipeline.errors import plain
 from memos.pipeline.language import brief_language
+from memos.services.notifications import without_score
 from memos.services.refs import Refs
 
 register = template.Library()
@@ -125,6 +126,12 @@ def _language(brief: Brief) -> Language:
     if not isinstance(found, Language):
         found = brief.__dict__[_LANGUAGE_ATTRIBUTE] = brief_language(brief)
     return found
+
+
+@register.filter
+def changes_only(changelog: object) -> str:
+    """A changelog line without its score, for a reader the evaluator's scores are sealed from."""
+    return without_score(str(changelog))
 
 
 @register.filter

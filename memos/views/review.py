@@ -83,3 +83,12 @@ def request_changes(request: HttpRequest, version_id: int) -> HttpResponse:
 @login_required
 def publish(request: HttpRequest, version_id: int) -> HttpResponse:
     return act(request, version_id, lambda user, version, _: review.publish(version=version, reviewer=user))
+
+
+@require_POST
+@login_required
+def accept_partial(request: HttpRequest, version_id: int) -> HttpResponse:
+    """The brief's analyst accepts a partial version as it is: the committee's vote opens on it."""
+    return act(
+        request, version_id, lambda user, version, _: review.accept_partial(version=version, analyst=user)
+    )

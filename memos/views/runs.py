@@ -15,26 +15,31 @@ from typing import Any
 from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 from pydantic import ValidationError
 
 from memos.cache import cache_key, cached
 from memos.models import AgentStep, Run
 from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.registry import workflow_for
+from memos.pipeline.steps import unfinished_parts
 from memos.services.access import visible_runs
+from memos.services.errors import ServiceError
 from memos.services.refs import cited_ids, resolve
+from memos.services.runs import may_retry, retry_run
 from memos.services.surfaces import surface_of
 from memos.views.users import user_of
 
 # run.js asks for a step document with this header to get the bare fragment for its drawer.
 FRAGMENT_HEADER = "X-Desk-Fragment"
 UNFINISHED = "memos/step_documents/unfinished.html"
+SEALED = "memos/step_documents/sealed.html"
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,33 @@ def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
     run = get_object_or_404(
         visible_runs(user_of(request)).select_related("brief__company", "created_by"), pk=run_id
     )
+    return _render_run(request, run)
+
+
+@require_POST
+@login_required
+def retry(request: HttpRequest, run_id: UUID) -> HttpResponse:
+    """ "Retry what failed": a new run with the same configuration and pins, whose calls the first run had
+    answered come from the ledger unpaid (memos.services.runs.retry_run). A refusal shows the page again
+    with the reason (409) and starts nothing."""
+    user = user_of(request)
+    run = get_object_or_404(visible_runs(user).select_related("brief__company", "created_by"), pk=run_id)
+    try:
+        retried = retry_run(run=run, user=user)
+    except ServiceError as exc:
+        return _render_run(request, run, refusal=str(exc), status=409)
+    return redirect("run", run_id=retried.pk)
+
+
+def _sealed(user: User, step: AgentStep) -> str:
+    """Why ``user`` may not read this step's evaluator scores yet ("" when they may)."""
+    pages = surface_of(workflow_for(step.run.workflow)).steps
+    if pages.sealed is None or step.kind not in pages.sealed_kinds:
+        return ""
+    return pages.sealed(user, step.run)
+
+
+def _render_run(request: HttpRequest, run: Run, *, refusal: str = "", status: int = 200) -> HttpResponse:
     if run.is_active:
         pipeline = _pipeline_html(run)
     else:
@@ -80,8 +112,11 @@ def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
         "workflow": workflow,
         "profile_line": workflow.describe(run.config),
         "pipeline": mark_safe(pipeline),  # noqa: S308
+        "may_retry": may_retry(user_of(request), run),
+        "unfinished": unfinished_parts(run.pk) if not run.is_active else (),
+        "refusal": refusal,
     }
-    return render(request, "memos/run.html", context)
+    return render(request, "memos/run.html", context, status=status)
 
 
 def step_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
@@ -138,6 +173,9 @@ def step_document(request: HttpRequest, run_id: UUID, step_id: int) -> HttpRespo
         run_id=run_id,
     )
     template, context = document_context(step)
+    sealed = _sealed(user_of(request), step)
+    if sealed:
+        template, context = SEALED, {"step": step, "run": step.run, "sealed": sealed}
     fragment = request.headers.get(FRAGMENT_HEADER) == "1"
     response = render(request, template if fragment else "memos/step_page.html", context | {"body": template})
     patch_vary_headers(response, [FRAGMENT_HEADER])

@@ -21,11 +21,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from memos.models import ArtefactVersion, Notice, Vote
+from memos.models import ArtefactVersion, AuditEvent, Notice, Vote
 from memos.services import review
 from memos.services.access import visible_versions
 from memos.services.accounts import Roles
 from memos.services.printing import PAGE, artefact_context
+from memos.services.runs import may_retry
 from memos.services.surfaces import RENDER_PDF, Place, files_of, version_page_of
 from memos.services.versions import diff, previous_of
 from memos.views.users import user_of
@@ -81,7 +82,30 @@ def page_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
             "others": [other for other in readable if other.kind != version.kind],
         }
     )
-    return context | {"panels": panels(user, version, previous), "version_downloads": downloads(version)}
+    sealed = version_page_of(version).sealed
+    return (
+        context
+        | {"scores_sealed": sealed(user, version) if sealed is not None else ""}
+        | partial_context(user, version)
+        | {"panels": panels(user, version, previous), "version_downloads": downloads(version)}
+    )
+
+
+def partial_context(user: User, version: ArtefactVersion) -> dict[str, Any]:
+    """What the partial banner offers ``user``: its analyst accepts it (once, while it is in review and
+    evaluated) or retries what failed; everyone sees who accepted it."""
+    if not version.partial:
+        return {}
+    accepted = version.audit.filter(action=AuditEvent.Action.PARTIAL_ACCEPTED).select_related("actor").first()
+    analyst = user.pk == version.brief.owner_id and review.has_role(user, Roles.ANALYST)
+    return {
+        "accepted_partial": accepted,
+        "may_accept_partial": analyst
+        and accepted is None
+        and version.evaluated
+        and version.status == ArtefactVersion.Status.READY_FOR_REVIEW,
+        "may_retry": may_retry(user, version.run),
+    }
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from statistics import mean
+from uuid import UUID
 
 from django.db.models import Sum
 
@@ -38,10 +39,12 @@ from memos.pipeline.agency.plan import (
     INFERENCE,
     INFERENCE_KIND,
     JURY,
+    MERGED_SKIP,
     MOVES,
     PROPOSALS,
     RANKING,
     SANDBOX,
+    move_of,
 )
 from memos.pipeline.agency.reads import config, findings, merged, proposed
 from memos.pipeline.agency.turns import thread_json, threads_of
@@ -117,6 +120,23 @@ def ending(ctx: StageContext) -> Ending:
     return Ending(Run.Status.DONE, line + ("; every recommended move survives the jury" if jury else ""))
 
 
+def not_debated(run_id: UUID | str) -> list[dict[str, str]]:
+    """Each move that was never debated to its end, with why: its debate failed, or the persona who would
+    have proposed it failed. A duplicate merged into another move is debated there, so it is not listed.
+    The ranking lacks these moves: one of them might have ranked first."""
+    steps = AgentStep.objects.filter(
+        run_id=run_id, stage=SANDBOX, status__in=[AgentStep.Status.FAILED, AgentStep.Status.SKIPPED]
+    ).order_by("position", "id")
+    missing = []
+    for step in steps:
+        if step.status == AgentStep.Status.SKIPPED and step.summary == MERGED_SKIP:
+            continue
+        said = step.error if step.status == AgentStep.Status.FAILED else step.summary
+        reason = said.removeprefix(f"{step.title}: ").strip() or "it did not finish"
+        missing.append({"id": move_of(step.key), "reason": reason})
+    return missing
+
+
 def agency_artefact(ctx: StageContext) -> Artefact:
     output = ctx.output(FINAL, RANKING, RankingOutput)
     if output is None:
@@ -143,6 +163,9 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             f"{c.claim_id}: {c.statement}" for c in (found.f2.claims if found.f2 else [])
         ),
     }
+    missing = not_debated(ctx.run_id)
+    if missing:
+        sections["Moves not debated"] = "\n".join(f"{row['id']}: {row['reason']}" for row in missing)
     cited_claims = [ref for row in output.ranked for ref in moves[row.move_id].citations]
     evidence = [
         ref
@@ -162,6 +185,7 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             "moves": {move_id: move.model_dump(mode="json") for move_id, move in moves.items()},
             "debates": {move_id: debate.model_dump(mode="json") for move_id, debate in outputs.items()},
             "jury": jury.model_dump(mode="json") if jury is not None else None,
+            "not_debated": missing,
             # The threads themselves, frozen with the version: its page shows every move's debate.
             "threads": {
                 move.move_id: {thread: thread_json(turns) for thread, turns in threads_of(move).items()}

@@ -42,6 +42,15 @@ def debate_key(move: str) -> str:
     return f"debate-{move}"
 
 
+def move_of(debate: str) -> str:
+    """The move a debate step's key names (``debate_key``'s inverse)."""
+    return debate.removeprefix("debate-")
+
+
+# Why a duplicate's debate step is skipped: it is debated under the move it was merged into.
+MERGED_SKIP = "merged into the move proposed first with the same action and target"
+
+
 def move_numbers(config: AgencyConfig) -> dict[tuple[str, str], int]:
     """(persona, risk) -> the move's number: m1..m3 the first persona's low, medium and high-risk moves, or,
     for a run with another ``order`` k, the same list rotated by k: each move gets another number (for k not a

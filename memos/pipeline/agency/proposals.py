@@ -22,7 +22,15 @@ from agents.llm.types import CallContext
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.models import AgentStep, Move
-from memos.pipeline.agency.plan import MOVES, PROPOSALS, SANDBOX, debate_key, move_id, move_numbers
+from memos.pipeline.agency.plan import (
+    MERGED_SKIP,
+    MOVES,
+    PROPOSALS,
+    SANDBOX,
+    debate_key,
+    move_id,
+    move_numbers,
+)
 from memos.pipeline.agency.reads import Findings, config, findings, proposed
 from memos.pipeline.claims import fenced_write
 from memos.pipeline.context import StageContext
@@ -169,9 +177,7 @@ def merge(ctx: StageContext) -> MovesOutput:
     planned = [step.key for step in ctx.workflow.plan(ctx.config) if step.stage == SANDBOX]
     debated = {debate_key(group.first) for group in groups}
     duplicates = [debate_key(m) for m, first in into.items() if m != first]
-    skip_steps(
-        ctx, SANDBOX, duplicates, "merged into the move proposed first with the same action and target"
-    )
+    skip_steps(ctx, SANDBOX, duplicates, MERGED_SKIP)
     missing = [key for key in planned if key not in debated and key not in duplicates]
     skip_steps(ctx, SANDBOX, missing, "not proposed: the analyst's call failed")
     return MovesOutput(

@@ -11,7 +11,7 @@ from collections import Counter
 from agents.screen.config import ScreenConfig
 from agents.screen.criteria import measure
 from agents.screen.display import LABELS, figure_text
-from agents.screen.flags import adjust
+from agents.screen.flags import UNREAD, adjust
 from agents.screen.outputs import (
     AdjustmentOut,
     Assessment,
@@ -42,6 +42,9 @@ from memos.pipeline.screen.synthesis import news_by_sector, overview_of
 from memos.pipeline.workflows import Artefact, Ending
 
 KIND = "screen"
+UNREAD_SUMMARY = (
+    "Unread: the news analyst's reading of this sector did not finish; its symbols are unassessed."
+)
 DATA_CONSTRAINED = (
     "Analysis is data-constrained this week. {thin} of {sectors} sectors lack strong news evidence. Quant "
     "signals are the primary basis for recommendations."
@@ -94,7 +97,7 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
                     figures.get("beta"),
                     quant.market.benchmark,
                 ),
-                evidence_quality=reading.evidence_quality if reading else "none",
+                evidence_quality=reading.evidence_quality if reading else UNREAD,
                 code_note=decision.note,
                 adjustment=adjustment,
                 bullish_signals=call.bullish_signals if call else [],
@@ -107,8 +110,8 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
         SectorView(
             sector=group.sector,
             interpretation=group.interpretation,
-            news_summary=news[group.sector].summary if group.sector in news else "",
-            evidence_quality=news[group.sector].evidence_quality if group.sector in news else "none",
+            news_summary=news[group.sector].summary if group.sector in news else UNREAD_SUMMARY,
+            evidence_quality=news[group.sector].evidence_quality if group.sector in news else UNREAD,
             synthesis=syntheses[group.sector].synthesis if group.sector in syntheses else "",
             drivers=list(news[group.sector].drivers) if group.sector in news else [],
             symbols=list(group.symbols),

@@ -87,7 +87,11 @@ def document_block(documents: Sequence[Document]) -> str:
 
 def news_block(news: NewsOutput | None) -> str:
     if news is None:
-        return "The news analyst's reading did not finish: treat the evidence as none."
+        return (
+            "The news analyst's reading of this sector did not finish: its news is unread, which is not the "
+            "same as no news. Code holds its symbols at YELLOW, unassessed; say that nothing is known of "
+            "the sector's news."
+        )
     titles = {d.doc_id: d.title for d in news.documents}
     lines = [f"Evidence quality (capped by code): {news.evidence_quality}.", news.summary]
     for driver in news.drivers:

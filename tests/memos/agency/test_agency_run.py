@@ -15,7 +15,7 @@ from django.test import override_settings
 
 from agents.agency.config import AgencyConfig
 from agents.agency.outputs import RankingOutput, SourcesOutput
-from memos.models import AgentStep, ArtefactVersion, DebateTurn, LLMCall, Move, MoveScore, Run
+from memos.models import AgentStep, ArtefactVersion, DebateTurn, LLMCall, Motion, Move, MoveScore, Run
 from memos.pipeline import driver
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
@@ -187,3 +187,71 @@ def test_a_run_whose_board_scores_on_the_analysts_family_is_refused_when_the_set
         ):
             run = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
     assert run.status == Run.Status.QUEUED
+
+
+class BreakOneDebate:
+    """The critic's opening for the first move asked about comes back broken (it fits no schema), its re-ask
+    too; every other move's debate gets the canned answers."""
+
+    def __init__(self) -> None:
+        self.target = ""
+
+    def __call__(self, schema: dict[str, object], messages: list[dict[str, object]]) -> object:
+        asked = str(messages[1].get("content", "")) if len(messages) > 1 else ""
+        self.target = self.target or asked
+        return {"broken": True} if asked == self.target else None
+
+
+def test_a_move_whose_debate_failed_is_listed_as_not_debated_and_the_run_needs_review(
+    tmp_path: Path,
+) -> None:
+    load_desk_data("AAPL")
+    analyst("analyst")
+    out = tmp_path / "out"
+    stdout = StringIO()
+    with (
+        fake_llm({"agency_critic_opening": [BreakOneDebate()] * 20}),
+        pytest.raises(SystemExit) as ended,
+    ):
+        call_command("agency", "AAPL", "--inline", "--out", str(out), stdout=stdout, stderr=StringIO())
+    assert ended.value.code == 3  # needs review: a person looks before anyone relies on it
+    run = Run.objects.get()
+    assert run.status == Run.Status.NEEDS_REVIEW
+    whole = json.loads((out / "scores.json").read_text())
+    assert whole["status"] == "needs_review"
+    [missing] = whole["not_debated"]
+    assert missing["id"] in {"m1", "m2", "m3"} and "schema" in missing["reason"]
+    assert sorted(m["id"] for m in whole["moves"]) == sorted({"m1", "m2", "m3"} - {missing["id"]})
+    [part] = whole["unfinished"]
+    assert part["step"].startswith(f"{missing['id']} · ") and "schema" in part["reason"]
+    assert f"- {missing['id']}: " in (out / "ranking.md").read_text()
+    version = ArtefactVersion.objects.get(run=run)
+    assert version.partial and not Motion.objects.filter(version=version).exists()
+    assert "Moves not debated" in version.sections and missing["id"] in version.sections["Moves not debated"]
+    assert version.content["not_debated"] == whole["not_debated"]
+
+
+def _long_card(schema: dict[str, object], messages: list[dict[str, object]]) -> object:
+    """A board member's card whose every reason runs to the length its schema's pattern admits (a decoder
+    that drops ``maxLength`` beside a pattern writes such answers), well past the 200 characters of a
+    reason's bound."""
+    reason = ("The move answers a real need of the business. " * 9).strip()
+    metric = {"score": 7, "quote": "the move", "reason": reason}
+    names = ("impact", "feasibility", "risk_adjusted_return", "strategic_alignment")
+    return {name: dict(metric) for name in names}
+
+
+def test_score_reasons_at_their_patterns_length_never_lose_a_finished_debate() -> None:
+    run = _run("quick", personas=("capital",))
+    with fake_llm({"agency_board_score": [_long_card] * 60}):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    # The debate summed up from the stored cards: before, a stricter read failed the stage three times.
+    assert run.status == Run.Status.DONE, run.status_message
+    cards = list(MoveScore.objects.filter(move__run=run).values_list("card", flat=True))
+    assert cards
+    for card in cards:
+        for name in ("impact", "feasibility", "risk_adjusted_return", "strategic_alignment"):
+            reason = card[name]["reason"]
+            assert len(reason) <= 200 and reason.endswith("business.")
+    assert RankingOutput.model_validate(_output(run, "ranking")).ranked

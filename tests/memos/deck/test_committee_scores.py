@@ -124,3 +124,45 @@ def calibrations(queue: Queue, earlier: set[str]) -> list[str]:
     """The rubrics of the calibration jobs queued since ``earlier``."""
     jobs = [job for job in queue.jobs if job.id not in earlier]
     return sorted(str(job.args[0]) for job in jobs if (job.func_name or "").endswith(".run_calibration"))
+
+
+def test_a_member_sees_the_judge_s_scores_only_after_scoring_the_deck() -> None:
+    owner = analyst()
+    with fake_deck_llm():
+        (version,) = finished_decks(1, owner)
+    carol = member("carol", Roles.COMMITTEE)
+    client = signed_in(carol)
+    deck_step = version.run.steps.get(kind="deck")
+    urls = {
+        "page": f"/versions/{version.pk}/",
+        "scores": f"/versions/{version.pk}/scores.json",
+        "step": f"/runs/{version.run_id}/steps/{deck_step.pk}/",
+    }
+
+    def shown(client: Client) -> dict[str, tuple[int, str]]:
+        found = {}
+        for name, url in urls.items():
+            response = client.get(url)
+            found[name] = (response.status_code, response.content.decode())
+        return found
+
+    # Before scoring: the form, and none of the judge's scores (its tables, its composite, the step's).
+    sealed = shown(client)
+    page = sealed["page"][1]
+    assert 'id="score-form"' in page and 'id="judge-sealed"' in page and 'id="score-sealed"' in page
+    assert "R2: the best deck" not in page and "R1: hard gates" not in page
+    assert sealed["scores"][0] == 403 and "once you have scored it yourself" in sealed["scores"][1]
+    assert 'id="judge-sealed"' in sealed["step"][1] and "R2" not in sealed["step"][1].split("doc-head")[-1]
+
+    # Its analyst, and a reviewer off the committee, who score nothing, read them.
+    for reader in (owner, member("rita", Roles.REVIEWER)):
+        seen = shown(signed_in(reader))
+        assert "R2: the best deck" in seen["page"][1] and 'id="judge-sealed"' not in seen["page"][1]
+        assert seen["scores"][0] == 200 and seen["step"][0] == 200
+        assert 'id="judge-sealed"' not in seen["step"][1]
+
+    # Once scored, the member reads them too.
+    assert client.post(f"/versions/{version.pk}/score/", answers(3)).status_code == 302
+    scored = shown(client)
+    assert "R2: the best deck" in scored["page"][1] and 'id="judge-sealed"' not in scored["page"][1]
+    assert scored["scores"][0] == 200 and 'id="judge-sealed"' not in scored["step"][1]

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from agents.memo.roster import DEFAULT_PROFILES
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
-from memos.models import AgentStep, FactRecord, LLMCall, Run
+from memos.models import AgentStep, ArtefactVersion, FactRecord, LLMCall, Motion, Run
 from memos.pipeline import driver
 from memos.pipeline.memo.evidence import evidence_for
 from memos.pipeline.memo.rehearsal import rehearsal_script
@@ -237,3 +237,21 @@ def test_the_watchdog_requeues_a_queued_run_whose_job_was_lost(monkeypatch: pyte
     assert resume_stale_runs(stale_after_s=60) == [str(run.pk)]
     assert requeued == [(str(run.pk), "data")]
     assert resume_stale_runs(stale_after_s=60) == []  # not again on the next pass: its heartbeat was stamped
+
+
+def test_a_specialist_whose_answer_never_fit_leaves_a_partial_memo_that_opens_no_vote() -> None:
+    run = _run("quick")
+    with fake_llm(script_for(run)) as server:
+        for _ in range(2):  # the answer and its one re-ask
+            server.inject("invalid_schema", prompt="specialist_news")
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    # The memo was written from the two briefs that finished, and says which one did not.
+    assert run.status == Run.Status.NEEDS_REVIEW, run.status_message
+    news = AgentStep.objects.get(run=run, key="news")
+    assert news.status == AgentStep.Status.FAILED
+    assert f"not finished: {news.title}" in run.status_message
+    version = ArtefactVersion.objects.get(run=run)
+    assert [part["step"] for part in version.unfinished] == [news.title]
+    assert version.rendered_text.startswith("## Not finished\n")
+    assert not Motion.objects.filter(version=version).exists()

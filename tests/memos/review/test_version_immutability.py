@@ -125,6 +125,7 @@ def changed_values(version: ArtefactVersion, other_run: Run) -> dict[str, Any]:
         "rendered_text": version.rendered_text + " (edited)",
         "content_hash": "0" * 64,
         "evaluated": False,
+        "unfinished": [{"step": "News analyst: Utilities", "reason": "added after the vote"}],
         "score": 9.5,
         "score_label": "inflated",
         "score_delta": 3.5,

@@ -261,6 +261,13 @@ TABLE: dict[str, Row] = {
             admin=CONFLICT,
         ),
     ),
+    # Its brief's analyst retries a failed or partial run (memos.services.runs.retry_run); this run is queued,
+    # so whoever may read it is refused on its page with the reason, and for anyone else it does not exist.
+    "runs/<uuid:run_id>/retry/": Row(
+        "/runs/{run}/retry/",
+        everyone(NOT_ALLOWED),
+        {actor: REFUSED_ON_PAGE if outcome == OK else outcome for actor, outcome in RUN_READERS.items()},
+    ),
     # A superuser adopts a deck run's brief-specific rubric anchors (memos/views/rubric_proposals.py); this
     # step holds no proposal, so even they are refused with the reason (409); nobody else may.
     "runs/<uuid:run_id>/steps/<int:step_id>/adopt-rubric/": Row(
@@ -346,7 +353,10 @@ TABLE: dict[str, Row] = {
     "versions/<int:version_id>/deck.pdf": Row("/versions/{deck_version}/deck.pdf", VERSION_READERS),
     "versions/<int:version_id>/deck.pptx": Row("/versions/{deck_version}/deck.pptx", VERSION_READERS),
     "versions/<int:version_id>/deck.json": Row("/versions/{deck_version}/deck.json", VERSION_READERS),
-    "versions/<int:version_id>/scores.json": Row("/versions/{deck_version}/scores.json", VERSION_READERS),
+    # The judge's scores: a committee member who has not scored the deck yet is refused them (issue 31, 4).
+    "versions/<int:version_id>/scores.json": Row(
+        "/versions/{deck_version}/scores.json", VERSION_READERS | {"committee": FORBIDDEN}
+    ),
     "runs/<uuid:run_id>/steps/<int:step_id>/slides/<int:number>.png": Row(
         "/runs/{deck_run}/steps/{deck_step}/slides/1.png", RUN_READERS
     ),
@@ -384,6 +394,13 @@ TABLE: dict[str, Row] = {
     # Only an approved version is published: this one is not, so even its reviewer is refused, with why.
     "versions/<int:version_id>/publish/": Row(
         "/versions/{version}/publish/", everyone(NOT_ALLOWED), review_action("reviewer", REFUSED_ON_PAGE)
+    ),
+    # Its brief's analyst accepts a partial version (memos.services.review.accept_partial); this one is whole,
+    # so even they are refused on its page with the reason.
+    "versions/<int:version_id>/accept-partial/": Row(
+        "/versions/{version}/accept-partial/",
+        everyone(NOT_ALLOWED),
+        review_action("owner", REFUSED_ON_PAGE),
     ),
     "notices/": Row("/notices/", signed_in(OK)),
     # Evidence is the shared fact store (public filings and news), read by every signed-in user.

@@ -3,9 +3,11 @@
 Starts a consulting-agency run (seed 004): fifteen moves debated against a board and ranked. ``--out DIR``
 writes what the run made: ``F1.md`` and ``F2.md``; ``m1.md``..``m15.md`` (a merged duplicate says which move
 was debated in its place); each debated move's threads as ``threads/m<N>/i1.json``..``i3.json`` (a list of
-turns, each with ``round``, ``speaker`` and ``text``); ``scores.json`` (each move's ``id``, ``persona``,
-``risk``, ``scores`` per board member on the four metrics, ``total`` out of 120 and ``rank``) and
-``ranking.md``. Exit status 0 when the run is done, 3 when it needs review, 1 when it failed, 2 for bad input.
+turns, each with ``round``, ``speaker`` and ``text``); ``scores.json`` (the run's ``status``; ``unfinished``,
+each part that did not finish with its ``step`` and ``reason``; ``not_debated``, each move never debated to
+its end with its ``id`` and ``reason``; and ``moves``: each debated move's ``id``, ``persona``, ``risk``,
+``scores`` per board member on the four metrics, ``total`` out of 120 and ``rank``) and ``ranking.md``. Exit
+status 0 when the run is done, 3 when it needs review, 1 when it failed, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from agents.agency.personas import ANALYSTS
 from agents.agency.schemas import METRICS
 from memos.management.run_command import RunCommand
 from memos.models import Move, Run
-from memos.pipeline.agency.final import agency_report
+from memos.pipeline.agency.final import agency_report, not_debated
 from memos.pipeline.agency.plan import NAME as AGENCY
 from memos.pipeline.agency.turns import thread_json, threads_of
+from memos.pipeline.steps import unfinished_parts
 
 
 class AgencyCommand(RunCommand):
@@ -70,7 +73,7 @@ def write_out(
             (out / f"{move_id}.md").write_text(
                 _move_markdown(doc, move, ranks.get(move_id)), encoding="utf-8"
             )
-        if not move.debated:
+        if not move.debated or move.failure:  # merged into another, or its debate did not finish
             continue
         folder = out / "threads" / move_id
         folder.mkdir(parents=True, exist_ok=True)
@@ -94,7 +97,15 @@ def write_out(
             }
         )
     scores.sort(key=lambda item: (item["rank"] is None, item["rank"] or 0))
-    (out / "scores.json").write_text(json.dumps({"moves": scores}, indent=2) + "\n", encoding="utf-8")
+    run.refresh_from_db(fields=["status"])
+    missing = not_debated(run.pk)
+    whole = {
+        "status": run.status,
+        "unfinished": [{"step": part.step, "reason": part.reason} for part in unfinished_parts(run.pk)],
+        "not_debated": missing,
+        "moves": scores,
+    }
+    (out / "scores.json").write_text(json.dumps(whole, indent=2) + "\n", encoding="utf-8")
     lines = ["# Ranking", "", "## Recommended next moves", ""]
     lines += [
         f"{row.rank}. {row.move_id} · {row.title} ({row.risk} risk): {row.total}/120"
@@ -107,6 +118,9 @@ def write_out(
         for row in ranking.ranked
         if not row.recommended
     ]
+    if missing:
+        lines += ["", "## Not debated (the ranking lacks them)", ""]
+        lines += [f"- {row['id']}: {row['reason']}" for row in missing]
     (out / "ranking.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -120,6 +134,8 @@ def _move_markdown(doc: dict[str, Any], move: Move, ranked: Any) -> str:
     ]
     if move.merged_into:
         lines += [f"Merged into {move.merged_into} (the same action and target): debated there.", ""]
+    elif move.failure:
+        lines += [f"Not debated: its debate did not finish ({move.failure}). The ranking lacks it.", ""]
     elif ranked is not None:
         lines += [
             f"Rank {ranked.rank}: {ranked.total}/120 after the debate ({ranked.blind_total}/120 blind).",

@@ -26,6 +26,7 @@ from memos.pipeline.deck.desk import calibration, escalation, factcheck, gold_sc
 from memos.pipeline.deck.desk.export import laps
 from memos.pipeline.deck.desk.schedule import cycles_due, schedule_panel
 from memos.pipeline.deck.desk.viewer import DECK_PPTX, deck_context, version_deck
+from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT_KIND, LAP
 from memos.services.surfaces import (
     PDF,
     RENDER_PDF,
@@ -98,7 +99,12 @@ def _command() -> type[BaseCommand]:
 
 
 SURFACE = Surface(
-    steps=StepPages(builders=pages.BUILDERS, evidence=pages.evidence_ids),
+    steps=StepPages(
+        builders=pages.BUILDERS,
+        evidence=pages.evidence_ids,
+        sealed_kinds=frozenset({DRAFT_KIND, BASELINE, LAP, DECK}),
+        sealed=gold_scores.judge_sealed_in_run,
+    ),
     version=VersionPage(
         template="memos/decks/_version_deck.html",
         context=deck_context,
@@ -109,6 +115,7 @@ SURFACE = Surface(
             Panel("memos/decks/_schedule.html", _schedule),
         ),
         script="js/deck.js",
+        sealed=gold_scores.judge_sealed,
     ),
     files=Files(
         files=(

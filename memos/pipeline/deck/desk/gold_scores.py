@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from agents.deck.outputs import DeckOutput
 from agents.deck.rubrics import DECK_R1, DECK_R2
-from memos.models import ArtefactVersion, Calibration, GoldScore
+from memos.models import ArtefactVersion, Calibration, GoldScore, Run
 from memos.models.calibration import DECK_KIND, SCORE_MAX, SCORE_MIN
 from memos.pipeline import driver
 from memos.pipeline.deck.desk.calibration import (
@@ -121,6 +121,34 @@ def whose_deck(scorer_id: int | None, version: ArtefactVersion) -> str:
     if scorer_id == version.run.created_by_id:
         return "You started this deck's run: it is scored by the rest of the committee."
     return ""
+
+
+SEALED = (
+    "The judge's scores of this deck show once you have scored it yourself: a gold score must be your own "
+    "reading, not the judge's copied."
+)
+
+
+def judge_sealed(user: User, version: ArtefactVersion) -> str:
+    """Why ``user`` may not see the judge's scores of ``version`` yet ("" when they may): a committee member
+    who may score this deck and has not. Whoever may not score it (its analyst, its starter, an admin, any
+    deck without an R2 judgement) and every other reader sees them."""
+    if version.kind != DECK_KIND or not has_role(user, Roles.COMMITTEE) or why_not_scoring(user, version):
+        return ""
+    if GoldScore.objects.filter(version=version, scored_by=user).exists():
+        return ""
+    return SEALED
+
+
+def judge_sealed_in_run(user: User, run: Run) -> str:
+    """``judge_sealed`` for a run's step documents: sealed for a committee member until they have scored the
+    deck the run froze, and while it has frozen none (the scores they would see are the deck's to come)."""
+    if not has_role(user, Roles.COMMITTEE) or user.is_superuser:
+        return ""
+    if user.pk in (run.brief.owner_id, run.created_by_id):
+        return ""
+    version = run.versions.order_by("-number").first()
+    return judge_sealed(user, version) if version is not None else SEALED
 
 
 def scoring_panel(user: User, version: ArtefactVersion) -> ScoringPanel | None:

@@ -22,7 +22,7 @@ from typing import Any
 from uuid import UUID
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_safe
@@ -36,6 +36,7 @@ from agents.text.untrusted import web_link
 from memos.cache import KeptInProcess
 from memos.models import AgentStep, ArtefactVersion
 from memos.pipeline.deck.desk import images as deck_images
+from memos.pipeline.deck.desk.gold_scores import judge_sealed
 from memos.pipeline.deck.final import STOPS
 from memos.pipeline.deck.plan import DECK, DRAFT_KIND, LAP
 from memos.services import version_files
@@ -372,8 +373,12 @@ def version_deck_json(request: HttpRequest, version_id: int) -> HttpResponse:
 @require_safe
 @login_required
 def version_scores_json(request: HttpRequest, version_id: int) -> HttpResponse:
-    """The version's scores as frozen, with the changelog of the laps that made it (seed 001 section 7)."""
+    """The version's scores as frozen, with the changelog of the laps that made it (seed 001 section 7);
+    refused (403, with the reason) to a committee member who has not scored the deck yet."""
     version, output = version_and_deck(request, version_id)
+    sealed = judge_sealed(user_of(request), version)
+    if sealed:
+        return HttpResponseForbidden(sealed, content_type="text/plain; charset=utf-8")
     document = {
         "company": version.brief.subject,
         "version": version.label,

@@ -2,9 +2,11 @@
 
 Starts a weekly sector screen (seed 002) on the strategy's watchlist: the bundled demo strategy
 (``SCREEN_STRATEGY``: the stocknet universe, the week ending 2015-08-21) when no ``--config`` is given.
-``--json`` prints one object: ``as_of``, ``market``, ``sectors``, ``symbols`` (each with ``symbol``,
-``sector``, ``return_1w``, ``beta``, ``alpha_1w``, ``rsi14``, ``flag``, ``flag_reason``,
-``evidence_quality``) and ``llm_calls``. ``--out DIR`` writes ``screen.json`` (the same object) and
+``--json`` prints one object: ``status`` (the run's: done, or needs_review when a part did not finish),
+``unfinished`` (each part that did not finish: ``step`` and ``reason``), ``as_of``, ``market``, ``sectors``,
+``symbols`` (each with ``symbol``, ``sector``, ``return_1w``, ``beta``, ``alpha_1w``, ``rsi14``, ``flag``,
+``flag_reason``, ``evidence_quality``: none, weak, strong, or unread where its sector's reading did not
+finish) and ``llm_calls``. ``--out DIR`` writes ``screen.json`` (the same object) and
 ``flags.md``. A malformed strategy names the field and exits 2; exit 1 when the run failed, 3 when it needs
 review.
 """
@@ -28,6 +30,7 @@ from memos.pipeline.screen.plan import FINAL, FLAGS, PREPARE, QUANT
 from memos.pipeline.screen.plan import NAME as SCREEN
 from memos.pipeline.screen.profiles import WEEKLY, default_strategy
 from memos.pipeline.screen.universe import default_symbols
+from memos.pipeline.steps import unfinished_parts
 from memos.pipeline.workflows import ConfigurationError
 from memos.services.runs import ask_watchlist
 
@@ -109,6 +112,8 @@ def screen_json(run: Run) -> dict[str, Any] | None:
     result, quant = ScreenResult.model_validate(raw_result), QuantStep.model_validate(raw_quant).quant
     market = quant.market
     return {
+        "status": run.status,
+        "unfinished": [{"step": part.step, "reason": part.reason} for part in unfinished_parts(run.pk)],
         "as_of": result.as_of.isoformat(),
         "market": {
             "benchmark": market.benchmark,
@@ -157,9 +162,12 @@ def screen_json(run: Run) -> dict[str, Any] | None:
 
 
 def flags_markdown(report: dict[str, Any]) -> str:
-    lines = [
-        f"# Sector screen, week ending {report['as_of']}",
-        "",
+    lines = [f"# Sector screen, week ending {report['as_of']}", ""]
+    if report["unfinished"]:
+        lines += ["**Partial: these parts did not finish.**", ""]
+        lines += [f"- {part['step']}: {part['reason']}" for part in report["unfinished"]]
+        lines.append("")
+    lines += [
         f"Regime: {report['market']['regime_signal']}",
         "",
     ]
