@@ -27,6 +27,10 @@ __all__ = ["ConfigError", "Endpoint", "LLMSettings", "load_llm_settings"]
 
 LOCAL_MODEL_ALIAS = "local"
 DEFAULT_RUN_BUDGET_TOKENS = 250_000
+# A full agency run sizes itself at about 2.9 million tokens (3,000 a call): the ceiling leaves it whole.
+DEFAULT_RUN_BUDGET_MAX_TOKENS = 3_000_000
+DEFAULT_USER_DAILY_TOKENS = 10_000_000
+DEFAULT_CALIBRATION_BUDGET_TOKENS = 500_000
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -77,6 +81,13 @@ class LLMSettings(BaseModel):
     max_retries: int = 3
     max_concurrency: int = 3
     run_budget_tokens: int | None = None
+    # Spending caps that hold whatever a workflow sizes for itself (issue 31, 5): no run's budget exceeds
+    # ``run_budget_max_tokens``; one person's runs started in a UTC day together spend at most
+    # ``user_daily_tokens``; one calibration pass of the deck's judge at most ``calibration_budget_tokens``.
+    # None: no such cap.
+    run_budget_max_tokens: int | None = DEFAULT_RUN_BUDGET_MAX_TOKENS
+    user_daily_tokens: int | None = DEFAULT_USER_DAILY_TOKENS
+    calibration_budget_tokens: int | None = DEFAULT_CALIBRATION_BUDGET_TOKENS
     loopback_only: bool = False
     prices: dict[str, ModelPrice] = Field(default_factory=dict)
     # Model families (seed 003: a verdict comes from another family than the work it judges): ``LLM_FAMILY``
@@ -161,6 +172,13 @@ def load_llm_settings(environ: Mapping[str, str]) -> LLMSettings:
         max_retries=env.whole("LLM_MAX_RETRIES", 3, minimum=0),
         max_concurrency=env.whole("LLM_MAX_CONCURRENCY", 3, minimum=0) or 1,
         run_budget_tokens=env.whole("LLM_RUN_BUDGET_TOKENS", DEFAULT_RUN_BUDGET_TOKENS, minimum=0) or None,
+        run_budget_max_tokens=env.whole("LLM_RUN_BUDGET_MAX_TOKENS", DEFAULT_RUN_BUDGET_MAX_TOKENS, minimum=0)
+        or None,
+        user_daily_tokens=env.whole("LLM_USER_DAILY_TOKENS", DEFAULT_USER_DAILY_TOKENS, minimum=0) or None,
+        calibration_budget_tokens=env.whole(
+            "LLM_CALIBRATION_BUDGET_TOKENS", DEFAULT_CALIBRATION_BUDGET_TOKENS, minimum=0
+        )
+        or None,
         loopback_only=env.flag("LLM_LOOPBACK_ONLY", False),
         prices=_prices(env, "LLM_PRICES"),
         default_family=env.raw("LLM_FAMILY"),

@@ -302,8 +302,10 @@ class LLMGateway:
         overrun its budget, because each must fit beside the others' reservations. Returns the tokens set
         aside (0 without a budget)."""
         run_id = call.context.run_id
-        if run_id is None or self.settings.run_budget_tokens is None:
-            return 0  # no run, or budgets switched off (LLM_RUN_BUDGET_TOKENS=0)
+        if run_id is None:
+            return 0  # no run
+        # The budget the run started with; with budgets switched off (LLM_RUN_BUDGET_TOKENS=0) a run still
+        # has one where a cap gave it one (a person's daily quota, memos.services.spending).
         budget = self.ledger.budget_of(run_id, self.settings.run_budget_tokens)
         if budget is None:
             return 0

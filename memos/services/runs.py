@@ -22,7 +22,7 @@ from memos.pipeline.data_sources import edgar_source
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
 from memos.pipeline.workflows import ConfigurationError, RunRequest
-from memos.services import governance
+from memos.services import governance, spending
 from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
 
@@ -179,7 +179,9 @@ def start_run(
                 profile=profile,
                 nonce=brief_nonce(brief),
                 config=config,
-                budget_tokens=engine.budget(config, settings.LLM_SETTINGS.run_budget_tokens),
+                budget_tokens=spending.capped_budget(
+                    user, engine.budget(config, settings.LLM_SETTINGS.run_budget_tokens)
+                ),
                 status_message="queued",
                 prompt_versions=pins.prompts,
                 rubric_versions=pins.rubrics,
@@ -238,7 +240,7 @@ def retry_run(*, run: Run, user: User, enqueue: bool = True) -> Run:
                 profile=run.profile,
                 nonce=run.nonce,
                 config=run.config,
-                budget_tokens=run.budget_tokens,
+                budget_tokens=spending.capped_budget(user, run.budget_tokens),
                 status_message="queued: retrying what failed",
                 prompt_versions=run.prompt_versions,
                 rubric_versions=run.rubric_versions,

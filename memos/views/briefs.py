@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
@@ -17,6 +18,7 @@ from memos.forms import BriefForm, profile_choices
 from memos.models import DEFAULT_WORKFLOW, Run
 from memos.pipeline.registry import WORKFLOWS, workflow_for
 from memos.pipeline.workflows import ConfigurationError
+from memos.services import spending
 from memos.services.access import can_start_runs
 from memos.services.errors import ServiceError
 from memos.services.runs import ask, ask_watchlist
@@ -41,7 +43,14 @@ def new_brief(request: HttpRequest) -> HttpResponse:
             return redirect("run", run_id=run.pk)
     meanings = {choice.name: choice.meanings for choice in profile_choices()}
     profiles = [(choice, meanings.get(str(choice.data["value"]), [])) for choice in form["profile"]]
-    return render(request, "memos/brief_new.html", {"form": form, "error": error, "profiles": profiles})
+    context = {
+        "form": form,
+        "error": error,
+        "profiles": profiles,
+        "day": spending.today(user),
+        "ceiling": f"{ceiling:,}" if (ceiling := settings.LLM_SETTINGS.run_budget_max_tokens) else None,
+    }
+    return render(request, "memos/brief_new.html", context)
 
 
 def _start(user: User, data: dict[str, Any]) -> Run:

@@ -74,3 +74,24 @@ def test_a_role_s_model_family_is_declared_or_taken_from_its_own_model() -> None
         }
     )
     assert declared.family_for("scoring") == declared.family_for("critic") == "writers"
+
+
+def test_the_spending_caps_have_defaults_read_from_the_environment_and_zero_lifts_each() -> None:
+    defaults = load_llm_settings({})
+    assert defaults.run_budget_max_tokens == 3_000_000
+    assert defaults.user_daily_tokens == 10_000_000
+    assert defaults.calibration_budget_tokens == 500_000
+    set_ = load_llm_settings(
+        {
+            "LLM_RUN_BUDGET_MAX_TOKENS": "900000",
+            "LLM_USER_DAILY_TOKENS": "0",
+            "LLM_CALIBRATION_BUDGET_TOKENS": "40000",
+        }
+    )
+    assert (set_.run_budget_max_tokens, set_.user_daily_tokens, set_.calibration_budget_tokens) == (
+        900_000,
+        None,
+        40_000,
+    )
+    with pytest.raises(ConfigError, match="LLM_USER_DAILY_TOKENS"):
+        load_llm_settings({"LLM_USER_DAILY_TOKENS": "lots"})

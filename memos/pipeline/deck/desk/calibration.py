@@ -16,11 +16,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from agents.deck.narrowing import judgement_schema, quotable_lines
 from agents.deck.outline import deck_lines
@@ -30,7 +33,7 @@ from agents.deck.schemas import R1Judgement, R2Judgement
 from agents.llm.roles import Role
 from agents.llm.types import CallContext
 from agents.rubrics import Rubric
-from memos.models import AgentStep, ArtefactVersion, Calibration, GoldScore, RubricVersion
+from memos.models import AgentStep, ArtefactVersion, Calibration, GoldScore, LLMCall, RubricVersion
 from memos.pipeline.deck.calibration import configured_scorer
 from memos.pipeline.deck.judging import judge_prompt
 from memos.pipeline.deck.plan import SCOPE
@@ -163,7 +166,9 @@ def calibrate(*, rubric_name: str) -> Calibration:
     raters: set[int] = set()
     lines: set[tuple[int, str]] = set()
     contents: set[str] = set()
+    spend = CalibrationSpend.starting_now()
     for example in gold:
+        spend.check(done=examples + skipped, of=len(gold))
         judged = judge_scores(example.version, rubric_name, rubric, model_written=row.model_written_anchors)
         if judged is None:
             skipped += 1
@@ -193,6 +198,41 @@ def calibrate(*, rubric_name: str) -> Calibration:
         by_dimension={key: agreement(found).as_json() for key, found in pairs.items()},
         passed=decks >= MIN_DECKS and len(raters) >= MIN_RATERS and overall.within_one >= WITHIN_ONE_BAR,
     )
+
+
+# What one judge call may cost before the pass has paid for one (a deck's judge prompt and its answer).
+FIRST_CALL_ESTIMATE = 20_000
+
+
+@dataclass
+class CalibrationSpend:
+    """A calibration pass's budget (``LLM_CALIBRATION_BUDGET_TOKENS``, issue 31, 5): its judge calls belong to
+    no run, so the gateway charges them to none; the pass stops before a call that could take it past the
+    budget (the costliest call it has paid so far, or ``FIRST_CALL_ESTIMATE`` before the first)."""
+
+    since: datetime
+    budget: int | None
+
+    @classmethod
+    def starting_now(cls) -> CalibrationSpend:
+        return cls(timezone.now(), settings.LLM_SETTINGS.calibration_budget_tokens)
+
+    def check(self, *, done: int, of: int) -> None:
+        if self.budget is None:
+            return
+        paid = LLMCall.objects.filter(run=None, stage=STAGE, created_at__gte=self.since).exclude(
+            outcome=LLMCall.Outcome.CACHED
+        )
+        costs = [
+            tokens_in + tokens_out for tokens_in, tokens_out in paid.values_list("tokens_in", "tokens_out")
+        ]
+        next_call = max(costs, default=FIRST_CALL_ESTIMATE)
+        if sum(costs) + next_call > self.budget:
+            raise CalibrationError(
+                f"the calibration stopped at its token budget ({sum(costs):,} of {self.budget:,} tokens "
+                f"spent after {done} of {of} gold examples): raise LLM_CALIBRATION_BUDGET_TOKENS to compare "
+                "more"
+            )
 
 
 @dataclass(frozen=True)
