@@ -34,3 +34,36 @@ def grant_app_role(cursor: CursorWrapper, role: str) -> None:
         f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE ON SEQUENCES TO {quoted}",
     ):
         cursor.execute(statement)
+
+
+FROZEN_TABLE = "memos_artefactversion"
+
+
+def role_problem(cursor: CursorWrapper) -> str:
+    """Why the connected role must not run the desk ("" when it may): a superuser, or the owner of the
+    tables, may switch off or drop the triggers that keep frozen versions unchanged, so with such a role the
+    freeze would hold only by the application's good behaviour (issue 31, L6)."""
+    cursor.execute(
+        "SELECT current_user, r.rolsuper, r.rolbypassrls, "
+        "(SELECT tableowner FROM pg_tables WHERE schemaname = 'public' AND tablename = %s) "
+        "FROM pg_roles r WHERE r.rolname = current_user",
+        [FROZEN_TABLE],
+    )
+    row = cursor.fetchone()
+    if row is None:
+        return "the connected role is not in pg_roles"
+    role, superuser, bypass, owner = row
+    if superuser or bypass:
+        return (
+            f"DATABASE_URL connects as {role!r}, a superuser: it could switch off the triggers that keep "
+            "frozen versions unchanged. Connect the desk as a role that owns nothing and may only read and "
+            "write rows (scripts/run.sh makes desk_app so), and give the owner as DATABASE_OWNER_URL for "
+            "migrations."
+        )
+    if owner == role:
+        return (
+            f"DATABASE_URL connects as {role!r}, which owns the desk's tables: it could alter or drop the "
+            "triggers that keep frozen versions unchanged. Connect the desk as another role that may only "
+            "read and write rows, and give the owner as DATABASE_OWNER_URL for migrations."
+        )
+    return ""

@@ -52,6 +52,8 @@ fi
 log "migrating the database"
 DATABASE_OWNER_URL="$OWNER_URL" "$PY" manage.py migrate --noinput >"$STATE/logs/migrate.log" \
   || die "migrations failed; see $STATE/logs/migrate.log"
+# A DATABASE_URL that names a superuser or the tables' owner could switch the freeze's triggers off: refused.
+"$PY" manage.py check_database_role >/dev/null || die "refusing to start: see the line above"
 log "storing the prompt and rubric files as versions (an admin's active choice is kept)"
 "$PY" manage.py seed_governance >"$STATE/logs/governance.log" || die "prompt or rubric seeding failed; see $STATE/logs/governance.log"
 log "creating groups and demo users, loading the bundled real-data snapshot"

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection
 
-from memos.database_roles import grant_app_role
+from memos.database_roles import grant_app_role, role_problem
 from memos.models import ArtefactVersion
 from memos.services.accounts import DEMO_USERS
 from tests.conftest import ROOT
@@ -245,3 +245,45 @@ def test_settings_refuse_an_owner_url_for_another_database() -> None:
     )
     assert "DATABASE_OWNER_URL must name the same server, port and database as DATABASE_URL" in done.stderr
     assert settings.DATABASE_OWNER is None  # the suite migrates as its one role
+
+
+def test_the_desk_refuses_to_start_on_a_superuser_or_the_tables_owner(app_role: Connection) -> None:
+    # The suite connects as the cluster's superuser: refused, saying why.
+    with connection.cursor() as cursor:
+        assert "a superuser" in role_problem(cursor)
+    # The role run.sh makes passes.
+    with app_role.cursor() as cursor:
+        assert role_problem(cursor) == ""  # type: ignore[arg-type]  # a psycopg cursor runs the same SQL
+    # A role that owns the frozen versions' table (and is no superuser) is refused too.
+    owner = f"desk_owner_{uuid.uuid4().hex[:8]}"
+    db = connection.settings_dict
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE ROLE {owner} LOGIN NOSUPERUSER")
+        cursor.execute(f"ALTER TABLE {FROZEN} OWNER TO {owner}")
+    try:
+        with (
+            psycopg.connect(host=db["HOST"], port=db["PORT"], dbname=db["NAME"], user=owner) as conn,
+            conn.cursor() as cursor,
+        ):
+            assert "owns the desk's tables" in role_problem(cursor)  # type: ignore[arg-type]
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {FROZEN} OWNER TO CURRENT_USER")
+            cursor.execute(f"DROP OWNED BY {owner}")
+            cursor.execute(f"DROP ROLE {owner}")
+    # The command exits 2 with the reason on the superuser's connection.
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check_database_role"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "DATABASE_URL": _url_of(db)},
+    )
+    assert done.returncode == 2 and "a superuser" in done.stderr
+
+
+def _url_of(db: dict[str, Any]) -> str:
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
