@@ -318,6 +318,8 @@ if env_bool("ADESK_WEB_SERVER", False):
 # answering while PDFs are drawn (memos.services.render_slots). A request waits for its turn up to
 # RENDER_WAIT_SECONDS, holding no database connection, then is answered 503 with Retry-After.
 RENDERS_PER_PROCESS = env_int("RENDERS_PER_PROCESS", 1)
+# SEC's answers kept byte for byte per URL (memos.pipeline.raw_responses): the newest this many, 1 at least.
+RAW_RESPONSES_PER_URL = env_int("RAW_RESPONSES_PER_URL", 3)
 if not 1 <= RENDERS_PER_PROCESS <= 16:
     raise ImproperlyConfigured("RENDERS_PER_PROCESS must be between 1 and 16")
 RENDER_WAIT_SECONDS = env_int("RENDER_WAIT_SECONDS", 30)

@@ -1,6 +1,9 @@
 """SEC's answers kept byte for byte (seed 001 T1: "cache raw"): every live EDGAR fetch is stored before it
 is read, gzip-packed, once per URL and content, so a figure in the fact store can be derived again from what
-SEC sent (``raw_source``), and a restatement shows as two answers to one URL."""
+SEC sent (``raw_source``), and a restatement shows as two answers to one URL.
+
+Kept within bounds (issue 31, L10): the newest ``RAW_RESPONSES_PER_URL`` answers to each URL (a restatement
+and the answers before it), never more, so a desk that refreshes every day does not grow without end."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import gzip
 import hashlib
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -40,6 +44,16 @@ def keep_raw(url: str, raw: bytes) -> None:
             )
     except IntegrityError:  # another process kept the same answer a moment ago
         RawResponse.objects.filter(url=url, sha256=digest).update(last_seen_at=now)
+        return
+    prune(url)
+
+
+def prune(url: str) -> int:
+    """Drop the answers to ``url`` older than its newest ``RAW_RESPONSES_PER_URL``; how many went."""
+    kept = max(settings.RAW_RESPONSES_PER_URL, 1)  # the newest answer is what a refresh reads again
+    newest = RawResponse.objects.filter(url=url).order_by("-fetched_at", "-pk").values_list("pk", flat=True)
+    dropped, _ = RawResponse.objects.filter(url=url).exclude(pk__in=list(newest[:kept])).delete()
+    return dropped
 
 
 def latest_raw(url: str) -> bytes:

@@ -4,6 +4,7 @@ daily refresh of watched companies with its failures recorded, and the home page
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import time
 from datetime import UTC, datetime, timedelta
@@ -24,7 +25,7 @@ from agents.data.news import LiveSearch
 from agents.data.prices import LivePriceSource
 from agents.data.shared_rate import LimitBooked, SharedRateLimiter
 from memos.models import Brief, Company, FactRecord, RawResponse, SourceDocument
-from memos.pipeline.raw_responses import KeptEdgarSource, keep_raw
+from memos.pipeline.raw_responses import KeptEdgarSource, keep_raw, latest_raw
 from memos.services import fact_refresh
 from memos.services.fact_refresh import refresh_company_facts, refresh_due
 from memos.services.runs import create_brief
@@ -224,3 +225,16 @@ def test_a_live_refresh_also_reads_prices_and_news_and_says_which_part_failed(
     apple.refresh_from_db()
     assert apple.refresh_error.startswith("prices: the price provider did not answer for AAPL")
     assert apple.refresh_failed_at is not None and "news" in outcome
+
+
+@override_settings(RAW_RESPONSES_PER_URL=2)
+def test_the_answers_kept_per_url_are_bounded_to_the_newest() -> None:
+    url = f"{COMPANYFACTS_API}/CIK0000320193.json"
+    for n in range(5):
+        keep_raw(url, b'{"cik": 320193, "facts": {}, "n": %d}' % n)
+    keep_raw("https://www.sec.gov/files/company_tickers.json", b"{}")
+    bodies = RawResponse.objects.filter(url=url).values_list("body", flat=True)
+    kept = [gzip.decompress(bytes(body)) for body in bodies]
+    assert sorted(kept) == [b'{"cik": 320193, "facts": {}, "n": 3}', b'{"cik": 320193, "facts": {}, "n": 4}']
+    assert latest_raw(url) == b'{"cik": 320193, "facts": {}, "n": 4}'  # what a refresh reads again
+    assert RawResponse.objects.filter(url__endswith="company_tickers.json").count() == 1  # another URL's own
