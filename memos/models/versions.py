@@ -46,6 +46,11 @@ class ArtefactVersion(models.Model):
     rendered_text = models.TextField(help_text="the artefact as plain text, section by section")
     content_hash = models.CharField(max_length=64, help_text="sha256 of kind, content and text")
     evaluated = models.BooleanField(help_text="an evaluator's verdict stands behind it: it may be voted on")
+    brief_as_frozen = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the brief as it stood when frozen: question, audience, notes, owner_id, owner",
+    )
     unfinished = models.JSONField(
         default=list,
         blank=True,
@@ -106,6 +111,19 @@ class ArtefactVersion(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status in self.OPEN_STATUSES
+
+    @property
+    def question(self) -> str:
+        """The brief's question as it stood when the version was frozen: an admin's later edit of the brief
+        does not rewrite what was asked (a version frozen before this was kept shows the brief's own)."""
+        return str(self.brief_as_frozen.get("question") or self.brief.question)
+
+    @property
+    def analyst_ids(self) -> frozenset[int]:
+        """Who was its brief's analyst when it was frozen, and who is now: neither votes on it, approves it
+        or scores it, so an admin's change of owner never lets the analyst who made it judge it."""
+        frozen = self.brief_as_frozen.get("owner_id")
+        return frozenset(pk for pk in (frozen, self.brief.owner_id) if isinstance(pk, int))
 
     @property
     def partial(self) -> bool:

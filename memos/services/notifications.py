@@ -119,7 +119,7 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
         score = "Score: on its page, for whoever may see it before scoring it"
         changes = without_score(changes)
     lines = [
-        f"{brief.subject} · {brief.question}",
+        f"{brief.subject} · {version.question}",
         f"{version.named.capitalize()}, {version.get_status_display().lower()}.",
         score,
         f"Changes: {changes}",

@@ -217,7 +217,7 @@ def ballot(user: User, version: ArtefactVersion) -> Ballot:
     if is_member and motion is not None:
         if user.is_superuser:
             not_voting = "You read every ballot in the admin, so you do not vote."
-        elif user.pk == version.brief.owner_id:
+        elif user.pk in version.analyst_ids:
             not_voting = "You own this brief: you do not vote on it."
         elif user.pk == version.run.created_by_id:
             not_voting = "You started this version's run: you do not vote on it."
@@ -322,7 +322,7 @@ def _check_voter(member: User, version: ArtefactVersion) -> None:
         raise ReviewRefused(
             "admins read every ballot in the admin, so they do not vote: a member without admin rights does"
         )
-    if member.pk == version.brief.owner_id:
+    if member.pk in version.analyst_ids:
         raise ReviewRefused(f"you own this brief: its analyst does not vote on {version.label}")
     if member.pk == version.run.created_by_id:
         raise ReviewRefused(f"you started this version's run: you do not vote on {version.label}")
@@ -421,7 +421,7 @@ def publish(*, version: ArtefactVersion, reviewer: User) -> ArtefactVersion:
 
 def reviewers_for(version: ArtefactVersion) -> list[User]:
     """The reviewers who may act on this version: not the one who started its brief."""
-    return [user for user in notifications.members(Roles.REVIEWER) if user.pk != version.brief.owner_id]
+    return [user for user in notifications.members(Roles.REVIEWER) if user.pk not in version.analyst_ids]
 
 
 def _check_reviewer(reviewer: User, version: ArtefactVersion, what: str) -> None:
@@ -431,8 +431,8 @@ def _check_reviewer(reviewer: User, version: ArtefactVersion, what: str) -> None
         raise ReviewRefused(f"you started this brief, so another reviewer must {what} {version.label}")
 
 
-def _starters(version: ArtefactVersion) -> tuple[int, int]:
-    return (version.brief.owner_id, version.run.created_by_id)
+def _starters(version: ArtefactVersion) -> tuple[int, ...]:
+    return (*version.analyst_ids, version.run.created_by_id)
 
 
 def _pinned(motion: Motion | None) -> tuple[int, float]:

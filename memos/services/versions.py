@@ -194,6 +194,13 @@ def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion
         content_hash=content_hash(artefact.kind, artefact.content, text),
         evaluated=artefact.evaluated,
         unfinished=[part.as_json() for part in artefact.unfinished],
+        brief_as_frozen={
+            "question": brief.question,
+            "audience": brief.audience,
+            "notes": brief.notes,
+            "owner_id": brief.owner_id,
+            "owner": brief.owner.username,
+        },
         score=artefact.score,
         score_label=artefact.score_label,
         score_delta=delta,

@@ -46,7 +46,7 @@ def review_context(user: User, version: ArtefactVersion, *, printing: bool = Fal
     (memos.views.version_socket), one after another in their process, so it stays cheap: no artefact, no diff,
     no register."""
     shown = review.ballot(user, version)
-    started_it = user.pk in (version.brief.owner_id, version.run.created_by_id)
+    started_it = user.pk in {*version.analyst_ids, version.run.created_by_id}
     return {
         "version": version,
         "history": review.history(user, version, shown),

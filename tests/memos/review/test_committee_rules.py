@@ -17,7 +17,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from memos.models import ArtefactVersion, AuditEvent, Motion, Notice, ReviewPolicy, Vote
+from memos.models import ArtefactVersion, AuditEvent, Brief, Motion, Notice, ReviewPolicy, Vote
 from memos.services import review
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.review import ReviewRefused
@@ -87,6 +87,26 @@ def test_a_vote_from_the_briefs_owner_is_refused(cast: dict[str, User]) -> None:
     # Their page offers no vote, and says why.
     page = page_of(alice, version)
     assert 'id="vote-form"' not in page and "you do not vote on it" in page
+
+
+def test_an_admin_s_change_of_the_brief_rewrites_no_version_nor_lets_its_analyst_vote_on_it(
+    cast: dict[str, User],
+) -> None:
+    alice, carol = cast["alice"], cast["carol"]
+    alice.groups.add(ensure_groups()[Roles.COMMITTEE])
+    version = frozen(alice)
+    # An admin hands the brief to carol and rewrites its question (the admin's brief form does both).
+    Brief.objects.filter(pk=version.brief_id).update(owner=carol, question="Should we sell everything?")
+    version = ArtefactVersion.objects.get(pk=version.pk)
+    # The version shows what was asked when it was frozen, and who asked.
+    assert version.question == "Is the services mix durable?"
+    assert version.brief_as_frozen["owner"] == "alice"
+    page = page_of(cast["bob"], version)
+    assert "Is the services mix durable?" in page and "Should we sell everything?" not in page
+    # The analyst who made it cannot vote on it now that another owns the brief; nor can the new owner.
+    assert "you own this brief" in refusal(lambda: vote(alice, version, "approve"))
+    assert "you own this brief" in refusal(lambda: vote(carol, version, "approve"))
+    assert not Vote.objects.exists()
 
 
 def test_a_vote_from_the_member_who_started_the_run_is_refused(cast: dict[str, User]) -> None:

@@ -126,6 +126,7 @@ def changed_values(version: ArtefactVersion, other_run: Run) -> dict[str, Any]:
         "content_hash": "0" * 64,
         "evaluated": False,
         "unfinished": [{"step": "News analyst: Utilities", "reason": "added after the vote"}],
+        "brief_as_frozen": {"question": "Rewritten after the vote.", "owner_id": other_run.created_by_id},
         "score": 9.5,
         "score_label": "inflated",
         "score_delta": 3.5,

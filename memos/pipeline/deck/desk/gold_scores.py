@@ -116,7 +116,7 @@ def why_not_scoring(user: User, version: ArtefactVersion) -> str:
 def whose_deck(scorer_id: int | None, version: ArtefactVersion) -> str:
     """Nobody scores a deck of a brief they own or a run they started: on the deck's page and in the admin
     alike (issue 31: the admin's path skipped this). "" when ``scorer_id`` is neither."""
-    if scorer_id == version.brief.owner_id:
+    if scorer_id in version.analyst_ids:
         return "You own this brief: its deck is scored by the rest of the committee."
     if scorer_id == version.run.created_by_id:
         return "You started this deck's run: it is scored by the rest of the committee."
