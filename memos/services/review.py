@@ -78,6 +78,10 @@ __all__ = [
 
 Status = ArtefactVersion.Status
 Action = AuditEvent.Action
+# A member's changes of their vote on one version: each is an audit row, so they are bounded (issue 31: the
+# audit trail could be flooded).
+MAX_VOTE_CHANGES = 10
+VOTE_ACTIONS = (Action.VOTED, Action.VOTE_CHANGED, Action.RECUSED)
 Choice = Vote.Choice
 RATIONALE_CHARS = 2000
 
@@ -292,6 +296,13 @@ def cast_vote(*, version: ArtefactVersion, member: User, choice: str, rationale:
                 f"you recused yourself from {locked.label} ({earlier.rationale}): a recusal stands, so you "
                 "do not vote on it"
             )
+        if earlier is not None and (earlier.choice, earlier.rationale) == (choice, rationale):
+            return earlier  # the same vote again changes nothing, and adds nothing to the trail
+        if earlier is not None and _changes(locked, member) >= MAX_VOTE_CHANGES:
+            raise ReviewRefused(
+                f"you have changed your vote on {locked.label} {MAX_VOTE_CHANGES} times, the most the audit "
+                "trail keeps: your last vote stands"
+            )
         if earlier is None:
             vote = Vote.objects.create(version=locked, member=member, choice=choice, rationale=rationale)
             action = Action.RECUSED if choice == Choice.RECUSED else Action.VOTED
@@ -314,6 +325,10 @@ def cast_vote(*, version: ArtefactVersion, member: User, choice: str, rationale:
             )
         send_version_changed(locked.pk)
     return vote
+
+
+def _changes(version: ArtefactVersion, member: User) -> int:
+    return version.audit.filter(actor=member, action=Action.VOTE_CHANGED).count()
 
 
 def _check_voter(member: User, version: ArtefactVersion) -> None:
@@ -355,12 +370,16 @@ def approve(*, version: ArtefactVersion, reviewer: User) -> ArtefactVersion:
             )
         else:
             refused = counted.shortfall()
-            record(
-                locked,
-                Action.APPROVAL_REFUSED,
-                actor=reviewer,
-                detail={"reason": refused, "quorum_met": counted.quorum_met, "threshold_met": False},
+            detail = {"reason": refused, "quorum_met": counted.quorum_met, "threshold_met": False}
+            # The same refusal asked again, with nothing counted since, is the same answer: the trail keeps
+            # it once, so a reviewer's repeated asking cannot flood it.
+            last = locked.audit.filter(action=Action.APPROVAL_REFUSED, actor=reviewer).order_by("-id").first()
+            turnout = (
+                locked.audit.filter(action__in=VOTE_ACTIONS).order_by("-id").values_list("id", flat=True)
             )
+            newest_vote = turnout.first()
+            if last is None or last.detail != detail or (newest_vote is not None and newest_vote > last.pk):
+                record(locked, Action.APPROVAL_REFUSED, actor=reviewer, detail=detail)
         send_version_changed(locked.pk)
     if refused:
         raise ReviewRefused(f"{locked.label} cannot be approved yet: {refused}")

@@ -218,6 +218,27 @@ def test_a_refused_approval_says_whether_the_quorum_and_threshold_are_met_withou
     assert "threshold is not" not in seen_by(cast["bob"], version)["page history"]
 
 
+def test_repeated_votes_and_asks_cannot_flood_the_audit_trail(
+    cast: dict[str, User], version: ArtefactVersion
+) -> None:
+    bob = cast["bob"]
+    for _ in range(5):  # the same vote again changes nothing
+        vote(bob, version, "approve")
+    assert version.audit.filter(actor=bob, action=Action.VOTED).count() == 1
+    assert not version.audit.filter(actor=bob, action=Action.VOTE_CHANGED).exists()
+    for n in range(review.MAX_VOTE_CHANGES):
+        vote(bob, version, "reject" if n % 2 == 0 else "approve", f"Second thoughts, round {n}.")
+    assert "your last vote stands" in refusal(lambda: vote(bob, version, "abstain", "One more."))
+    assert version.audit.filter(actor=bob, action=Action.VOTE_CHANGED).count() == review.MAX_VOTE_CHANGES
+    # A reviewer asking again and again, with nothing counted since, leaves one refusal in the trail.
+    for _ in range(5):
+        refusal(lambda: review.approve(version=version, reviewer=cast["rev"]))
+    assert version.audit.filter(action=Action.APPROVAL_REFUSED).count() == 1
+    vote(cast["carol"], version, "reject", "Too early.")  # something new counted: the next ask is recorded
+    refusal(lambda: review.approve(version=version, reviewer=cast["rev"]))
+    assert version.audit.filter(action=Action.APPROVAL_REFUSED).count() == 2
+
+
 def test_a_reviewer_on_the_committee_has_their_vote_locked_once_they_asked_for_approval(
     cast: dict[str, User], version: ArtefactVersion
 ) -> None:
