@@ -40,6 +40,7 @@ from memos.views.users import user_of
 FRAGMENT_HEADER = "X-Desk-Fragment"
 UNFINISHED = "memos/step_documents/unfinished.html"
 SEALED = "memos/step_documents/sealed.html"
+SEALED_SUMMARY = "scored: hidden until you have scored the deck"
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,15 @@ class StageBand:
         return sum(1 for step in self.steps if step.status in finished)
 
 
-def _pipeline_html(run: Run) -> str:
+def _pipeline_html(run: Run, sealed: frozenset[str] = frozenset()) -> str:
+    """The run's stages and their cards; a card of a kind in ``sealed`` says its scores are hidden from this
+    reader instead of its summary (a deck's judge, from a committee member who has not scored the deck)."""
     workflow = workflow_for(run.workflow)
     # Cards show no step's output: only a notice may read one (a deferred load, for the step it looks at).
     steps = list(run.steps.defer("output").order_by("position", "key"))
+    for step in steps:
+        if step.kind in sealed and step.summary:
+            step.summary = SEALED_SUMMARY
     bands = [
         StageBand(stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name])
         for stage in workflow.stages
@@ -100,11 +106,15 @@ def _sealed(user: User, step: AgentStep) -> str:
 
 
 def _render_run(request: HttpRequest, run: Run, *, refusal: str = "", status: int = 200) -> HttpResponse:
+    user = user_of(request)
+    pages = surface_of(workflow_for(run.workflow)).steps
+    why_sealed = pages.sealed(user, run) if pages.sealed is not None else ""
+    sealed = pages.sealed_kinds if why_sealed else frozenset()
     if run.is_active:
-        pipeline = _pipeline_html(run)
+        pipeline = _pipeline_html(run, sealed)
     else:
-        key = cache_key("run-pipeline", run.pk, run.status, run.lease, run.finished_at)
-        pipeline = cached(key, lambda: _pipeline_html(run), type_=str)
+        key = cache_key("run-pipeline", run.pk, run.status, run.lease, run.finished_at, bool(sealed))
+        pipeline = cached(key, lambda: _pipeline_html(run, sealed), type_=str)
     # Rendered by our own (autoescaping) template just above or before; nothing else reaches the cache key.
     workflow = workflow_for(run.workflow)
     context = {
@@ -112,7 +122,9 @@ def _render_run(request: HttpRequest, run: Run, *, refusal: str = "", status: in
         "workflow": workflow,
         "profile_line": workflow.describe(run.config),
         "pipeline": mark_safe(pipeline),  # noqa: S308
-        "may_retry": may_retry(user_of(request), run),
+        "may_retry": may_retry(user, run),
+        # The run's line names the judge's scores too: hidden with them.
+        "status_sealed": why_sealed,
         "unfinished": unfinished_parts(run.pk) if not run.is_active else (),
         "refusal": refusal,
     }

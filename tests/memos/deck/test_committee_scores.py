@@ -137,6 +137,7 @@ def test_a_member_sees_the_judge_s_scores_only_after_scoring_the_deck() -> None:
         "page": f"/versions/{version.pk}/",
         "scores": f"/versions/{version.pk}/scores.json",
         "step": f"/runs/{version.run_id}/steps/{deck_step.pk}/",
+        "run": f"/runs/{version.run_id}/",
     }
 
     def shown(client: Client) -> dict[str, tuple[int, str]]:
@@ -153,16 +154,20 @@ def test_a_member_sees_the_judge_s_scores_only_after_scoring_the_deck() -> None:
     assert "R2: the best deck" not in page and "R1: hard gates" not in page
     assert sealed["scores"][0] == 403 and "once you have scored it yourself" in sealed["scores"][1]
     assert 'id="judge-sealed"' in sealed["step"][1] and "R2" not in sealed["step"][1].split("doc-head")[-1]
+    # The run's page: its cards and its line name no score either.
+    assert "hidden until you have scored the deck" in sealed["run"][1]
+    assert not re.search(r"R2 \d", sealed["run"][1])
 
     # Its analyst, and a reviewer off the committee, who score nothing, read them.
     for reader in (owner, member("rita", Roles.REVIEWER)):
         seen = shown(signed_in(reader))
         assert "R2: the best deck" in seen["page"][1] and 'id="judge-sealed"' not in seen["page"][1]
         assert seen["scores"][0] == 200 and seen["step"][0] == 200
-        assert 'id="judge-sealed"' not in seen["step"][1]
+        assert 'id="judge-sealed"' not in seen["step"][1] and re.search(r"R2 \d", seen["run"][1])
 
     # Once scored, the member reads them too.
     assert client.post(f"/versions/{version.pk}/score/", answers(3)).status_code == 302
     scored = shown(client)
     assert "R2: the best deck" in scored["page"][1] and 'id="judge-sealed"' not in scored["page"][1]
     assert scored["scores"][0] == 200 and 'id="judge-sealed"' not in scored["step"][1]
+    assert re.search(r"R2 \d", scored["run"][1]) and "hidden until you have scored" not in scored["run"][1]
