@@ -116,7 +116,8 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
     if version_page_of(version).sealed is not None:
         # One message for every recipient, and a committee member may not see the evaluator's scores until
         # they have scored the version themselves (a deck's judge): they are on its page for whoever may.
-        score = "Score: on its page, for whoever may see it before scoring it"
+        label = f"{version.score_label}, " if version.score_label else ""
+        score = f"Score: {label}on its page, for whoever may see it before scoring it"
         changes = without_score(changes)
     lines = [
         f"{brief.subject} · {version.question}",

@@ -100,7 +100,7 @@ def test_a_deck_frozen_on_a_brief_leaves_its_memo_under_vote_and_is_compared_onl
     assert notice.subject == "[Analyst Desk] AAPL deck v2 is ready: your vote is needed"
     # A deck's judge is sealed from a committee member until they have scored it (issue 31, 4): the notice,
     # one message for all, leaves its score on the page.
-    assert "Score: on its page" in notice.body and "4.2" not in notice.body and "+0.3" not in notice.body
+    assert "Score: R2, on its page" in notice.body and "4.2" not in notice.body and "+0.3" not in notice.body
 
 
 def test_a_deck_escalated_at_its_entry_gate_is_not_compared_with_the_loops_r2(brief: Brief) -> None:
