@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
@@ -21,7 +22,7 @@ from memos.pipeline import driver
 from memos.pipeline.data_sources import edgar_source
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
-from memos.pipeline.workflows import ConfigurationError, RunRequest
+from memos.pipeline.workflows import ConfigurationError, RunRequest, Workflow
 from memos.services import governance, spending
 from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
@@ -161,39 +162,48 @@ def start_run(
             f"{engine.choice.split(':')[0]} runs answer a brief about a {engine.subject}; "
             f"this brief is about a {brief.subject_kind} ({brief.subject})."
         )
+    with one_active_run_per_brief(brief), transaction.atomic():
+        check_active_runs(user)
+        # The prompt and rubric versions active now: the run keeps them to its end, resumes included.
+        pins = governance.current_pins()
+        try:
+            config = engine.configure(RunRequest(profile, pins.rubrics, options or {}, tuple(brief.symbols)))
+        except ConfigurationError as exc:
+            raise ServiceError(str(exc)) from exc
+        run = Run.objects.create(
+            brief=brief,
+            workflow=engine.name,
+            created_by=user,
+            profile=profile,
+            nonce=brief_nonce(brief),
+            config=config,
+            budget_tokens=spending.capped_budget(
+                user, engine.budget(config, settings.LLM_SETTINGS.run_budget_tokens)
+            ),
+            status_message="queued",
+            prompt_versions=pins.prompts,
+            rubric_versions=pins.rubrics,
+        )
+        return planned(run, engine, enqueue=enqueue)
+
+
+@contextmanager
+def one_active_run_per_brief(brief: Brief) -> Iterator[None]:
+    """A second active run of a brief breaks a partial unique constraint (memos.models.runs): said so."""
     try:
-        with transaction.atomic():
-            check_active_runs(user)
-            # The prompt and rubric versions active now: the run keeps them to its end, resumes included.
-            pins = governance.current_pins()
-            try:
-                config = engine.configure(
-                    RunRequest(profile, pins.rubrics, options or {}, tuple(brief.symbols))
-                )
-            except ConfigurationError as exc:
-                raise ServiceError(str(exc)) from exc
-            run = Run.objects.create(
-                brief=brief,
-                workflow=engine.name,
-                created_by=user,
-                profile=profile,
-                nonce=brief_nonce(brief),
-                config=config,
-                budget_tokens=spending.capped_budget(
-                    user, engine.budget(config, settings.LLM_SETTINGS.run_budget_tokens)
-                ),
-                status_message="queued",
-                prompt_versions=pins.prompts,
-                rubric_versions=pins.rubrics,
-            )
-            plan_steps(run, engine)
-            if enqueue:
-                run_id, first = str(run.pk), engine.first_stage
-                transaction.on_commit(lambda: driver.enqueue_stage(run_id, first))
+        yield
     except IntegrityError as exc:
         raise BriefBusy(
             f"A run of this brief is already queued or running; wait for it to finish ({brief})."
         ) from exc
+
+
+def planned(run: Run, engine: Workflow, *, enqueue: bool) -> Run:
+    """The new run with its steps planned, its first stage queued once the transaction commits."""
+    plan_steps(run, engine)
+    if enqueue:
+        run_id, first = str(run.pk), engine.first_stage
+        transaction.on_commit(lambda: driver.enqueue_stage(run_id, first))
     return run
 
 
@@ -229,32 +239,22 @@ def retry_run(*, run: Run, user: User, enqueue: bool = True) -> Run:
     depends on it, is asked of a model. Its version supersedes the partial one. Refused with a person's
     message, as ``start_run`` refuses (a run of the brief already active, too many runs at once)."""
     _check_retry(user, run)
-    engine = workflow_for(run.workflow)
-    try:
-        with transaction.atomic():
-            check_active_runs(user)
-            retry = Run.objects.create(
-                brief_id=run.brief_id,
-                workflow=run.workflow,
-                created_by=user,
-                profile=run.profile,
-                nonce=run.nonce,
-                config=run.config,
-                budget_tokens=spending.capped_budget(user, run.budget_tokens),
-                status_message="queued: retrying what failed",
-                prompt_versions=run.prompt_versions,
-                rubric_versions=run.rubric_versions,
-                retry_of=run,
-            )
-            plan_steps(retry, engine)
-            if enqueue:
-                run_id, first = str(retry.pk), engine.first_stage
-                transaction.on_commit(lambda: driver.enqueue_stage(run_id, first))
-    except IntegrityError as exc:
-        raise BriefBusy(
-            f"A run of this brief is already queued or running; wait for it to finish ({run.brief})."
-        ) from exc
-    return retry
+    with one_active_run_per_brief(run.brief), transaction.atomic():
+        check_active_runs(user)
+        retry = Run.objects.create(
+            brief_id=run.brief_id,
+            workflow=run.workflow,
+            created_by=user,
+            profile=run.profile,
+            nonce=run.nonce,
+            config=run.config,
+            budget_tokens=spending.capped_budget(user, run.budget_tokens),
+            status_message="queued: retrying what failed",
+            prompt_versions=run.prompt_versions,
+            rubric_versions=run.rubric_versions,
+            retry_of=run,
+        )
+        return planned(retry, workflow_for(run.workflow), enqueue=enqueue)
 
 
 def ask(
