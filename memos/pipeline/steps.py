@@ -27,9 +27,9 @@ def plan_steps(run: Run, workflow: Workflow) -> None:
 
 
 def unfinished_parts(run_id: UUID | str) -> tuple[Unfinished, ...]:
-    """Every step of the run that failed, in the run page's order, with its reason in words: what a version
-    frozen from the run did not get. A step's error begins with its title (StageContext.fail_step); the
-    reason is said once."""
+    """Every step of the run that failed, in the order they were planned, with its reason in words: what a
+    version frozen from the run did not get. A step's error begins with its title (StageContext.fail_step);
+    the reason is said once."""
     failed = AgentStep.objects.filter(run_id=run_id, status=AgentStep.Status.FAILED).order_by("id")
     parts = []
     for step in failed:
