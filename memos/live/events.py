@@ -32,6 +32,9 @@ class RunEvent(BaseModel):
     run_id: str
     target: str
     html: str
+    # The fragment for a reader the workflow seals an evaluator's scores from ("" when it shows none): the
+    # socket sends it as ``html`` to such a reader (memos.views.run_socket).
+    sealed_html: str = ""
 
 
 # An event, or a function that draws one (memos.pipeline.cards), called on the sender's thread.

@@ -16,22 +16,53 @@ from django.template.loader import render_to_string
 from memos.live.events import RunEvent, send_after_commit
 from memos.models import AgentStep, Run
 
+# What a sealed reader sees in place of an evaluator's scores on a card and on the run's line.
+SEALED_SUMMARY = "scored: hidden until you have scored it"
+SEALED_LINE = "the evaluator's scores show once you have scored the result yourself"
 
-def run_status_html(run: Run) -> str:
-    return render_to_string("memos/fragments/run_status.html", {"run": run})
+
+def run_status_html(run: Run, *, sealed: str = "") -> str:
+    return render_to_string("memos/fragments/run_status.html", {"run": run, "status_sealed": sealed})
 
 
 def step_card_html(step: AgentStep, run: Run) -> str:
     return render_to_string("memos/fragments/step.html", {"step": step, "run": run})
 
 
+def sealed_card(step: AgentStep) -> AgentStep:
+    """The step as a sealed reader's card draws it: its summary, which names the scores, replaced."""
+    shown = copy.copy(step)
+    if shown.summary:
+        shown.summary = SEALED_SUMMARY
+    return shown
+
+
+def sealed_kinds(run: Run) -> frozenset[str]:
+    # Imported here: the registry loads every workflow's stages, which publish their cards through here.
+    from memos.pipeline.registry import workflow_for
+
+    return workflow_for(run.workflow).sealed_kinds
+
+
 def status_event(run: Run) -> RunEvent:
-    return RunEvent(kind="status", run_id=str(run.pk), target="run-status", html=run_status_html(run))
+    seals = bool(sealed_kinds(run))
+    return RunEvent(
+        kind="status",
+        run_id=str(run.pk),
+        target="run-status",
+        html=run_status_html(run),
+        sealed_html=run_status_html(run, sealed=SEALED_LINE) if seals else "",
+    )
 
 
 def step_event(step: AgentStep, run: Run) -> RunEvent:
+    seals = step.kind in sealed_kinds(run)
     return RunEvent(
-        kind="agent", run_id=str(run.pk), target=f"step-{step.pk}", html=step_card_html(step, run)
+        kind="agent",
+        run_id=str(run.pk),
+        target=f"step-{step.pk}",
+        html=step_card_html(step, run),
+        sealed_html=step_card_html(sealed_card(step), run) if seals else "",
     )
 
 

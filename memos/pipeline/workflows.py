@@ -169,6 +169,11 @@ class Workflow:
     surface: str = ""
     # A template the run page shows under its header (it gets the run and the user), or "".
     run_banner: str = ""
+    # The step kinds whose cards and documents carry an evaluator's scores that a reader may not see yet (a
+    # deck's judge, sealed from a committee member until they have scored the deck: who is sealed is the
+    # desk's rule, memos.services.surfaces.StepPages.sealed); the run page and its live updates draw such
+    # a card without its summary for them.
+    sealed_kinds: frozenset[str] = frozenset()
     # Its run page draws the stages side by side as a pipeline of layers, each zooming into a view of its
     # agents and their documents (seed 004's frontend); otherwise as a column of foldable bands.
     layered: bool = False

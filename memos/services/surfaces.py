@@ -63,9 +63,8 @@ class StepPages:
     # The ids a run was shown as evidence: the only ones its documents resolve to linked figures (an id a
     # model picked from elsewhere in the fact store shows as unresolved, never as vouched for).
     evidence: Callable[[Run], set[str]] = no_evidence
-    # The kinds whose documents show an evaluator's scores, and why a reader may not see them yet ("" when
-    # they may): a deck's judge, hidden from a committee member who has not scored the run's deck.
-    sealed_kinds: frozenset[str] = frozenset()
+    # Why a reader may not see the evaluator's scores in the documents of the workflow's ``sealed_kinds``
+    # yet ("" when they may): a deck's judge, hidden from a committee member who has not scored its deck.
     sealed: Callable[[User, Run], str] | None = None
 
     def builder(self, kind: str) -> DocumentBuilder:

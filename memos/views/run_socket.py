@@ -13,7 +13,9 @@ from channels.db import database_sync_to_async
 from memos.live.events import run_group
 from memos.live.sockets import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, DeskSocket
 from memos.pipeline.cards import snapshot
+from memos.pipeline.registry import workflow_for
 from memos.services.access import visible_runs
+from memos.services.surfaces import surface_of
 from memos.views.socket_access import RECHECK_S, Access, Checked, SocketKey, access_checker
 from memos.views.version_socket import signed_in_user
 
@@ -22,6 +24,7 @@ __all__ = ["CLOSED_NOT_VISIBLE", "CLOSED_SIGNED_OUT", "RECHECK_S", "RunConsumer"
 
 class RunConsumer(DeskSocket):
     key: SocketKey | None = None  # set once the socket is let in
+    sealed = False  # the reader may not see the evaluator's scores yet: sent each event's sealed fragment
     checked_at = float("-inf")  # when the check that last let it in began (connect, then once a RECHECK_S)
 
     @property
@@ -64,7 +67,7 @@ class RunConsumer(DeskSocket):
                 await self.close(code=CLOSED_NOT_VISIBLE)
                 return
             self.checked_at = checked.at
-        await self.send_json(message["event"])
+        await self.send_json(shown(message["event"], sealed=self.sealed))
 
     @database_sync_to_async  # type: ignore[untyped-decorator]
     def _visible_snapshot(self) -> list[dict[str, Any]] | int:
@@ -78,4 +81,14 @@ class RunConsumer(DeskSocket):
         run = visible_runs(user).select_related("brief__company").filter(pk=self.run_id).first()
         if run is None:
             return CLOSED_NOT_VISIBLE
-        return [event.model_dump() for event in snapshot(run)]
+        pages = surface_of(workflow_for(run.workflow)).steps
+        self.sealed = bool(pages.sealed(user, run)) if pages.sealed is not None else False
+        return [shown(event.model_dump(), sealed=self.sealed) for event in snapshot(run)]
+
+
+def shown(event: dict[str, Any], *, sealed: bool) -> dict[str, Any]:
+    """The event as this reader gets it: where they are sealed and a sealed fragment was drawn, it alone (the
+    page draws ``html``; the sealed fragment shows less than the other, so anyone may have it)."""
+    if sealed and event.get("sealed_html"):
+        return {**event, "html": event["sealed_html"]}
+    return event

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from memos.cache import cache_key, cached
 from memos.models import AgentStep, Run
+from memos.pipeline.cards import sealed_card
 from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.steps import unfinished_parts
@@ -40,7 +41,6 @@ from memos.views.users import user_of
 FRAGMENT_HEADER = "X-Desk-Fragment"
 UNFINISHED = "memos/step_documents/unfinished.html"
 SEALED = "memos/step_documents/sealed.html"
-SEALED_SUMMARY = "scored: hidden until you have scored the deck"
 
 
 @dataclass(frozen=True)
@@ -62,9 +62,7 @@ def _pipeline_html(run: Run, sealed: frozenset[str] = frozenset()) -> str:
     workflow = workflow_for(run.workflow)
     # Cards show no step's output: only a notice may read one (a deferred load, for the step it looks at).
     steps = list(run.steps.defer("output").order_by("position", "key"))
-    for step in steps:
-        if step.kind in sealed and step.summary:
-            step.summary = SEALED_SUMMARY
+    steps = [sealed_card(step) if step.kind in sealed else step for step in steps]
     bands = [
         StageBand(stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name])
         for stage in workflow.stages
@@ -100,7 +98,7 @@ def retry(request: HttpRequest, run_id: UUID) -> HttpResponse:
 def _sealed(user: User, step: AgentStep) -> str:
     """Why ``user`` may not read this step's evaluator scores yet ("" when they may)."""
     pages = surface_of(workflow_for(step.run.workflow)).steps
-    if pages.sealed is None or step.kind not in pages.sealed_kinds:
+    if pages.sealed is None or step.kind not in workflow_for(step.run.workflow).sealed_kinds:
         return ""
     return pages.sealed(user, step.run)
 
@@ -109,7 +107,7 @@ def _render_run(request: HttpRequest, run: Run, *, refusal: str = "", status: in
     user = user_of(request)
     pages = surface_of(workflow_for(run.workflow)).steps
     why_sealed = pages.sealed(user, run) if pages.sealed is not None else ""
-    sealed = pages.sealed_kinds if why_sealed else frozenset()
+    sealed = workflow_for(run.workflow).sealed_kinds if why_sealed else frozenset()
     if run.is_active:
         pipeline = _pipeline_html(run, sealed)
     else:

@@ -137,4 +137,5 @@ WORKFLOW = Workflow(
     fakes="agents.deck.fakes",
     surface="memos.pipeline.deck.desk",
     reader_text=deck_reader_text,
+    sealed_kinds=frozenset({DRAFT_KIND, BASELINE, LAP, DECK}),
 )

@@ -155,7 +155,7 @@ def test_a_member_sees_the_judge_s_scores_only_after_scoring_the_deck() -> None:
     assert sealed["scores"][0] == 403 and "once you have scored it yourself" in sealed["scores"][1]
     assert 'id="judge-sealed"' in sealed["step"][1] and "R2" not in sealed["step"][1].split("doc-head")[-1]
     # The run's page: its cards and its line name no score either.
-    assert "hidden until you have scored the deck" in sealed["run"][1]
+    assert "hidden until you have scored it" in sealed["run"][1]
     assert not re.search(r"R2 \d", sealed["run"][1])
 
     # Its analyst, and a reviewer off the committee, who score nothing, read them.

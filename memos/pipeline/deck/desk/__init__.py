@@ -26,7 +26,6 @@ from memos.pipeline.deck.desk import calibration, escalation, factcheck, gold_sc
 from memos.pipeline.deck.desk.export import laps
 from memos.pipeline.deck.desk.schedule import cycles_due, schedule_panel
 from memos.pipeline.deck.desk.viewer import DECK_PPTX, deck_context, version_deck
-from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT_KIND, LAP
 from memos.services.surfaces import (
     PDF,
     RENDER_PDF,
@@ -102,7 +101,6 @@ SURFACE = Surface(
     steps=StepPages(
         builders=pages.BUILDERS,
         evidence=pages.evidence_ids,
-        sealed_kinds=frozenset({DRAFT_KIND, BASELINE, LAP, DECK}),
         sealed=gold_scores.judge_sealed_in_run,
     ),
     version=VersionPage(
