@@ -18,7 +18,16 @@ from django.test import Client
 from agents.screen.config import load_strategy
 from agents.screen.flags import UNASSESSED, UNEXPLAINED
 from agents.screen.outputs import ScreenResult
-from memos.models import AgentStep, ArtefactVersion, AuditEvent, LLMCall, Motion, Notice, Run
+from memos.models import (
+    AgentStep,
+    ArtefactVersion,
+    AuditEvent,
+    LLMCall,
+    Motion,
+    Notice,
+    Run,
+    VersionFile,
+)
 from memos.pipeline import driver
 from memos.pipeline.screen.desk.command import screen_json
 from memos.pipeline.screen.plan import FLAGS
@@ -115,6 +124,11 @@ def test_a_sector_whose_reading_failed_is_unread_and_the_version_waits_for_its_a
         assert [p["step"] for p in version.unfinished] == [title]
         assert not Motion.objects.filter(version=version).exists()
         assert version.rendered_text.startswith("## Not finished\n")
+        # The standalone report says so too: its PDF is this report, printed.
+        report = bytes(VersionFile.objects.get(version=version, name="report.html").body).decode()
+        assert (
+            "Partial: parts of this screen" in report and title in report
+        )  # its PDF is this report, printed
         assert Notice.objects.filter(version=version, recipient=owner, event=Notice.Event.PARTIAL).exists()
         assert not Notice.objects.filter(version=version, event=Notice.Event.VOTE_NEEDED).exists()
         with pytest.raises(ReviewRefused, match="closed"):
