@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, expect
 
 from memos.models import ArtefactVersion, LLMCall, Motion, Run
 from tests.e2e.conftest import SCREENSHOTS, Desk, start_desk
-from tests.e2e.test_agency_view import log_in
+from tests.e2e.test_screen_view import screen_from_the_form
 from tests.memos.pipeline_support import analyst
 from tests.memos.screen.test_partial_screen import BreakOneSector
 
@@ -27,14 +27,7 @@ def test_a_partial_screen_waits_for_its_analyst_and_a_retry_makes_it_whole(
     analyst("ana")
     breaker = BreakOneSector()
     desk = start_desk(desk_factory, {"screen_news_sector": [breaker] * 40}, latency_ms=50)
-    page = browser.new_page(viewport={"width": 1440, "height": 1000})
-    log_in(page, desk)
-    page.get_by_role("link", name="New brief").click()
-    page.check("input[name=workflow][value=screen]")
-    page.fill("textarea[name=watchlist]", "XOM, CVX, BP, DUK, NEE, D")
-    page.fill("textarea[name=question]", "Which symbols moved on their own this week, and why?")
-    page.get_by_role("button", name="Start the run").click()
-    page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}/$"))
+    page = screen_from_the_form(browser, desk, "XOM, CVX, BP, DUK, NEE, D")
     desk.start_worker()
     unfinished = page.locator("#run-unfinished")
     expect(unfinished).to_be_visible(timeout=RUN_TIMEOUT_MS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import SCREENSHOTS, Desk, start_desk
 from tests.e2e.test_agency_view import log_in
@@ -22,14 +22,7 @@ RUN_TIMEOUT_MS = 120_000
 def test_a_screen_from_the_form_ends_in_its_dashboard(browser: Browser, desk_factory: list[Desk]) -> None:
     analyst("ana")
     desk = start_desk(desk_factory, {}, latency_ms=300)
-    page = browser.new_page(viewport={"width": 1440, "height": 1000})
-    log_in(page, desk)
-    page.get_by_role("link", name="New brief").click()
-    page.check("input[name=workflow][value=screen]")
-    page.fill("textarea[name=watchlist]", "XOM, CVX, BP, DUK, NEE, JPM, BAC")
-    page.fill("textarea[name=question]", "Which symbols moved on their own this week, and why?")
-    page.get_by_role("button", name="Start the run").click()
-    page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}/$"))
+    page = screen_from_the_form(browser, desk, "XOM, CVX, BP, DUK, NEE, JPM, BAC")
     expect(page.locator("#screen-dashboard[data-reload-when-done]")).to_be_visible()
     desk.start_worker()
     # The dashboard replaces the waiting panel when the run ends, without a reader's reload.
@@ -59,3 +52,16 @@ def test_a_screen_from_the_form_ends_in_its_dashboard(browser: Browser, desk_fac
         expect(page.get_by_text("Not written yet")).to_have_count(0)
         if title.startswith("Quant"):
             page.screenshot(path=str(SCREENSHOTS / "screen-quant-step.png"), full_page=True)
+
+
+def screen_from_the_form(browser: Browser, desk: Desk, watchlist: str) -> Page:
+    """An analyst's page, signed in, on the run page of a screen of ``watchlist`` started from the form."""
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    log_in(page, desk)
+    page.get_by_role("link", name="New brief").click()
+    page.check("input[name=workflow][value=screen]")
+    page.fill("textarea[name=watchlist]", watchlist)
+    page.fill("textarea[name=question]", "Which symbols moved on their own this week, and why?")
+    page.get_by_role("button", name="Start the run").click()
+    page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}/$"))
+    return page

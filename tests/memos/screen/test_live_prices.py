@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -98,16 +99,9 @@ def test_a_live_screen_asks_the_search_api_for_each_sector(monkeypatch: pytest.M
         asked.append(url)
         return SEARCH_ANSWER
 
-    monkeypatch.setattr(news, "live_search", lambda: LiveSearch(fetch, SEARCH_TEMPLATE))
-    with override_settings(DATA_MODE="live", SCREEN_SEARCH_URL=SEARCH_TEMPLATE):
-        run = _screen(["XOM", "CVX", "DUK"])
-        with fake_llm():
-            driver.run_inline(str(run.pk))
-    run.refresh_from_db()
-    assert run.status == Run.Status.DONE, run.status_message
+    readings = _screened_with_search(monkeypatch, fetch)
     assert asked and all(url.startswith("https://news.example.com/rss/search?q=") for url in asked)
     assert any("Basic%20Materials%20stocks" in url for url in asked)
-    readings = [NewsOutput.model_validate(s.output) for s in AgentStep.objects.filter(run=run, kind="news")]
     titles = {d.title for n in readings for d in n.documents}
     assert "Oil majors slide as crude falls to a six-year low" in titles
     assert "An old story outside the window" not in titles  # the query's window holds
@@ -149,16 +143,22 @@ def test_a_search_api_outage_leaves_the_desks_documents_and_says_so_in_each_read
     def down(url: str) -> bytes:
         raise FetchError("https://news.example.com/rss/search answered HTTP 503")
 
-    monkeypatch.setattr(news, "live_search", lambda: LiveSearch(down, SEARCH_TEMPLATE))
+    readings = _screened_with_search(monkeypatch, down)
+    assert readings
+    for reading in readings:
+        assert reading.dropped[0].startswith("search API failed: https://news.example.com/rss/search")
+        assert "the desk's own documents alone" in reading.dropped[0]
+        assert all(search.failed for search in reading.searches if search.query.terms)
+
+
+def _screened_with_search(monkeypatch: pytest.MonkeyPatch, fetch: Callable[[str], bytes]) -> list[NewsOutput]:
+    """A live-mode screen of three symbols whose search API answers through ``fetch``, run to DONE; its
+    news readings."""
+    monkeypatch.setattr(news, "live_search", lambda: LiveSearch(fetch, SEARCH_TEMPLATE))
     with override_settings(DATA_MODE="live", SCREEN_SEARCH_URL=SEARCH_TEMPLATE):
         run = _screen(["XOM", "CVX", "DUK"])
         with fake_llm():
             driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.DONE, run.status_message
-    readings = [NewsOutput.model_validate(s.output) for s in AgentStep.objects.filter(run=run, kind="news")]
-    assert readings
-    for reading in readings:
-        assert reading.dropped[0].startswith("search API failed: https://news.example.com/rss/search")
-        assert "the desk's own documents alone" in reading.dropped[0]
-        assert all(search.failed for search in reading.searches if search.query.terms)
+    return [NewsOutput.model_validate(s.output) for s in AgentStep.objects.filter(run=run, kind="news")]

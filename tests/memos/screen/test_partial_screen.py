@@ -125,10 +125,8 @@ def test_a_sector_whose_reading_failed_is_unread_and_the_version_waits_for_its_a
         assert not Motion.objects.filter(version=version).exists()
         assert version.rendered_text.startswith("## Not finished\n")
         # The standalone report says so too: its PDF is this report, printed.
-        report = bytes(VersionFile.objects.get(version=version, name="report.html").body).decode()
-        assert (
-            "Partial: parts of this screen" in report and title in report
-        )  # its PDF is this report, printed
+        printed = bytes(VersionFile.objects.get(version=version, name="report.html").body).decode()
+        assert "Partial: parts of this screen" in printed and title in printed
         assert Notice.objects.filter(version=version, recipient=owner, event=Notice.Event.PARTIAL).exists()
         assert not Notice.objects.filter(version=version, event=Notice.Event.VOTE_NEEDED).exists()
         with pytest.raises(ReviewRefused, match="closed"):
