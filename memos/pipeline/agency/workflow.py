@@ -19,6 +19,7 @@ from agents.agency.outputs import (
     RankingOutput,
     SourcesOutput,
 )
+from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.agency import plan, profiles
 from memos.pipeline.agency.final import agency_artefact, ending, run_final
@@ -35,6 +36,7 @@ from memos.pipeline.agency.plan import (
 from memos.pipeline.agency.proposals import run_proposals
 from memos.pipeline.agency.sandbox import run_sandbox
 from memos.pipeline.agency.sources import run_sources
+from memos.pipeline.judge_families import Judged
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
@@ -90,6 +92,10 @@ def notices(steps: Sequence[AgentStep]) -> list[str]:
     )
 
 
+# The moves' authors and the debate's voices, whose work the board's scores and the jury judge.
+DEBATERS = (Role.ANALYST, Role.CRITIC, Role.BOARD)
+
+
 WORKFLOW = Workflow(
     name=plan.NAME,
     choice="Agency: strategic moves debated by a board",
@@ -138,6 +144,11 @@ WORKFLOW = Workflow(
     notices=notices,
     artefact=agency_artefact,
     budget=profiles.budget,
+    # Seed 003: the board's scores and the jury judge the analysts' moves and the debate on them.
+    verdicts=(
+        Judged(Role.SCORING, DEBATERS, "the board's scores", "the analysts' moves and the debate on them"),
+        Judged(Role.JURY, DEBATERS, "the jury's verdicts", "the analysts' moves and the debate on them"),
+    ),
     layered=True,
     fakes="agents.agency.fakes",
     surface="memos.pipeline.agency.desk",

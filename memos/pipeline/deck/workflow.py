@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
 from agents.deck.rubrics import DECK_R1, DECK_R2, R1_CONTRACT, R2_CONTRACT
+from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.deck import plan as deck_plan
 from memos.pipeline.deck import profiles
@@ -20,7 +21,7 @@ from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT_KIND, FIGURES, LAP, R
 from memos.pipeline.deck.reader import deck_reader_text
 from memos.pipeline.deck.refine import run_refine
 from memos.pipeline.deck.scope import run_scope
-from memos.pipeline.model_warnings import same_model_notices
+from memos.pipeline.judge_families import Judged
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/deck"
@@ -67,11 +68,6 @@ def _deck(output: DeckOutput) -> str:
         return "escalated: can't clear the entry bar"
     r2 = output.r2.composite if output.r2 is not None else 0.0
     return f"{len(output.deck.slides)} slides · R2 {r2:.2f} · {output.laps} laps"
-
-
-def notices(steps: Sequence[AgentStep]) -> list[str]:
-    """Seed 001 rule 1 on the run page: the judge shares the drafter's or the reviser's model."""
-    return same_model_notices(steps, SCOPE, ScopeOutput) + calibration_notices(steps)
 
 
 def calibration_notices(steps: Sequence[AgentStep]) -> list[str]:
@@ -130,7 +126,17 @@ WORKFLOW = Workflow(
     profiles=profiles.profiles,
     configure=profiles.configure,
     describe=profiles.describe,
-    notices=notices,
+    notices=calibration_notices,
+    # Seed 001 rule 1, Reviewer != Reviser: the scorer (the judge and its gate) grades the drafts and the
+    # revisions.
+    verdicts=(
+        Judged(
+            Role.SCORER,
+            (Role.DRAFTER, Role.PLANNER, Role.REVISER),
+            "the judge's scores",
+            "the drafts and their revisions",
+        ),
+    ),
     run_banner="memos/decks/run_banner.html",
     artefact=deck_artefact,
     rubrics={DECK_R1: R1_CONTRACT, DECK_R2: R2_CONTRACT},

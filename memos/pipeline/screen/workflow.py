@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agents.llm.roles import Role
 from agents.screen.outputs import (
     ChartsOutput,
     DirectorOutput,
@@ -18,6 +19,7 @@ from agents.screen.outputs import (
     SynthesisOutput,
 )
 from memos.models import AgentStep
+from memos.pipeline.judge_families import Judged
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
 from memos.pipeline.screen.director import run_director
@@ -123,6 +125,16 @@ WORKFLOW = Workflow(
     notices=notices,
     artefact=screen_artefact,
     budget=profiles.budget,
+    # Seed 003: the managing director reviews the news and senior analysts' work.
+    verdicts=(
+        Judged(
+            Role.MANAGING_DIRECTOR,
+            (Role.NEWS_ANALYST, Role.SENIOR_ANALYST),
+            "the managing director's review",
+            "the news and senior analysts' sector reports",
+        ),
+    ),
+    run_models=profiles.run_models,
     run_banner="memos/screen/run_banner.html",
     fakes="agents.screen.fakes",
     surface="memos.pipeline.screen.desk",

@@ -186,7 +186,6 @@ def evaluation_context(output: EvaluationOutput, step: AgentStep, refs: Refs) ->
         "next_run_recommendation": evaluation.next_run_recommendation,
         "verdict": verdict,
         "recalibrated": verdict.recalibrated_hill_climb,
-        "same_model_warning": output.same_model_warning,
         # A second evaluator on another model: whose verdict was kept, the other's, and where they part ways.
         "kept_role": output.kept_role,
         "other": output.other,
