@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from agents.rubrics import Contract
 from agents.text.repair import SectionRepair
+from memos.pipeline.breadth import Breadth
 from memos.pipeline.judge_families import Judged
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ class Stage:
     label: str  # the run page's heading for the stage
     blurb: str  # one line under it: what happens there and who does it
     body: Callable[[StageContext], None]
+    # Its calls that run side by side, each with why it may (memos.pipeline.fanout.Breadth): shown under
+    # the stage's heading on the run page.
+    fan_outs: tuple[Breadth, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from memos.cache import cache_key, cached
 from memos.models import AgentStep, Run
+from memos.pipeline.breadth import Breadth
 from memos.pipeline.cards import sealed_card
 from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.judge_families import badges
@@ -51,6 +52,7 @@ class StageBand:
     label: str
     blurb: str
     steps: list[AgentStep]
+    fan_outs: tuple[Breadth, ...] = ()  # its calls that run side by side, and why they may
 
     @property
     def done(self) -> int:
@@ -66,7 +68,9 @@ def _pipeline_html(run: Run, sealed: frozenset[str] = frozenset()) -> str:
     steps = list(run.steps.defer("output").order_by("position", "key"))
     steps = [sealed_card(step) if step.kind in sealed else step for step in steps]
     bands = [
-        StageBand(stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name])
+        StageBand(
+            stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name], stage.fan_outs
+        )
         for stage in workflow.stages
     ]
     context = {

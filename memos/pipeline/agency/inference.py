@@ -18,6 +18,7 @@ from agents.llm.roles import Role
 from agents.llm.types import CallContext
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
+from memos.pipeline.agency.breadths import INFERENCES
 from memos.pipeline.agency.plan import F1, F2, INFERENCE
 from memos.pipeline.agency.reads import sources
 from memos.pipeline.context import StageContext
@@ -35,7 +36,7 @@ def run_inference(ctx: StageContext) -> None:
         F1: partial(financial, gw, ctx, gathered) if gathered.facts else partial(silent, F1, gathered),
         F2: partial(trend, gw, ctx, gathered) if gathered.documents else partial(silent, F2, gathered),
     }
-    done = ctx.fan_out(work, InferenceOutput, limit=gw.settings.max_concurrency)
+    done = ctx.fan_out(work, InferenceOutput, limit=gw.settings.max_concurrency, breadth=INFERENCES)
     if not any(output.claims for output in done.values()):
         raise StageFailed(
             "neither F1 nor F2 found anything the data supports: no findings to propose moves from"

@@ -22,6 +22,7 @@ from agents.agency.outputs import (
 from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.agency import plan, profiles
+from memos.pipeline.agency.breadths import INFERENCES, JURY_AUDITS, PERSONAS, SCORES, TURNS
 from memos.pipeline.agency.final import agency_artefact, ending, run_final
 from memos.pipeline.agency.inference import run_inference
 from memos.pipeline.agency.plan import (
@@ -112,20 +113,29 @@ WORKFLOW = Workflow(
             "L1 · Inference",
             "F1 reads the figures, F2 the documents, in parallel",
             run_inference,
+            fan_outs=(INFERENCES,),
         ),
         Stage(
             plan.PROPOSALS,
             "L2 · Analysts",
             "Each persona proposes a low, a medium and a high-risk move; code merges duplicates",
             run_proposals,
+            fan_outs=(PERSONAS,),
         ),
         Stage(
             plan.SANDBOX,
             "Sandbox",
             "A critic against three board members, turn by turn, every move at once; then the board scores",
             run_sandbox,
+            fan_outs=(TURNS, SCORES),
         ),
-        Stage(plan.FINAL, "Final", "Code adds up the scores and ranks the moves", run_final),
+        Stage(
+            plan.FINAL,
+            "Final",
+            "Code adds up the scores and ranks the moves",
+            run_final,
+            fan_outs=(JURY_AUDITS,),
+        ),
     ),
     kinds={
         SOURCES_KIND: StepKind(SOURCES_KIND, SourcesOutput, f"{TEMPLATES}/sources.html", _sources),

@@ -14,6 +14,7 @@ from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.deck import plan as deck_plan
 from memos.pipeline.deck import profiles
+from memos.pipeline.deck.breadths import JUDGEMENTS, SLIDES
 from memos.pipeline.deck.data import run_data
 from memos.pipeline.deck.draft import run_draft
 from memos.pipeline.deck.final import deck_artefact, ending, run_deck
@@ -22,6 +23,7 @@ from memos.pipeline.deck.reader import deck_reader_text
 from memos.pipeline.deck.refine import run_refine
 from memos.pipeline.deck.scope import run_scope
 from memos.pipeline.judge_families import Judged
+from memos.pipeline.reader_text import REASKS
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/deck"
@@ -102,13 +104,18 @@ WORKFLOW = Workflow(
         ),
         Stage(deck_plan.DATA, "Data", "Figures picked by code from the fact store", run_data),
         Stage(
-            deck_plan.DRAFT, "Draft and R1 gate", "Drafted, rendered, fact-checked, linted, graded", run_draft
+            deck_plan.DRAFT,
+            "Draft and R1 gate",
+            "Drafted, rendered, fact-checked, linted, graded",
+            run_draft,
+            fan_outs=(SLIDES, REASKS),
         ),
         Stage(
             deck_plan.REFINE,
             "Refinement",
             "Each lap: work order, revision, checks, judge; code decides",
             run_refine,
+            fan_outs=(JUDGEMENTS,),
         ),
         Stage(deck_plan.DECK, "Deck", "The best so far, frozen for review", run_deck),
     ),

@@ -35,6 +35,7 @@ from memos.pipeline.errors import shown
 from memos.pipeline.gateway import gateway, llm_settings, second_evaluator
 from memos.pipeline.inputs import brief_block
 from memos.pipeline.judge_families import badges
+from memos.pipeline.memo.breadths import EVALUATORS
 from memos.pipeline.memo.plan import EVALUATION
 from memos.pipeline.memo.reads import audit_output, briefs_text, config, iterations, specialist_outputs
 from memos.pipeline.prompts import rubric, template
@@ -72,7 +73,7 @@ def run_evaluation(ctx: StageContext) -> None:
         for role in roles
     }
     results: dict[Role, Evaluation | LLMError] = {}
-    for role, future in fanout.in_parallel(asked.items(), limit=len(roles)):
+    for role, future in fanout.in_parallel(asked.items(), limit=len(roles), breadth=EVALUATORS):
         try:
             results[role] = future.result()
         except (InvalidOutput, ProviderFailure, TransientFailure) as exc:  # anything else ends the run

@@ -19,6 +19,7 @@ from memos.pipeline.judge_families import Judged
 from memos.pipeline.memo import plan as memo_plan
 from memos.pipeline.memo import profiles
 from memos.pipeline.memo.artefact import memo_artefact
+from memos.pipeline.memo.breadths import EVALUATORS, SPECIALIST_BRIEFS
 from memos.pipeline.memo.data import run_data
 from memos.pipeline.memo.evaluation import run_evaluation
 from memos.pipeline.memo.memo import run_memo
@@ -28,6 +29,7 @@ from memos.pipeline.memo.rehearsal import script_for_run
 from memos.pipeline.memo.specialists import run_specialists
 from memos.pipeline.memo.synthesis import run_synthesis
 from memos.pipeline.memo.watches import open_watches
+from memos.pipeline.reader_text import REASKS
 from memos.pipeline.workflows import Ending, Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/memo"
@@ -130,6 +132,7 @@ WORKFLOW = Workflow(
             "Specialists",
             "Each reads only its own evidence and must cite it",
             run_specialists,
+            fan_outs=(SPECIALIST_BRIEFS,),
         ),
         Stage(
             memo_plan.SYNTHESIS,
@@ -137,13 +140,20 @@ WORKFLOW = Workflow(
             "A fact-stability audit, then iterations under the hill-climb rule",
             run_synthesis,
         ),
-        Stage(memo_plan.EVALUATION, "Evaluation", "A separate model grades every iteration", run_evaluation),
+        Stage(
+            memo_plan.EVALUATION,
+            "Evaluation",
+            "A separate model grades every iteration",
+            run_evaluation,
+            fan_outs=(EVALUATORS,),
+        ),
         Stage(
             memo_plan.MEMO,
             "Memo",
             "Code renders every figure, asks the writer again about what it would withhold, applies the "
             "firewall",
             run_memo,
+            fan_outs=(REASKS,),
         ),
     ),
     kinds={

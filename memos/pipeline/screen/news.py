@@ -27,6 +27,7 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
 from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
+from memos.pipeline.screen.breadths import SECTOR_NEWS
 from memos.pipeline.screen.handoffs import (
     NEWS_FIGURES,
     document_block,
@@ -57,7 +58,7 @@ def run_news(ctx: StageContext) -> None:
     work: dict[str, Callable[[], NewsOutput]] = {OVERVIEW: reading.overview}
     for sector in screen.sector_names:
         work[news_key(sector)] = partial(reading.sector, sector)
-    ctx.fan_out(work, NewsOutput, limit=gw.settings.max_concurrency)
+    ctx.fan_out(work, NewsOutput, limit=gw.settings.max_concurrency, breadth=SECTOR_NEWS)
 
 
 def search(searcher: DeskSearcher, queries: list[Query]) -> tuple[list[Searched], list[Document]]:

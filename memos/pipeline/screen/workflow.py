@@ -22,6 +22,7 @@ from memos.models import AgentStep
 from memos.pipeline.judge_families import Judged
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
+from memos.pipeline.screen.breadths import SECTOR_NEWS, SECTOR_REPORTS
 from memos.pipeline.screen.director import run_director
 from memos.pipeline.screen.final import ending, run_final, screen_artefact
 from memos.pipeline.screen.news import run_news
@@ -93,12 +94,14 @@ WORKFLOW = Workflow(
             "News analyst",
             "Searches per sector, where the alpha is; reads what came back",
             run_news,
+            fan_outs=(SECTOR_NEWS,),
         ),
         Stage(
             plan.SYNTHESIS,
             "Senior analyst",
             "Merges the quant and the news per sector, then across sectors",
             run_synthesis,
+            fan_outs=(SECTOR_REPORTS,),
         ),
         Stage(
             plan.DIRECTOR_STAGE,
