@@ -368,7 +368,7 @@ class _Resolver:
         text = self.placed_words(draft.text, where, inline)
         figures = tuple(figure for figure in listed if figure not in inline)  # printed once, in the words
         text = self._not_a_label(text, (*inline, *figures), where)
-        problem = read_claim(text, _cited((*inline, *figures))).reason if text else ""
+        problem = read_claim(text, claim_figures((*inline, *figures))).reason if text else ""
         if problem:  # the figures stay, without the words that misread them
             self.notes.contradicted.append(f"{where}: {problem}")
             text, figures, inline = "", (*inline, *figures), []
@@ -402,7 +402,7 @@ class _Resolver:
         )
 
 
-def _cited(figures: tuple[Figure, ...]) -> list[CitedFigure]:
+def claim_figures(figures: tuple[Figure, ...]) -> list[CitedFigure]:
     """A bullet's figures as a claim's are read: shown as the slide prints them."""
     found = (
         cited_figure(
