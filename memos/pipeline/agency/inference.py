@@ -175,20 +175,29 @@ def checked(
         for gap in answer.gaps
     ]
     if name == F2 and advised and not claims:
-        claims = _reported(list(dict.fromkeys(advised)), documents or {}, keep, said_in)
+        claims = _reported(list(dict.fromkeys(advised)), documents or {}, keep, said_in, dropped)
     return InferenceOutput(name=name, claims=claims, gaps=gaps, dropped=dropped)
 
 
 def _reported(
-    cited: list[str], documents: Mapping[str, Source], keep: frozenset[str], said_in: Language | None
+    cited: list[str],
+    documents: Mapping[str, Source],
+    keep: frozenset[str],
+    said_in: Language | None,
+    dropped: list[str],
 ) -> list[Claim]:
-    """One line of code's per document the advice cited, quoting what it says."""
-    lines = [
-        (ref, line)
-        for ref in cited
-        if (document := documents.get(ref)) is not None
-        and (line := reported(document, keep, language=said_in))
-    ]
+    """One line of code's per document the advice cited, quoting what it says; a document with no sentence
+    code may quote is listed in ``dropped``."""
+    lines: list[tuple[str, str]] = []
+    for ref in cited:
+        document = documents.get(ref)
+        line = reported(document, keep, language=said_in) if document is not None else ""
+        if line:
+            lines.append((ref, line))
+        elif document is not None:
+            dropped.append(
+                f"{ref} holds no sentence code may quote (each types a figure, is advice or is cut)"
+            )
     if not lines:
         return [Claim(claim_id=f"{F2}.1", statement=NOTHING_REPORTED, citations=cited, by_code=True)]
     return [

@@ -1,12 +1,15 @@
 """The agency's rules that code applies: merging duplicates by key, adding up and ranking scores with the
-tie-break, and recording what moved a board member's position."""
+tie-break, recording what moved a board member's position, and reading an inference against the figures it
+cites (agents.text.figure_claims) with F2's advice giving way to what its documents report."""
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 
-from agents.agency.checks import Change, answer_check, change, echoes, shown
+from agents.agency.checks import NOTHING_REPORTED, Change, answer_check, change, echoes, shown
 from agents.agency.dedup import clusters, dedup_key
+from agents.agency.outputs import Source
 from agents.agency.ranking import rank, top_overlap
 from agents.agency.schemas import Inference, InferenceClaim, MetricScore, ScoreCard
 from agents.text.figure_claims import CitedFigure, read_claim
@@ -167,3 +170,66 @@ def test_a_reply_that_mostly_copies_the_critic_back_is_an_echo_and_one_that_answ
     assert not echoes(answered, critic)
     assert not echoes("Yes. No.", critic)  # sentences too short to judge are no echo
     assert not echoes(copied, [])
+
+
+def _post(doc_id: str, text: str) -> Source:
+    return Source(
+        doc_id=doc_id,
+        kind="social",
+        source="stocknet",
+        published=date(2015, 12, 30),
+        title=text,
+        text=text,
+        about="AAPL",
+        stale=True,
+    )
+
+
+def test_f2_s_advice_gives_way_to_what_its_documents_report_or_to_code_s_line_that_they_report_nothing() -> (
+    None
+):
+    posts = {
+        "social:1": _post("social:1", "customers in the apple store waited an hour for a repair today"),
+        "social:2": _post("social:2", "$aapl to 150 by friday, 40 % upside"),
+    }
+    answer = Inference(
+        claims=[
+            InferenceClaim(
+                statement="Apple should consider investing in customer service.", citations=["social:1"]
+            ),
+            InferenceClaim(
+                statement="Apple should expand its distribution channels.", citations=["social:2"]
+            ),
+        ],
+        gaps=["No news from the last quarter."],
+    )
+    found = checked("F2", answer, set(posts), {}, frozenset(), documents=posts)
+    assert [(c.claim_id, c.statement, c.citations, c.by_code) for c in found.claims] == [
+        (
+            "F2.1",
+            "stocknet (2015-12-30, stale) reports: "
+            "\u201ccustomers in the apple store waited an hour for a repair today\u201d",
+            ["social:1"],
+            True,
+        )
+    ]
+    assert sum("advice, not a finding" in why for why in found.dropped) == 2
+    assert any(why.startswith("social:2 holds no sentence code may quote") for why in found.dropped)
+    # Nothing quotable in any cited document: code says so, never an empty F2 and never the advice.
+    only_figures = {"social:2": posts["social:2"]}
+    answer = Inference(claims=answer.claims[1:], gaps=answer.gaps)
+    nothing = checked("F2", answer, set(only_figures), {}, frozenset(), documents=only_figures)
+    assert [(c.statement, c.by_code) for c in nothing.claims] == [(NOTHING_REPORTED, True)]
+    # F2 with a finding among its claims keeps it and adds nothing of code's; F1's advice is withheld too.
+    mixed = Inference(
+        claims=[
+            InferenceClaim(statement="Posts complain of long waits for repairs.", citations=["social:1"]),
+            *answer.claims,
+        ],
+        gaps=answer.gaps,
+    )
+    kept = checked("F2", mixed, set(posts), {}, frozenset(), documents=posts)
+    assert [c.statement for c in kept.claims] == ["Posts complain of long waits for repairs."]
+    assert not any(c.by_code for c in kept.claims)
+    advice = checked("F1", answer, set(posts), {}, frozenset(), documents=posts)
+    assert advice.claims == [] and "advice, not a finding" in advice.dropped[0]
