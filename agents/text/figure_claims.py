@@ -33,7 +33,7 @@ exactly what the claim got wrong; the figures themselves stay cited wherever the
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -41,7 +41,9 @@ from itertools import pairwise
 from typing import Literal
 
 from agents.text.directions import DOWN, UP
+from agents.text.figures import REF
 from agents.text.metric_words import SIGNED, MetricWords, Named, metric_words_for, named_metrics
+from agents.text.sentences import sentences
 
 # "Steady", "stable", "flat": a level that moved less than 5% in each step, a ratio or a rate (a margin, a
 # growth rate) less than one percentage point. Restated filings move a level by a percent or two, and a
@@ -236,8 +238,8 @@ def _judge(
             side = "below" if trend == "up" else "above"
             return Verdict(
                 "trend",
-                f"it says {subject.name if subject else name} went {trend} (\u201c{word}\u201d), but every "
-                f"{name} figure it cites is {side} zero: {_shown(cited)}",
+                f"it says {subject.name if subject else name} went {trend} (\u201c{word}\u201d), but {name} "
+                f"is {side} zero in every figure it cites: {_shown(cited)}",
                 tuple(f.fact_id for f in cited),
             )
         return KEPT
@@ -349,3 +351,34 @@ def _move(earlier: CitedFigure, later: CitedFigure) -> str:
 
 def _shown(figures: Sequence[CitedFigure]) -> str:
     return ", ".join(f"{figure.period} {figure.shown} ({figure.fact_id})" for figure in figures)
+
+
+@dataclass(frozen=True)
+class ReadText:
+    """A paragraph after its sentences were read against the figures each cites by ``[[fact id]]``."""
+
+    text: str  # the sentences that stand, references kept
+    withheld: tuple[str, ...]  # code's reason for each sentence withheld, with the sentence's opening words
+
+
+def read_text(text: str, figures: Mapping[str, CitedFigure], *, finding: bool = False) -> ReadText:
+    """Each sentence of ``text`` read against the figures it references (``[[AAPL:revenue:FY2024]]``, resolved
+    in ``figures``): for prose that cites figures inline, as the screen's narratives and summaries do. A
+    sentence that fails is withheld whole; the rest stand as written."""
+    kept: list[str] = []
+    withheld: list[str] = []
+    for sentence in sentences(text):
+        cited = [figures[ref] for ref in dict.fromkeys(REF.findall(sentence)) if ref in figures]
+        verdict = read_claim(REF.sub(lambda match: _named(match.group(1)), sentence), cited, finding=finding)
+        if verdict.kept:
+            kept.append(sentence)
+        else:
+            opening = " ".join(sentence.split()[:6])
+            withheld.append(f"\u201c{opening} \u2026\u201d withheld: {verdict.reason}")
+    return ReadText("".join(kept).strip(), tuple(withheld))
+
+
+def _named(fact_id: str) -> str:
+    """A reference read as the words of what it is ("[[AAPL:alpha_1w:2015-12-31]]" as "alpha"), so that a
+    sentence naming its metric only by citing it is read as naming that metric."""
+    return metric_words_for(fact_id.split(":")[1]) if fact_id.count(":") >= 2 else "the figure"

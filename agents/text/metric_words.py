@@ -105,7 +105,7 @@ METRIC_WORDS: tuple[MetricWords, ...] = (
     MetricWords(
         "revenue",
         ("revenue", "revenues", "net sales", "sales", "top line", "turnover"),
-        r"revenue(?:_\w+)?",
+        r"revenue(?:_\w+)?|ni_step_revenue",
         (
             "Revenues",
             "RevenueFromContractWithCustomerExcludingAssessedTax",
@@ -114,6 +114,19 @@ METRIC_WORDS: tuple[MetricWords, ...] = (
             "Revenue",
             "RevenueFromContractsWithCustomers",
         ),
+    ),
+    # The bridge's steps (agents.data.edgar.derived): the gap between two filed subtotals, and its effect on
+    # net income.
+    MetricWords(
+        "cost of revenue",
+        ("cost of revenue", "costs of revenue", "cost of sales", "cost of goods sold", "cogs"),
+        r"(?:ni_step_)?cost_of_revenue",
+        ("CostOfRevenue", "CostOfGoodsAndServicesSold"),
+    ),
+    MetricWords(
+        "operating expenses",
+        ("operating expenses", "operating expense", "opex"),
+        r"(?:ni_step_)?operating_expenses",
     ),
     MetricWords("gross profit", ("gross profit", "gross profits"), rf"gross_profit{_TTM}", ("GrossProfit",)),
     MetricWords("gross margin", ("gross margin", "gross margins"), rf"gross_margin{_TTM}"),
@@ -139,7 +152,7 @@ METRIC_WORDS: tuple[MetricWords, ...] = (
     MetricWords(
         "net income",
         ("net income", "net profit", "net profits", "net earnings"),
-        rf"net_income{_TTM}",
+        rf"net_income{_TTM}|ni_step_\w+",
         ("NetIncomeLoss", "ProfitLoss", "ProfitLossAttributableToOwnersOfParent"),
     ),
     MetricWords(
@@ -197,9 +210,20 @@ METRIC_WORDS: tuple[MetricWords, ...] = (
     MetricWords("volatility", ("volatility", "average true range", "atr"), r"volatility\w*|atr\w*"),
     MetricWords(
         "the stock's return",
-        ("stock return", "stock returns", "share price return", "total return", "weekly return"),
+        (
+            "stock return",
+            "stock returns",
+            "stock's return",
+            "share price return",
+            "total return",
+            "weekly return",
+        ),
         r"return_\w+|alpha\w*",
         rate=True,
+    ),
+    # The price itself: "the share price rose" beside a week's return is read by the return's sign.
+    MetricWords(
+        "the share price", ("share price", "stock price", "shares rose", "shares fell"), r"return_\w+"
     ),
     MetricWords("moving average", ("moving average", "moving averages", "sma"), r"sma\w+"),
     MetricWords("Bollinger position", ("bollinger",), r"bb_position"),

@@ -32,7 +32,7 @@ def contradiction(text: str, figures: list[Figure]) -> str:
     [
         ("Revenue growth has been strong.", [SHRANK], "every figure of it cited is below zero"),
         ("Sales grew in the year.", [SHRANK], "it says revenue went up"),
-        ("Sales shrank in the year.", [GREW], "every revenue growth figure it cites is above zero"),
+        ("Sales shrank in the year.", [GREW], "revenue growth is above zero in every figure it cites"),
         ("Net income increased over the period.", NET_INCOME, "it says net income rose at each step"),
         ("Revenue declined over the two years.", REVENUE[1:], "it rose 2.0% in FY2024 (the latest change)"),
         ("Revenue rose in FY2023.", REVENUE, "it says revenue rose into FY2023"),

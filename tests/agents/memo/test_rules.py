@@ -176,7 +176,7 @@ def test_the_audit_flags_a_claim_that_contradicts_the_sign_of_its_figure_and_dro
     )
     audited, report = audit(kept, CATALOG)
     assert report.contradictions[0].kind == "direction vs figures"
-    assert "every revenue growth figure it cites is above zero" in report.contradictions[0].detail
+    assert "revenue growth is above zero in every figure it cites" in report.contradictions[0].detail
     assert audited[0].tier == "LOW" and "AAPL:revenue_growth_yoy:FY2024" in report.contested_ids
     rate, _ = check_claims(
         "news", _brief(_claim("Revenue growth declined", ["AAPL:revenue_growth_yoy:FY2024"])), CATALOG
