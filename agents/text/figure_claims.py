@@ -75,6 +75,12 @@ _REPORT = re.compile(
     r"|was|were|is|are|has|had|have)\b",
     re.IGNORECASE,
 )
+# Whose words a sentence gives: "analysts recommend ..." reports what a document says, however short.
+_ATTRIBUTED = re.compile(
+    r"\b(?:analysts?|experts?|investors?|commentators?|traders?|articles?|posts?|news|documents?|users?"
+    r"|according to)\b",
+    re.IGNORECASE,
+)
 _REF = re.compile(r"\[\[[^\]]+\]\]")
 _PRAISE = re.compile(r"\b(?:strong\w*|robust|solid|healthy|impressive)\b", re.IGNORECASE)
 _FISCAL = re.compile(r"FY(\d{4})(?:Q([1-4]))?")
@@ -155,12 +161,12 @@ def advice(sentence: str) -> str:
 
 
 def _reports(text: str) -> bool:
-    words = re.findall(r"[\w'&]+", _REF.sub(" figure ", text))
-    if len(words) < _FINDING_WORDS and not _REF.search(text):
+    if _REF.search(text) or _ATTRIBUTED.search(text):
+        return True
+    if len(re.findall(r"[\w'&]+", text)) < _FINDING_WORDS:
         return False
     return bool(
-        _REF.search(text)
-        or UP.search(text)
+        UP.search(text)
         or DOWN.search(text)
         or STEADY.search(text)
         or named_metrics(text)
@@ -247,10 +253,7 @@ def _judge(
     if len(series) < 2:
         return KEPT
     steps = list(pairwise(series))
-    named = [
-        i for i, (_, later) in enumerate(steps) if re.search(rf"\b{re.escape(later.period)}\b", sentence)
-    ]
-    judged = [steps[named[0]]] if len(named) == 1 else steps
+    judged = steps[slice(*_span(sentence, series))]
     if all(_holds(trend, earlier, later) for earlier, later in judged):
         return KEPT
     what = {"up": "rose", "down": "fell", "steady": "held steady"}[trend]
@@ -262,6 +265,17 @@ def _judge(
         f"{_shown(series)}; {moves}",
         tuple(f.fact_id for f in series),
     )
+
+
+def _span(sentence: str, series: list[CitedFigure]) -> tuple[int, int]:
+    """Which steps the words speak of: the one into the one period they name ("rose in FY2025"), those
+    between the first and the last they name ("from FY2023 to FY2025"), else every step."""
+    named = [i for i, figure in enumerate(series) if re.search(rf"\b{re.escape(figure.period)}\b", sentence)]
+    if len(named) == 1 and named[0] > 0:
+        return named[0] - 1, named[0]
+    if len(named) > 1:
+        return named[0], named[-1]
+    return 0, len(series) - 1
 
 
 def _praise(sentence: str, named: list[Named], figures: Sequence[CitedFigure]) -> Verdict:

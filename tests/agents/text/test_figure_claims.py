@@ -123,6 +123,7 @@ def test_advice_that_carries_a_finding_stands_and_advice_is_judged_only_where_fi
     assert advice("Posts complain about slow repairs, so Apple should invest in service.") == ""
     assert advice("Apple should invest in service because customers complained of waits in the posts.") == ""
     assert advice("Margins fell, and Apple needs to cut costs.") == ""
+    assert advice("Analysts recommend that Apple expand its services.") == ""  # whose advice: reported
     assert read_claim("Apple should consider investing in customer service.", []).kept  # a deck's advice
 
 
@@ -133,9 +134,16 @@ def test_a_true_monotone_claim_over_the_right_metric_stands() -> None:
     assert read_claim("Operating cash flow rose in FY2024.", series("operating_cash_flow")).kept
 
 
-def test_one_period_named_judges_the_step_into_it() -> None:
+def test_one_period_named_judges_the_step_into_it_and_two_the_steps_between_them() -> None:
     verdict = read_claim("Operating cash flow rose in FY2025.", series("operating_cash_flow"))
     assert verdict.rule == "trend" and "rose into FY2025" in verdict.reason
+    assert read_claim("Operating cash flow rose from FY2023 to FY2024.", series("operating_cash_flow")).kept
+    assert not read_claim(
+        "Operating cash flow rose from FY2023 to FY2025.", series("operating_cash_flow")
+    ).kept
+    # Periods named by the figures' own references count as named: every step between them is read.
+    cited = " ".join(f"[[{f.fact_id}]]" for f in series("operating_cash_flow"))
+    assert not read_claim(f"Operating cash flow rose: {cited}.", series("operating_cash_flow")).kept
 
 
 def test_a_claim_with_no_trend_word_stands() -> None:
