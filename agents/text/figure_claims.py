@@ -41,7 +41,7 @@ from itertools import pairwise
 from typing import Literal
 
 from agents.text.directions import DOWN, UP
-from agents.text.figures import REF
+from agents.text.figures import BRACKETED
 from agents.text.metric_words import SIGNED, MetricWords, Named, metric_words_for, named_metrics
 from agents.text.sentences import sentences
 
@@ -81,7 +81,7 @@ _ATTRIBUTED = re.compile(
     r"|according to)\b",
     re.IGNORECASE,
 )
-_REF = re.compile(r"\[\[[^\]]+\]\]")
+
 _PRAISE = re.compile(r"\b(?:strong\w*|robust|solid|healthy|impressive)\b", re.IGNORECASE)
 _FISCAL = re.compile(r"FY(\d{4})(?:Q([1-4]))?")
 _FINDING_WORDS = 3  # fewer words beside the advice than this ("Apple") carry no finding
@@ -101,8 +101,9 @@ class CitedFigure:
 
     @property
     def entity(self) -> str:
-        """Whose figure it is: the ticker a fact id ("AAPL:revenue:FY2024") opens with."""
-        return self.fact_id.split(":", 1)[0] if self.fact_id.count(":") >= 2 else ""
+        """Whose figure it is: what a fact id holds before its metric and period ("AAPL" of
+        "AAPL:revenue:FY2024", "sector:energy" of the screen's "sector:energy:avg_alpha_1w:2015-08-21")."""
+        return self.fact_id.rsplit(":", 2)[0] if self.fact_id.count(":") >= 2 else ""
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def advice(sentence: str) -> str:
 
 
 def _reports(text: str) -> bool:
-    if _REF.search(text) or _ATTRIBUTED.search(text):
+    if BRACKETED.search(text) or _ATTRIBUTED.search(text):
         return True
     if len(re.findall(r"[\w'&]+", text)) < _FINDING_WORDS:
         return False
@@ -382,8 +383,10 @@ def read_text(text: str, figures: Mapping[str, CitedFigure], *, finding: bool = 
     kept: list[str] = []
     withheld: list[str] = []
     for sentence in sentences(text):
-        cited = [figures[ref] for ref in dict.fromkeys(REF.findall(sentence)) if ref in figures]
-        verdict = read_claim(REF.sub(lambda match: _named(match.group(1)), sentence), cited, finding=finding)
+        # Any bracketed id the figures hold: the screen's sector ids have four parts, not three.
+        cited = [figures[ref] for ref in dict.fromkeys(BRACKETED.findall(sentence)) if ref in figures]
+        words = BRACKETED.sub(lambda match: _named(match.group(1)), sentence)
+        verdict = read_claim(words, cited, finding=finding)
         if verdict.kept:
             kept.append(sentence)
         else:
@@ -395,4 +398,4 @@ def read_text(text: str, figures: Mapping[str, CitedFigure], *, finding: bool = 
 def _named(fact_id: str) -> str:
     """A reference read as the words of what it is ("[[AAPL:alpha_1w:2015-12-31]]" as "alpha"), so that a
     sentence naming its metric only by citing it is read as naming that metric."""
-    return metric_words_for(fact_id.split(":")[1]) if fact_id.count(":") >= 2 else "the figure"
+    return metric_words_for(fact_id.rsplit(":", 2)[-2]) if fact_id.count(":") >= 2 else "the figure"

@@ -202,9 +202,10 @@ METRIC_WORDS: tuple[MetricWords, ...] = (
         r"shares_outstanding",
         ("CommonStockSharesOutstanding",),
     ),
-    # The quant engine's figures (agents.quant.profile), each with its own fact id.
+    # The quant engine's figures (agents.quant.profile), each with its own fact id, and the screen's sector
+    # averages of them (avg_alpha_1w).
     MetricWords("beta", ("beta",), r"beta\w*"),
-    MetricWords("alpha", ("alpha",), r"alpha\w*", rate=True),
+    MetricWords("alpha", ("alpha",), r"(?:avg_)?alpha\w*", rate=True),
     MetricWords("RSI", ("rsi", "relative strength index", "relative strength"), r"rsi\w*"),
     MetricWords("trading volume", ("trading volume", "volume"), r"volume\w*"),
     MetricWords("volatility", ("volatility", "average true range", "atr"), r"volatility\w*|atr\w*"),
@@ -218,12 +219,14 @@ METRIC_WORDS: tuple[MetricWords, ...] = (
             "total return",
             "weekly return",
         ),
-        r"return_\w+|alpha\w*",
+        r"(?:avg_)?(?:return_\w+|alpha\w*)",
         rate=True,
     ),
     # The price itself: "the share price rose" beside a week's return is read by the return's sign.
     MetricWords(
-        "the share price", ("share price", "stock price", "shares rose", "shares fell"), r"return_\w+"
+        "the share price",
+        ("share price", "share prices", "stock price", "stock prices"),
+        r"(?:avg_)?return_\w+",
     ),
     MetricWords("moving average", ("moving average", "moving averages", "sma"), r"sma\w+"),
     MetricWords("Bollinger position", ("bollinger",), r"bb_position"),
@@ -249,7 +252,7 @@ NOT_A_METRIC = frozenset(
 
 # Metrics whose figures are rates of change, signed: above zero is a rise. "Revenue grew" beside them is
 # read by their sign, "revenue growth declined" by their series.
-SIGNED = re.compile(r"revenue_growth_yoy|return_\w+|alpha\w*|ni_step_\w+")
+SIGNED = re.compile(r"revenue_growth_yoy|(?:avg_)?(?:return_\w+|alpha\w*)|ni_step_\w+")
 
 
 @dataclass(frozen=True)

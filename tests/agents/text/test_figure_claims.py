@@ -291,3 +291,19 @@ def test_a_paragraph_citing_figures_inline_loses_only_the_sentences_its_figures_
     assert "the stock's return is below zero in every figure it cites: 2015-12-31 -1.97%" in read.withheld[0]
     assert "it names cash flow, but the figures it cites are the cash balance" in read.withheld[1]
     assert read_text("The share price fell this week [[AAPL:return_1w:2015-12-31]].", figures).withheld == ()
+
+
+def test_the_screen_s_sector_figures_are_one_series_per_sector() -> None:
+    def sector(slug: str, metric: str, day: str, value: str) -> CitedFigure:
+        shown = f"{Decimal(value) * 100:+.2f}%"
+        return CitedFigure(f"sector:{slug}:{metric}:{day}", metric, day, Decimal(value), shown, unit="pure")
+
+    energy, staples = (
+        sector("energy", "avg_alpha_1w", "2015-08-21", "0.010"),
+        sector("staples", "avg_alpha_1w", "2015-08-28", "-0.020"),
+    )
+    assert energy.entity == "sector:energy"
+    assert read_claim("Sector alpha was steady.", [energy, staples]).kept  # two sectors: no series
+    week = sector("energy", "avg_return_1w", "2015-08-21", "0.012")
+    read = read_text(f"The sector's share prices fell [[{week.fact_id}]].", {week.fact_id: week})
+    assert "the share price went down" in read.withheld[0] and "above zero" in read.withheld[0]
