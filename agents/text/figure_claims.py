@@ -191,9 +191,12 @@ def _unbacked(named: list[Named], figures: Sequence[CitedFigure]) -> Verdict | N
 
 
 def _trend_words(sentence: str) -> list[tuple[Trend, int, int]]:
-    found: list[tuple[Trend, int, int]] = []
-    for pattern, trend in ((UP, "up"), (DOWN, "down"), (STEADY, "steady")):
-        found += [(trend, match.start(), match.end()) for match in pattern.finditer(sentence)]  # type: ignore[misc]
+    kinds: tuple[tuple[re.Pattern[str], Trend], ...] = ((UP, "up"), (DOWN, "down"), (STEADY, "steady"))
+    found = [
+        (trend, match.start(), match.end())
+        for pattern, trend in kinds
+        for match in pattern.finditer(sentence)
+    ]
     return sorted(found, key=lambda item: item[1])
 
 
