@@ -1,12 +1,15 @@
 """The latest memos of the company's other briefs, as the contradiction check reads them (seed 000's cross-run
 contradictions, beside drift against the same brief's previous memo: memos.pipeline.memo.desk.drift).
 
-Only memos the run's analyst may read are compared (memos.services.access): a flag quotes the other memo's
-claim, and this memo's readers must not learn from it what another analyst's brief concluded.
+Only memos of the run's own analyst are compared: those of briefs they own or runs they started, which is
+what an analyst may read (memos.services.access, which the run engine does not import). A flag quotes the
+other memo's claim, and this memo's readers must not learn from it what another analyst's brief concluded;
+a committee member's run is held to the same rule, so what a memo quotes never depends on who pressed start.
 """
 
 from __future__ import annotations
 
+from django.db.models import Q
 from pydantic import ValidationError
 
 from agents.memo.contradictions import DirectedClaim, OtherMemo, directed
@@ -14,7 +17,6 @@ from agents.memo.outputs import AuditOutput, EvidenceOutput, MemoOutput
 from memos.models import AgentStep, ArtefactVersion, Run
 from memos.pipeline.memo.plan import AUDIT, EVIDENCE, NAME
 from memos.pipeline.memo.reads import catalog_of
-from memos.services.access import visible_versions
 
 # At most this many other briefs' memos are compared, the most recently frozen first: each flag is read by
 # the synthesizer, whose prompt a small model reads token by token.
@@ -22,13 +24,14 @@ MAX_OTHER_BRIEFS = 3
 
 
 def other_memos(run: Run) -> list[tuple[OtherMemo, list[DirectedClaim]]]:
-    """The latest frozen memo of each other brief on ``run``'s company (same ticker, another question) that
-    its analyst may read, newest first, with the claims code reads a direction from."""
+    """The latest frozen memo of each other brief on ``run``'s company (same ticker, another question) of
+    the run's analyst, newest first, with the claims code reads a direction from."""
     company_id = run.brief.company_id
     if company_id is None:
         return []
+    analyst = run.created_by_id
     candidates = (
-        visible_versions(run.created_by)
+        ArtefactVersion.objects.filter(Q(brief__owner_id=analyst) | Q(run__created_by_id=analyst))
         .filter(kind=NAME, brief__company_id=company_id)
         .exclude(brief_id=run.brief_id)
         .select_related("brief", "run")
