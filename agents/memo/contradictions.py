@@ -172,6 +172,15 @@ def _flag(
     )
 
 
+def addressed(flag: ClaimContradiction, texts: Iterable[str]) -> bool:
+    """Whether the memo's texts take the flagged figure up: they reference a fact of its metric (any period:
+    "[[AAPL:revenue:FY2023]]" over the move into FY2024 is the same question) or name the metric in words
+    ("gross margin"). Code cannot judge how well; it shows a reader which flags the memo left unmentioned."""
+    prefix = f"[[{flag.ticker}:{flag.metric}:"
+    words = flag.metric.replace("_", " ").lower()
+    return any(prefix in text or words in text.lower() for text in texts)
+
+
 def prompt_lines(flags: Sequence[ClaimContradiction]) -> str:
     """The flags as the synthesizer reads them: the figure by its id (never a value), who said what, quoted.
     The quotes are model-written, so the whole text goes to the prompt's untrusted section."""

@@ -7,6 +7,7 @@ from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.citations import CheckedClaim
 from agents.memo.contradictions import (
     OtherMemo,
+    addressed,
     against_memo,
     between_specialists,
     directed,
@@ -127,3 +128,19 @@ def test_a_claim_the_memo_of_another_brief_contradicts_is_flagged_and_links_that
         "AAPL rests on a competitive claim that it fell."
     )
     assert "against the memo v2 of another brief" in prompt_lines([flag])
+
+
+def test_a_flag_is_taken_up_when_the_memo_references_its_metric_or_names_it_and_not_otherwise() -> None:
+    (flag,) = between_specialists(
+        directed(
+            [
+                claim("fundamentals", "Revenue rose.", "AAPL:revenue:FY2024"),
+                claim("competitive", "Revenue fell.", "AAPL:revenue:FY2024"),
+            ],
+            CATALOG,
+        )
+    )
+    assert addressed(flag, ["The mix shift shows in [[AAPL:revenue:FY2023]] against the year after."])
+    assert addressed(flag, ["Whether revenue grew is contested between the briefs."])
+    assert not addressed(flag, ["Gross margin carries the thesis, [[AAPL:gross_margin:FY2024]]."])
+    assert not addressed(flag, [])

@@ -22,7 +22,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ROSE = "Revenue rose into the latest fiscal year on iPhone upgrades."
 FELL = "Revenue fell in the latest fiscal year as China demand weakened."
-AGREES = "Gross margin improved on the services mix."
 
 
 def claim(statement: str, *citations: str) -> dict[str, Any]:
@@ -30,7 +29,8 @@ def claim(statement: str, *citations: str) -> dict[str, Any]:
 
 
 def memo_run(owner: User, question: str, claims: list[dict[str, Any]]) -> tuple[Run, list[dict[str, Any]]]:
-    """A quick AAPL memo whose fundamentals specialist answers ``claims``; the requests the model got."""
+    """A quick AAPL memo whose fundamentals specialist answers ``claims`` (at most four, the quick profile's
+    bound); the requests the model got."""
     brief = create_brief(owner=owner, ticker="AAPL", question=question)
     run = start_run(brief=brief, user=owner, profile="quick", enqueue=False, workflow="memo")
     script = script_for(run)
@@ -62,13 +62,14 @@ def test_a_specialist_reading_revenue_both_ways_is_flagged_before_synthesis_and_
         [
             claim(ROSE, "AAPL:revenue:FY2023", "AAPL:revenue:FY2024"),
             claim(FELL, "AAPL:revenue:FY2024"),
-            claim(AGREES, "AAPL:gross_margin:FY2024"),
-            claim("Revenue declined in the latest quarter.", "AAPL:revenue:FY2026Q1"),  # another period
+            claim("Operating cash flow strengthened.", "AAPL:operating_cash_flow:FY2025"),
+            claim("Operating cash flow weakened.", "AAPL:operating_cash_flow:FY2025"),
         ],
     )
-    (flag,) = audit_of(run).claim_contradictions
+    flag, cash = audit_of(run).claim_contradictions
     assert (flag.kind, flag.metric, flag.period) == ("specialists", "revenue", "FY2024")
     assert {flag.first.statement, flag.second.statement} == {ROSE, FELL}
+    assert (cash.metric, cash.period) == ("operating_cash_flow", "FY2025")
 
     synthesizer = [r for r in requests if r["prompt_name"] == "synthesizer"]
     assert synthesizer
@@ -79,17 +80,22 @@ def test_a_specialist_reading_revenue_both_ways_is_flagged_before_synthesis_and_
 
     version = ArtefactVersion.objects.get(run=run)
     frozen = MemoOutput.model_validate(version.content)
-    assert [f.first.statement for f in frozen.contradictions] == [ROSE]
+    assert [f.first.statement for f in frozen.contradictions] == [ROSE, "Operating cash flow strengthened."]
     assert len(frozen.claims) == 4  # every claim with one direction on one figure, kept for later briefs
 
     client = Client()
     client.force_login(owner)
     page = client.get(f"/versions/{version.pk}/").content.decode()
     shown = panel(page)
-    assert "Contradictions between claims: 1 flagged" in shown
+    assert "Contradictions between claims: 2 flagged" in shown
     assert "The fundamentals brief reads revenue for FY2024 (AAPL) both ways" in shown
     assert ROSE in shown and FELL in shown
-    assert AGREES not in shown
+    # The rehearsal's memo builds on [[AAPL:revenue:FY2023]] and never names operating cash flow.
+    revenue = shown[shown.index("reads revenue for FY2024") :]
+    assert revenue.index("taken up in the memo") < revenue.index("</li>")
+    cash_flag = shown[shown.index("reads operating cash flow for FY2025") :]
+    assert cash_flag.index("not mentioned in the memo") < cash_flag.index("</li>")
+    assert "the memo's text never mentions the figure of 1 of them" in shown
     assert "No other brief on the company had a frozen memo to compare with." in shown
     assert page.index('id="contradictions"') < page.index('id="review"')
     step = AgentStep.objects.get(run=run, kind="audit")

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from pydantic import ValidationError
 
-from agents.memo.contradictions import ClaimContradiction, DirectedClaim
+from agents.memo.contradictions import ClaimContradiction, DirectedClaim, addressed
 from agents.memo.outputs import MemoOutput
 from agents.text.reader import paragraph
 from agents.text.scripts import Language
@@ -43,6 +43,7 @@ class Flag:
     other_id: int | None  # the other memo's version, when the reader may open it
     other_label: str
     other_question: str
+    addressed: bool  # the memo's text takes the figure up (agents.memo.contradictions.addressed)
 
 
 def memo_contradictions(user: User, version: ArtefactVersion) -> dict[str, Any] | None:
@@ -60,18 +61,32 @@ def memo_contradictions(user: User, version: ArtefactVersion) -> dict[str, Any] 
     said_in = brief_language(version.brief)
     others = {memo.version_id for memo in output.compared_with}
     readable = set(visible_versions(user).filter(pk__in=others).values_list("pk", flat=True))
-    flags = [_flag(flag, facts, said_in, readable) for flag in output.contradictions]
+    texts = [
+        output.memo.headline_thesis,
+        output.memo.risk_budget,
+        output.memo.sizing_rationale,
+        *output.memo.falsifiers,
+        output.analysis.macro,
+        output.analysis.meso,
+        output.analysis.micro,
+    ]
+    flags = [_flag(flag, facts, said_in, readable, addressed(flag, texts)) for flag in output.contradictions]
     return {
         "contradictions": flags,
         "specialist_flags": sum(1 for flag in flags if flag.kind == "specialists"),
         "other_flags": sum(1 for flag in flags if flag.kind != "specialists"),
+        "unaddressed": sum(1 for flag in flags if not flag.addressed),
         "directed_claims": len(output.claims),
         "compared_with": [(memo, memo.version_id in readable) for memo in output.compared_with],
     }
 
 
 def _flag(
-    flag: ClaimContradiction, facts: dict[str, dict[str, Any]], said_in: Language, readable: set[int]
+    flag: ClaimContradiction,
+    facts: dict[str, dict[str, Any]],
+    said_in: Language,
+    readable: set[int],
+    taken_up: bool,
 ) -> Flag:
     other = flag.other
     may_read = other is None or other.version_id in readable
@@ -83,6 +98,7 @@ def _flag(
         other_id=other.version_id if other is not None and may_read else None,
         other_label=other.label if other is not None else "",
         other_question=other.question if other is not None and may_read else "",
+        addressed=taken_up,
     )
 
 
