@@ -104,6 +104,9 @@ def audit_context(output: AuditOutput, step: AgentStep, refs: Refs) -> dict[str,
         "gap_grades": output.gap_grades,
         "invented": output.invented,
         "penalties": output.penalties,
+        "claim_contradictions": output.claim_contradictions,
+        "compared_with": output.compared_with,
+        "directed": output.directed,
     }
 
 
