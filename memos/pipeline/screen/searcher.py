@@ -24,6 +24,7 @@ from itertools import chain, zip_longest
 from agents.data.errors import DataError
 from agents.data.news import LiveSearch
 from agents.data.types import SourceDocument
+from agents.screen.evidence import names_symbol
 from agents.screen.search import Query
 from agents.text.promotion import Verdict, read
 from memos.models import SourceDocument as SourceDocumentRow
@@ -88,8 +89,12 @@ class DeskSearcher:
         turns is its first real one (the promotions follow, for the answer to count and leave out)."""
         lists = []
         for symbol in query.symbols:
+            # A post in a symbol's file that does not carry its cashtag as a ticker ("l $d", a song, in D's
+            # file) is about nothing on the watchlist.
             posts = [
-                p for p in self._posts_of(symbol, query.end) if _within(p.published, query) and _about_few(p)
+                p
+                for p in self._posts_of(symbol, query.end)
+                if _within(p.published, query) and _about_few(p) and names_symbol(p.text, symbol, "")
             ]
             kept, spam = _screened(posts)
             lists.append([*kept, *(doc for doc, _ in spam)])
