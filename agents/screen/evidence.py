@@ -151,6 +151,13 @@ def names_symbol(text: str, symbol: str, company: str) -> bool:
     return any(f" {name} " in said for name in short_names(company))
 
 
+def may_be_about(text: str, symbol: str) -> bool:
+    """Whether a post read from ``symbol``'s file may be about it: it carries no cashtag, or the symbol's as
+    a ticker. "l $d" (a song, in D's file) carries "$d" only as part of a word: it is about nothing on the
+    watchlist."""
+    return not _CASHTAG.search(text) or _tag(symbol) in _real_tags(text)
+
+
 def document_names(doc: Document, symbol: str, company: str) -> bool:
     """A news item or filing the desk tagged with the symbol names it (its tagging reads the whole item);
     a post names it only in its own words (a stocknet post sits in the file of any cashtag it carries)."""

@@ -24,7 +24,7 @@ from itertools import chain, zip_longest
 from agents.data.errors import DataError
 from agents.data.news import LiveSearch
 from agents.data.types import SourceDocument
-from agents.screen.evidence import names_symbol
+from agents.screen.evidence import may_be_about
 from agents.screen.search import Query
 from agents.text.promotion import Verdict, read
 from memos.models import SourceDocument as SourceDocumentRow
@@ -89,12 +89,11 @@ class DeskSearcher:
         turns is its first real one (the promotions follow, for the answer to count and leave out)."""
         lists = []
         for symbol in query.symbols:
-            # A post in a symbol's file that does not carry its cashtag as a ticker ("l $d", a song, in D's
-            # file) is about nothing on the watchlist.
+            # A post in a symbol's file whose cashtag is part of a word ("l $d", a song, in D's file).
             posts = [
                 p
                 for p in self._posts_of(symbol, query.end)
-                if _within(p.published, query) and _about_few(p) and names_symbol(p.text, symbol, "")
+                if _within(p.published, query) and _about_few(p) and may_be_about(p.text, symbol)
             ]
             kept, spam = _screened(posts)
             lists.append([*kept, *(doc for doc, _ in spam)])

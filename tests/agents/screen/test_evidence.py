@@ -9,7 +9,7 @@ from datetime import date
 
 from agents.screen.config import Thresholds
 from agents.screen.criteria import model_part
-from agents.screen.evidence import names_symbol, short_names, symbol_evidence
+from agents.screen.evidence import may_be_about, names_symbol, short_names, symbol_evidence
 from agents.screen.outputs import Document, NewsOutput, Searched, SymbolCallOut, SynthesisOutput
 from agents.screen.quant import SymbolProfile
 from agents.screen.search import Query
@@ -86,7 +86,7 @@ def test_a_post_names_a_symbol_by_cashtag_ticker_or_company_name() -> None:
     assert names_symbol("at & t sees significant drop in short interest", "T", "AT&T Inc.")
     assert names_symbol("shell and bp agree on a swap $rds-b", "RDS-B", "Royal Dutch Shell")
     assert names_symbol("a filing URL $rds.b", "RDS-B", "Royal Dutch Shell")
-    # ... and not by another symbol's cashtags, a word that only shares a letter or two, or a shared first word.
+    # ... and not by others' cashtags, a word that only shares its letters, or a shared first word.
     assert not names_symbol("7th year fear URL $stx $tot $ip", "XOM", "Exxon Mobil Corporation")
     assert not names_symbol("exxon and its peers URL $cvx", "XOM", "Exxon Mobil Corporation")
     assert not names_symbol("the meeting starts at 3 PM", "PM", "Philip Morris International")
@@ -172,3 +172,10 @@ def test_a_reason_written_alike_for_several_symbols_of_a_sector_is_left_out_and_
     assert calls["XOM"].flag_reason == calls["CVX"].flag_reason == ""
     assert calls["BP"].flag_reason == "BP fell on its refinery outage."
     assert calls["XOM"].proposed == "YELLOW"  # the proposal stands; only the shared words go
+
+
+def test_a_post_in_a_symbol_s_file_is_read_unless_its_cashtag_is_part_of_a_word() -> None:
+    assert may_be_about("sogotrade's spotlight stocks $d $nrg", "D")
+    assert may_be_about("dominion raises its dividend", "D")  # no cashtag: its words decide later
+    assert not may_be_about("we make love under pretty lights, l $d", "D")
+    assert not may_be_about("nilai rupiah menguat jadi 1 rupiah = 1000 u $d", "D")

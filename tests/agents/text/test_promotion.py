@@ -12,11 +12,13 @@ from agents.text.promotion import cashtags, read
 ISSUE_SPAM = (
     "millionaire trading student URL made millions learning to trade from URL $veev $cvx $ilmn",
     "platinum subscribers saw our stock picks gain 4,000 % in 10 months! see our new pick: URL $two $ko $emr",
-    "our penny stock picks have been seeing massive gains! we have a big new pick coming: URL $bhp $cadx $bsx",
+    "our penny stock picks have been seeing massive gains! we have a big new pick coming: URL "
+    "$bhp $cadx $bsx",
 )
 # More of the same services, and the bots, from the bundled tweets of July and August 2015.
 MORE_SPAM = (
-    "our platinum members saw stock picks gin over 550 % in 5 weeks! see our exclusive new pick: URL $ibm $goog",
+    "our platinum members saw stock picks gin over 550 % in 5 weeks! see our exclusive new pick: URL "
+    "$ibm $goog",
     "$ 71,000 in one trade!! by follwing their signals more info here URL.. $two $ko $emr",
     "this service made 20,000 % gains in the last month! subscribe here URL.. $unh $hum $ci",
     "525 % gains on $gequ and a new pick is coming soon! huge news: URL $unh $hum $ci",
@@ -34,11 +36,12 @@ REAL = (
     "analysts ’ recent ratings changes for exxon mobil $xom URL",
     "$pfe - pfizer announces positive topline results of two phase 3 studies of trumenba ® URL",
     "jpmorgan awarded $ 188 million n. j. tax break to move to jersey city $jpm URL",
-    "$nflx down 18 % in a week makes sense; it's ok. it was up 130 % ytd prior to that. but for $aapl to lose "
-    "12 % makes no sense.",
+    "$nflx down 18 % in a week makes sense; it's ok. it was up 130 % ytd prior to that. but for $aapl "
+    "to lose 12 % makes no sense.",
     "AT_USER closing these $intc puts out for $ 0.50 / sh, 78 % profit.",
     "billionaire stanley druckenmiller's real top pick in q2 is $wfc. he bought it as 2 stock holding URL",
-    "google went public 11 years ago today. post-ipo, its trailing 12 - month revenues rose from $ 3b to $ 70b.",
+    "google went public 11 years ago today. post-ipo, its trailing 12 - month revenues rose from $ 3b "
+    "to $ 70b.",
     "52 - week low alert: trading today ’ s movement in bhp billiton $bhp URL",
     "$mrk: merck receives fda acceptance for sbla for keytruda URL",
     "option millionaires: nlightn: $amzn,... nyt delivers harsh expose on amazon's workplace URL",
