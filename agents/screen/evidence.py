@@ -73,9 +73,10 @@ _GENERIC_FIRST = {
     "union",
 }
 _SHORTEST_FIRST_WORD = 4
-# A one-letter cashtag after a word fragment is not a ticker: "l $d" (a song), "gho $t", "1000 u $d".
+# A one-letter cashtag after a fragment of one or two letters or digits is not a ticker: "l $d" (a song),
+# "1000 u $d", "the b3 $t l0v3".
 _CASHTAG = re.compile(r"(?<![\w$])\$([a-z][a-z.\-]{0,6})\b", re.IGNORECASE)
-_FRAGMENT_BEFORE = re.compile(r"(?:^|\s)([^\W\d_]{1,2})\s+$")
+_FRAGMENT_BEFORE = re.compile(r"(?:^|\s)([^\W_]{1,2})\s+$")
 _COMMON_SHORT = {
     "of",
     "on",

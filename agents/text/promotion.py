@@ -97,7 +97,7 @@ FEATURES: tuple[Feature, ...] = (
             r"|\bgroup\s+of\s+tickers\b|\bfree\s+(?:target\s+price\s+|tech\s+|technical\s+)?analysis\b"
             r"|\bsee\s+my\s+last\s+(?:free\s+)?(?:trading\s+ideas|analysis)\b"
             r"|\breceived\s+a\s+new\s+alert\b|\bstock\s+options\s+chatroom\b|\bcurated\s+(?:news|tweets)\b"
-            r"|\b(?:trading\s+)?dvd\b|\bmobile\s+trading\s+app\b",
+            r"|\b(?:trading\s+)?dvd\b|\bmobile\s+trading\s+app\b|\bfree\s+(?:algorithmic\s+)?trading\s+software\b",
             _FLAGS,
         ),
         True,

@@ -179,3 +179,5 @@ def test_a_post_in_a_symbol_s_file_is_read_unless_its_cashtag_is_part_of_a_word(
     assert may_be_about("dominion raises its dividend", "D")  # no cashtag: its words decide later
     assert not may_be_about("we make love under pretty lights, l $d", "D")
     assert not may_be_about("nilai rupiah menguat jadi 1 rupiah = 1000 u $d", "D")
+    assert not may_be_about("somwtimes hat 3 can be the b3 $t l0v3", "T")
+    assert may_be_about("s & p stocks worth watching... $t $chk $cnx", "T")

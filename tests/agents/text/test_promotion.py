@@ -28,6 +28,7 @@ MORE_SPAM = (
     "ko coca cola co. eod data URL $ko $rdus $fds $hou.to ko nasdaq pennystocks",
     "$tza filings updated wednesday, august 12, 2015 5:59: 28 pm $ea $cvx $gld $crm URL",
     "URL how do you profit from pennystocks? find a millionaire mentor! $jyn $ero $vgk $faz $fb $twtr $yhoo",
+    "$exc - sell signal at 32.09 on aug 11, 15 by yamasuta, free algorithmic trading software URL stock",
     "$ocls $oclsw spiking over 10 % today. price target of $ 5 $ge $f $hon $tmo $bax $all investors read URL",
 )
 # Real news and real traders' posts of the demo week: kept, however many percent or dollars they name.
