@@ -77,6 +77,14 @@ _SHORTEST_FIRST_WORD = 4
 # "1000 u $d", "the b3 $t l0v3".
 _CASHTAG = re.compile(r"(?<![\w$])\$([a-z][a-z.\-]{0,6})\b", re.IGNORECASE)
 _FRAGMENT_BEFORE = re.compile(r"(?:^|\s)([^\W_]{1,2})\s+$")
+_TRADE_WORDS = re.compile(
+    r"\b(?:stocks?|shares?|markets?|trad(?:e|es|ed|er|ers|ing)|invest\w*|dividends?|earnings|ratings?|rated"
+    r"|analysts?|price|target|buy|sell|long|short|calls?|puts?|options?|bull\w*|bear\w*|nyse|nasdaq|dow"
+    r"|upgrade\w*|downgrade\w*|ipo|sec|filing|ceo|profits?|revenues?|chart|signal|positions?|portfolio"
+    r"|sp500|s\s?&\s?p|highs?|lows?|banks?|banking|rall(?:y|ies)|funds?|etfs?|uptrend|downtrend|support"
+    r"|resistance|ema|sma|rsi)\b",
+    re.IGNORECASE,
+)
 _COMMON_SHORT = {
     "of",
     "on",
@@ -121,17 +129,25 @@ def short_names(company: str) -> tuple[str, ...]:
 
 
 def _tag(symbol: str) -> str:
-    return re.sub(r"[.\-]", "", symbol.upper())
+    """A ticker as tags compare: "RDS-B" and "$rds.b" alike; "$pg.us" (its US listing) is PG, "$ppl.to"
+    (Toronto's, another company) is not PPL."""
+    return re.sub(r"[.\-]", "", re.sub(r"\.US$", "", symbol.upper()))
 
 
 def _real_tags(text: str) -> set[str]:
-    """The text's cashtags that are tickers, normalised ("RDS-B" -> "RDSB"); a one-letter one right after a
-    word fragment is not."""
+    """The text's cashtags that are tickers, normalised ("RDS-B" -> "RDSB"). A one-letter one is a ticker
+    only in a text about markets (another cashtag, or a word of the trade) and not right after a fragment:
+    stocknet's tokens split a glued "teaml$d" as "teaml $d", which no rule on the fragment alone can tell
+    from "stocks $d"."""
+    matches = [(match, _tag(match.group(1))) for match in _CASHTAG.finditer(text)]
+    longer = any(len(tag) > 1 for _, tag in matches)
+    trade = longer or bool(_TRADE_WORDS.search(text))
     tags = set()
-    for match in _CASHTAG.finditer(text):
-        tag = _tag(match.group(1))
+    for match, tag in matches:
         before = _FRAGMENT_BEFORE.search(text[: match.start()])
-        if len(tag) == 1 and before and before.group(1).lower() not in _COMMON_SHORT:
+        # "at & t $t": the fragment before it is the ticker's own letter, its name said before its tag.
+        fragment = before is not None and before.group(1).lower() not in {*_COMMON_SHORT, tag.lower()}
+        if len(tag) == 1 and (not trade or fragment):
             continue
         tags.add(tag)
     return tags

@@ -86,6 +86,8 @@ def test_a_post_names_a_symbol_by_cashtag_ticker_or_company_name() -> None:
     assert names_symbol("at & t sees significant drop in short interest", "T", "AT&T Inc.")
     assert names_symbol("shell and bp agree on a swap $rds-b", "RDS-B", "Royal Dutch Shell")
     assert names_symbol("a filing URL $rds.b", "RDS-B", "Royal Dutch Shell")
+    assert names_symbol("$pg.us p & g aims to boost venezuelan product supply", "PG", "The Procter & Gamble")
+    assert not names_symbol("ppl.to pembina pipeline corp. URL $ppl.to", "PPL", "PPL Corporation")
     # ... and not by others' cashtags, a word that only shares its letters, or a shared first word.
     assert not names_symbol("7th year fear URL $stx $tot $ip", "XOM", "Exxon Mobil Corporation")
     assert not names_symbol("exxon and its peers URL $cvx", "XOM", "Exxon Mobil Corporation")
@@ -181,3 +183,7 @@ def test_a_post_in_a_symbol_s_file_is_read_unless_its_cashtag_is_part_of_a_word(
     assert not may_be_about("nilai rupiah menguat jadi 1 rupiah = 1000 u $d", "D")
     assert not may_be_about("somwtimes hat 3 can be the b3 $t l0v3", "T")
     assert may_be_about("s & p stocks worth watching... $t $chk $cnx", "T")
+    # A glued "teaml$d", split by the tokenizer, in a post with nothing of the trade in it.
+    assert not may_be_about("AT_USER new AT_USER out now URL obh topgoon teaml $d", "D")
+    assert may_be_about("$t is rated buy, 10.0 % upside by wall street analysts", "T")
+    assert may_be_about("moffett nathanson reiterates “ hold ” rating for at & t $t URL", "T")
