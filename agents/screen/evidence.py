@@ -12,11 +12,11 @@ quoted a post about $veev and $stx.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from agents.screen.outputs import Document, Searched
+from agents.screen.outputs import Assessment, Document, NewsOutput, Searched
 from agents.text.promotion import promotional
 
 # The sentence a symbol gets when its sector has evidence but none of it names the symbol: its own sentence,
@@ -235,3 +235,45 @@ def nothing_own(symbol: str, sector: str, count: int, searches: Iterable[Searche
     return NOTHING_OWN.format(
         symbol=symbol, count=count, searched=searched_text(sector, searches), sector=sector
     )
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A screen's evidence per symbol, counted two ways over one version: as this code quotes it (what names
+    each symbol), and as the screen quoted before issue 32 (its sector's cited documents, for every symbol of
+    the sector), so a version frozen before can be measured against one frozen after."""
+
+    symbols: int
+    own: int  # symbols with a non-promotional document of their own, as this code quotes them
+    sector_quoted_own: int  # symbols whose sector's cited documents include one naming them
+    sector_quoted_promotion: int  # symbols whose sector's cited documents include promotion
+    sector_quoted_others: int  # symbols whose sector's cited documents include one not naming them
+    left_out: int  # promotional posts the readings say code left out (summed over readings)
+
+
+_LEFT_OUT = re.compile(r"code left out (\d+) promotional")
+
+
+def tally(
+    assessments: Sequence[Assessment], news: Mapping[str, NewsOutput], names: Mapping[str, str]
+) -> Tally:
+    own = quoted_own = quoted_spam = quoted_others = 0
+    for a in assessments:
+        reading = news.get(a.sector)
+        if reading is None:
+            continue
+        company = names.get(a.symbol, a.symbol)
+        by_id = {doc.doc_id: doc for doc in reading.documents}
+        quoted = [by_id[ref] for ref in a.sources if ref in by_id]
+        chosen = symbol_evidence(a.symbol, company, reading.documents, reading.cited)
+        own += bool(chosen.own)
+        quoted_own += any(document_names(d, a.symbol, company) and not is_promotional(d) for d in quoted)
+        quoted_spam += any(is_promotional(d) for d in quoted)
+        quoted_others += any(not document_names(d, a.symbol, company) for d in quoted)
+    left_out = sum(
+        int(found.group(1))
+        for reading in news.values()
+        for note in reading.dropped
+        if (found := _LEFT_OUT.search(note))
+    )
+    return Tally(len(assessments), own, quoted_own, quoted_spam, quoted_others, left_out)

@@ -5,7 +5,11 @@ sector's other posts as the sector's context; no reason is one sentence shared b
 
 from __future__ import annotations
 
+import re
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
 from agents.screen.evidence import document_names, is_promotional, symbol_evidence
@@ -88,3 +92,15 @@ def test_each_symbol_quotes_what_names_it_or_says_it_has_nothing_of_its_own() ->
     assert "Basic Materials context" in inspector and "about the sector, not BP's evidence" in inspector
     for page in (xom, bp):
         assert "millionaire trading student" not in page and "platinum subscribers" not in page
+
+    # The measure: how many symbols have evidence of their own, and what the sector's quotes were.
+    out = StringIO()
+    call_command("screen_evidence", stdout=out)
+    printed = out.getvalue()
+    own = sum(1 for found in own_of.values() if found)
+    assert f"{len(WATCHLIST)} symbols\nwith a document of their own, as quoted now: {own}\n" in printed
+    left_out = re.search(r"promotional posts the readings left out: (\d+)", printed)
+    assert left_out and int(left_out.group(1)) >= 2
+    # Quoting the sector's documents for every symbol, as before, some would quote another symbol's post.
+    others = re.search(r"(\d+) with one not naming them", printed)
+    assert others and int(others.group(1)) > 0
