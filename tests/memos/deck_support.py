@@ -49,11 +49,29 @@ def fake_deck_llm(script: dict[str, list[Any]] | None = None) -> Iterator[FakeLL
         yield server
 
 
-def deck_run(profile: str = "quick", *, user: User | None = None, question: str = QUESTION) -> Run:
+# The models the deck tests' desk is configured with (``deck_settings``), read when a run starts to record its
+# verdict's families: the judge on a model of its own.
+STARTED_WITH = LLMSettings(
+    default=Endpoint(base_url="http://127.0.0.1:9/v1", api_key="test-key", model="fake-writer"),
+    roles={
+        Role.SCORER: Endpoint(base_url="http://127.0.0.1:9/v1", api_key="test-key", model="fake-judge"),
+    },
+    loopback_only=True,
+)
+
+
+def deck_run(
+    profile: str = "quick",
+    *,
+    user: User | None = None,
+    question: str = QUESTION,
+    started_with: LLMSettings = STARTED_WITH,
+) -> Run:
     load_desk_data("AAPL")
     owner = user or analyst()
     brief = create_brief(owner=owner, ticker="AAPL", question=question)
-    return start_run(brief=brief, user=owner, profile=profile, workflow="deck", enqueue=False)
+    with override_settings(LLM_SETTINGS=started_with):
+        return start_run(brief=brief, user=owner, profile=profile, workflow="deck", enqueue=False)
 
 
 @dataclass

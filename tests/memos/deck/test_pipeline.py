@@ -10,6 +10,7 @@ from django.test import Client
 
 from agents.deck.outputs import DeckOutput, DraftOutput
 from agents.deck.spec import display
+from agents.llm.config import load_llm_settings
 from memos.models import AgentStep, ArtefactVersion, FactRecord, Run
 from memos.pipeline import driver
 from tests.memos.deck_support import deck_run, fake_deck_llm
@@ -72,7 +73,7 @@ def test_the_step_documents_of_a_deck_run_render_for_its_analyst(client: Client)
 
 
 def test_the_run_page_badges_the_judge_of_the_writers_family(client: Client) -> None:
-    run = deck_run("quick")  # started on one model for every role
+    run = deck_run("quick", started_with=load_llm_settings({}))  # one model for every role
     with fake_llm():
         driver.run_inline(str(run.pk))
     client.force_login(run.brief.owner)
