@@ -79,5 +79,7 @@ def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
     ]
     planned += [PlannedStep(FINAL, RANKING, RANKING, "Ranking (code)")]
     if agency.jury:
-        planned += [PlannedStep(FINAL, JURY, JURY, "Jury: the recommended moves audited", "jury", 1)]
+        planned += [
+            PlannedStep(FINAL, JURY, JURY, "Jury: the kill-argument on the recommended moves", "jury", 1)
+        ]
     return planned
