@@ -88,6 +88,7 @@ class MoveCheck(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: CheckKind
+    headline: str  # the reason in a line (a step's summary holds 200 characters)
     reason: str
     figures: list[CheckFigure] = Field(default_factory=list)
 
@@ -108,6 +109,7 @@ def generic(target: str, own_names: frozenset[str], company: str) -> MoveCheck |
         return None
     return MoveCheck(
         kind="generic",
+        headline="generic: its target is the company itself",
         reason=f"generic: its target ({target!r}) is {company} itself, so it names nothing to act on",
     )
 
@@ -177,6 +179,7 @@ def acquisition(acquirer: Holdings, target: Holdings) -> tuple[MoveCheck | None,
         )
     check = MoveCheck(
         kind="infeasible",
+        headline=f"infeasible: {target.name} would cost more than {acquirer.name} can pay"[:180],
         reason=(
             f"infeasible: {target.name} ({target.ticker}) would cost at least {cost_how}, more than "
             f"{acquirer.name} can pay: {most_how}"

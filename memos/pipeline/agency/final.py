@@ -170,10 +170,12 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             f"{c.claim_id}: {c.statement}" for c in (found.f2.claims if found.f2 else [])
         ),
     }
-    missing = not_debated(ctx.run_id)
+    union = merged(ctx)
+    # A move set aside by code is listed with its whole reason and figures, not its step's one line.
+    reasons = {move.move_id: f"not debated: {move.check.reason}" for move in union.set_aside}
+    missing = [{**row, "reason": reasons.get(row["id"], row["reason"])} for row in not_debated(ctx.run_id)]
     if missing:
         sections["Moves not debated"] = "\n".join(f"{row['id']}: {row['reason']}" for row in missing)
-    union = merged(ctx)
     merges = [move for move in union.debated if move.merged]
     if merges:
         sections["Duplicates merged"] = "\n".join(

@@ -190,7 +190,7 @@ def merge(ctx: StageContext) -> MovesOutput:
     duplicates = [debate_key(m) for m, first in into.items() if m != first]
     skip_steps(ctx, SANDBOX, duplicates, MERGED_SKIP)
     for first, found in aside.items():
-        skip_steps(ctx, SANDBOX, [debate_key(first)], f"not debated: {found.reason}")
+        skip_steps(ctx, SANDBOX, [debate_key(first)], f"not debated: {found.headline}")
     set_aside = {debate_key(first) for first in aside}
     missing = [key for key in planned if key not in debated and key not in {*duplicates, *set_aside}]
     skip_steps(ctx, SANDBOX, missing, "not proposed: the analyst's call failed")
