@@ -22,6 +22,7 @@ The rule for an acquisition, on the desk's own filed figures (the latest fiscal 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -38,7 +39,9 @@ DEBT_TO_OPERATING_INCOME = 4
 # A profitable large company is rarely priced under ten times its earnings, and control costs a premium over
 # the market price on top: ten times net income is a floor, not an estimate.
 EARNINGS_FLOOR_MULTIPLE = 10
-ACQUIRING = frozenset({"acquire"})
+# A move is an acquisition when its declared action is, or when its title says so whatever action the model
+# picked ("Acquisition of Google Inc." filed under "invest").
+ACQUIRING_WORDS = frozenset({"acquire", "acquisition", "buy", "purchase", "takeover"})
 
 CheckKind = Literal["generic", "infeasible"]
 
@@ -102,16 +105,21 @@ def names_of(names: Iterable[str], ticker: str) -> frozenset[str]:
 
 
 def generic(target: str, own_names: frozenset[str], company: str) -> MoveCheck | None:
-    """A move whose target is the company itself ("Divestment from Apple Inc." for Apple) names nothing to
-    act on: generic. A target with a word beyond the company's names ("Apple's services arm") is not."""
-    words = target_words(target)
-    if not words or not words <= own_names:
+    """A move whose target is the company itself ("Divestment from Apple Inc." for Apple, or "the company")
+    names nothing to act on: generic. A target with a word beyond the company's names ("Apple's services
+    arm") is not."""
+    if not target_words(target) <= own_names:
         return None
     return MoveCheck(
         kind="generic",
         headline="generic: its target is the company itself",
         reason=f"generic: its target ({target!r}) is {company} itself, so it names nothing to act on",
     )
+
+
+def is_acquisition(action: str, title: str) -> bool:
+    words = set(re.findall(r"[a-z]+", title.casefold()))
+    return action == "acquire" or bool(words & ACQUIRING_WORDS)
 
 
 def price_floor(target: Holdings) -> tuple[Decimal, list[CheckFigure], str] | None:

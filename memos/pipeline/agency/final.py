@@ -45,6 +45,7 @@ from memos.pipeline.agency.plan import (
     PROPOSALS,
     RANKING,
     SANDBOX,
+    SET_ASIDE,
     move_of,
 )
 from memos.pipeline.agency.reads import config, findings, merged, proposed
@@ -172,7 +173,7 @@ def agency_artefact(ctx: StageContext) -> Artefact:
     }
     union = merged(ctx)
     # A move set aside by code is listed with its whole reason and figures, not its step's one line.
-    reasons = {move.move_id: f"not debated: {move.check.reason}" for move in union.set_aside}
+    reasons = {move.move_id: f"{SET_ASIDE}{move.check.reason}" for move in union.set_aside}
     missing = [{**row, "reason": reasons.get(row["id"], row["reason"])} for row in not_debated(ctx.run_id)]
     if missing:
         sections["Moves not debated"] = "\n".join(f"{row['id']}: {row['reason']}" for row in missing)

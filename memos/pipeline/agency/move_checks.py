@@ -12,7 +12,16 @@ from __future__ import annotations
 from functools import lru_cache
 
 from agents.agency.dedup import target_words
-from agents.agency.feasibility import Figure, Holdings, MoveCheck, acquisition, generic, names_of, resolve
+from agents.agency.feasibility import (
+    Figure,
+    Holdings,
+    MoveCheck,
+    acquisition,
+    generic,
+    is_acquisition,
+    names_of,
+    resolve,
+)
 from agents.agency.outputs import ProposedMove
 from agents.data.edgar import load_company_facts
 from agents.data.edgar.sources import TickerMap
@@ -91,7 +100,7 @@ def check(
     found = generic(move.target, own, company.name or company.ticker)
     if found is not None:
         return found, ""
-    if move.action != "acquire":
+    if not is_acquisition(move.action, move.title):
         return None, ""
     ticker = resolve(move.target, index)
     if ticker is None:

@@ -49,6 +49,9 @@ def move_of(debate: str) -> str:
 
 # Why a duplicate's debate step is skipped: it is debated under the move it was merged into.
 MERGED_SKIP = "merged into the move proposed first with the same action and target"
+# How a move set aside by code before the debate (generic, infeasible) says so: its step's summary and its
+# row's failure begin with it, followed by the reason.
+SET_ASIDE = "not debated: "
 
 
 def move_numbers(config: AgencyConfig) -> dict[tuple[str, str], int]:

@@ -29,6 +29,7 @@ from memos.pipeline.agency.plan import (
     MOVES,
     PROPOSALS,
     SANDBOX,
+    SET_ASIDE,
     debate_key,
     move_id,
     move_numbers,
@@ -161,7 +162,7 @@ def merge(ctx: StageContext) -> MovesOutput:
             credited=credited.get(move.move_id, [move.persona]),
             merged_into="" if into[move.move_id] == move.move_id else into[move.move_id],
             # A set-aside move is never claimed by the sandbox (it debates rows without a failure).
-            failure=f"not debated: {aside[move.move_id].reason}"[:2000] if move.move_id in aside else "",
+            failure=f"{SET_ASIDE}{aside[move.move_id].reason}"[:2000] if move.move_id in aside else "",
         )
         for move in moves.values()
     ]
@@ -190,7 +191,7 @@ def merge(ctx: StageContext) -> MovesOutput:
     duplicates = [debate_key(m) for m, first in into.items() if m != first]
     skip_steps(ctx, SANDBOX, duplicates, MERGED_SKIP)
     for first, found in aside.items():
-        skip_steps(ctx, SANDBOX, [debate_key(first)], f"not debated: {found.headline}")
+        skip_steps(ctx, SANDBOX, [debate_key(first)], f"{SET_ASIDE}{found.headline}")
     set_aside = {debate_key(first) for first in aside}
     missing = [key for key in planned if key not in debated and key not in {*duplicates, *set_aside}]
     skip_steps(ctx, SANDBOX, missing, "not proposed: the analyst's call failed")

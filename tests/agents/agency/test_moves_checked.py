@@ -15,6 +15,7 @@ from agents.agency.feasibility import (
     Holdings,
     acquisition,
     generic,
+    is_acquisition,
     names_of,
     resolve,
 )
@@ -91,6 +92,7 @@ def test_a_move_whose_target_is_the_company_itself_is_generic() -> None:
     found = generic("Apple Inc.", APPLE_NAMES, "Apple Inc.")
     assert found is not None and found.kind == "generic" and "Apple Inc. itself" in found.reason
     assert generic("AAPL", APPLE_NAMES, "Apple Inc.") is not None
+    assert generic("the company", APPLE_NAMES, "Apple Inc.") is not None
     # A part of the company, or another company, is a target.
     assert generic("Apple's services arm", APPLE_NAMES, "Apple Inc.") is None
     assert generic("Google Inc.", APPLE_NAMES, "Apple Inc.") is None
@@ -144,6 +146,12 @@ def test_an_acquisition_within_reach_and_one_without_figures_are_not_judged_infe
     # Without its own cash and operating income the acquirer is not judged either.
     found, note = acquisition(Holdings("AAPL", "Apple Inc."), ALPHABET)
     assert found is None and "no cash and operating income" in note
+
+
+def test_an_acquisition_is_known_by_its_action_or_its_title() -> None:
+    assert is_acquisition("acquire", "Expand in streaming")
+    assert is_acquisition("invest", "Acquisition of Google Inc.")
+    assert not is_acquisition("invest", "Invest in chip fabrication")
 
 
 def test_a_target_is_named_by_its_listed_name_or_a_former_one_never_by_a_description() -> None:

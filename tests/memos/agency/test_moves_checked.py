@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _proposing(moves: dict[str, tuple[str, str, str]]) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-    """A persona's answer with these (action, target, title) per risk level, citing the claims it was shown."""
+    """A persona's answer with these (action, target, title) per risk, citing the claims it was shown."""
 
     def answer(schema: dict[str, Any], messages: Any) -> dict[str, Any]:
         cited = schema_enum(schema, "citations")[:2]
