@@ -83,7 +83,8 @@ class AgencyConfig(BaseModel):
 
     def critical_path(self) -> int:
         """Dependent calls per move: critique, answers, (critic, answers) per later round, final scores.
-        The blind scores run beside round 1's critique, off the path."""
+        The blind scores run beside round 1's critique, off the path. (The jury's two threads follow the
+        ranking, once per run: memos.pipeline.agency.desk.bench adds them.)"""
         return 1 + 1 + 2 * (self.rounds - 1) + 1
 
 
