@@ -57,7 +57,8 @@ class Figure:
     period: str
 
     def shown(self) -> str:
-        return f"{format_value(self.value, self.unit)} [[{self.fact_id}]]"
+        """The value as code prints it, then its fact id (code's words, not a model's reference)."""
+        return f"{format_value(self.value, self.unit)} ({self.fact_id})"
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class CheckFigure(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     label: str
-    shown: str  # the value as printed, then its fact id in a reference
+    value: str  # the value as code prints it
     fact_id: str
 
 
@@ -205,7 +206,7 @@ def _unit(holdings: Holdings) -> str:
 
 
 def _figure(label: str, figure: Figure) -> CheckFigure:
-    return CheckFigure(label=label, shown=figure.shown(), fact_id=figure.fact_id)
+    return CheckFigure(label=label, value=format_value(figure.value, figure.unit), fact_id=figure.fact_id)
 
 
 def _named(figure: CheckFigure, ticker: str) -> CheckFigure:

@@ -193,7 +193,11 @@ def agency_artefact(ctx: StageContext) -> Artefact:
         if claim.claim_id in cited_claims
         for ref in claim.citations
     ]
-    cited = dict.fromkeys([*evidence, *(ref for text in sections.values() for ref in fact_ids_in(text))])
+    # The figures that set a move aside are frozen with the version too (the target's among them).
+    aside = [figure.fact_id for move in union.set_aside for figure in move.check.figures]
+    cited = dict.fromkeys(
+        [*evidence, *aside, *(ref for text in sections.values() for ref in fact_ids_in(text))]
+    )
     company = ctx.company
     return Artefact(
         kind=KIND,

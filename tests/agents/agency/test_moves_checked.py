@@ -129,7 +129,7 @@ def test_an_acquisition_larger_than_cash_and_debt_capacity_is_infeasible_with_it
         "AAPL:cash:FY2025",
         "AAPL:operating_income:FY2025",
     }
-    assert "[[GOOG:net_income:FY2025]]" in found.reason
+    assert "USD 132,170 M (GOOG:net_income:FY2025)" in found.reason
 
 
 def test_an_acquisition_within_reach_and_one_without_figures_are_not_judged_infeasible() -> None:
