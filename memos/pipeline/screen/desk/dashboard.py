@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from agents.screen.chart import PriceChart, chart_svg
 from agents.screen.display import LABELS, metric_of, value_text
+from agents.screen.evidence import symbol_evidence
 from agents.screen.outputs import (
     Assessment,
     ChartsOutput,
@@ -58,8 +59,9 @@ class SymbolView:
     rows: list[tuple[str, str, str]]  # (label, printed value, fact id)
     reason: list[Part]
     concern: list[Part]
-    sources: list[Document]
+    sources: list[Document]  # what names the symbol (agents.screen.evidence): its own evidence
     chart: SafeString
+    context: list[Document] = field(default_factory=list)  # its sector's cited documents, said to be so
 
     @property
     def market_part_text(self) -> str:
@@ -250,6 +252,7 @@ class _Sectors:
         self, profile: SymbolProfile, assessment: Assessment, documents: dict[str, Document]
     ) -> SymbolView:
         chart = self.charts.get(profile.symbol)
+        chosen = symbol_evidence(profile.symbol, profile.name, list(documents.values()), assessment.sources)
         return SymbolView(
             assessment=assessment,
             profile=profile,
@@ -259,7 +262,8 @@ class _Sectors:
             ],
             reason=parts(assessment.flag_reason, self.figures),
             concern=parts(assessment.key_concern, self.figures),
-            sources=[documents[ref] for ref in assessment.sources if ref in documents],
+            sources=chosen.own,
+            context=chosen.context,
             # Drawn by code from numbers; every text in it is escaped (agents.screen.chart).
             chart=mark_safe(chart_svg(chart)) if chart else mark_safe(""),  # noqa: S308
         )
