@@ -20,9 +20,13 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.agency.personas import ANALYSTS, RISKS
+from agents.agency.ranking import RECOMMENDED
 from agents.env import ConfigError, Env
 
 MAX_ROUNDS = 10
+# Seed 003's kill-argument per recommended move: the strongest rejection (one call), then a fresh thread that
+# splits it into atomic objections and rules on each (one call).
+JURY_CALLS_PER_MOVE = 2
 TOKENS_PER_CALL = 3_000
 
 
@@ -36,7 +40,7 @@ class AgencyConfig(BaseModel):
     rounds: int = Field(ge=1, le=MAX_ROUNDS)
     sequential: bool = False
     blind_scores: bool = True  # each member scores every move before round 1, to measure the debate
-    jury: bool = False  # seed 003's kill-argument audit of the recommended moves, on a model of its own
+    jury: bool = True  # seed 003's kill-argument on the recommended moves (role JURY), on by default
     # The moves' order (0: as the personas and risk levels are listed; k: that list rotated by k): a rerun in
     # another order asks every debate afresh, which is how rank stability is measured.
     order: int = Field(default=0, ge=0)
@@ -60,10 +64,17 @@ class AgencyConfig(BaseModel):
         """1 critique + 3 answers in round 1, 6 turns per later round, 3 final scores (+ 3 blind)."""
         return 1 + 3 + 6 * (self.rounds - 1) + 3 + (3 if self.blind_scores else 0)
 
-    def calls(self) -> int:
-        """Every call a run makes: F1, F2, one per persona, and each generated move's debate (a merged
-        duplicate makes fewer)."""
-        return 2 + len(self.personas) + self.generated * self.calls_per_move()
+    def jury_calls(self, debated: int | None = None) -> int:
+        """Two per recommended move (of at most ``debated`` moves ranked), none without a jury."""
+        ranked = self.generated if debated is None else debated
+        return JURY_CALLS_PER_MOVE * min(RECOMMENDED, ranked) if self.jury else 0
+
+    def calls(self, debated: int | None = None) -> int:
+        """Every call a run makes: F1, F2, one per persona, each debated move's debate and the jury's.
+        ``debated``: the moves left to debate once code merged duplicates and set aside generic and
+        infeasible moves; by default every generated move (the bound planned when the run starts)."""
+        moves = self.generated if debated is None else debated
+        return 2 + len(self.personas) + moves * self.calls_per_move() + self.jury_calls(moves)
 
     def budget_tokens(self) -> int:
         """Enough tokens for every call with room: a late turn's prompt carries its whole thread (measured on
@@ -72,7 +83,8 @@ class AgencyConfig(BaseModel):
 
     def critical_path(self) -> int:
         """Dependent calls per move: critique, answers, (critic, answers) per later round, final scores.
-        The blind scores run beside round 1's critique, off the path."""
+        The blind scores run beside round 1's critique, off the path. (The jury's two threads follow the
+        ranking, once per run: memos.pipeline.agency.desk.bench adds them.)"""
         return 1 + 1 + 2 * (self.rounds - 1) + 1
 
 
@@ -82,7 +94,7 @@ class Profile:
     personas: tuple[str, ...]
     rounds: int
 
-    def config(self, *, sequential: bool, jury: bool = False, order: int = 0) -> AgencyConfig:
+    def config(self, *, sequential: bool, jury: bool = True, order: int = 0) -> AgencyConfig:
         return AgencyConfig(
             name=self.name,
             personas=list(self.personas),
@@ -112,7 +124,7 @@ class AgencySettings:
     # worker that frees up, on this machine or another (memos.pipeline.agency.sandbox).
     moves_per_worker: int = MOVES_PER_WORKER
     run_budget_tokens: int | None = None  # None: sized from the profile (AgencyConfig.budget_tokens)
-    jury: bool = False  # AGENCY_JURY: audit the recommended moves (on when LLM_MODEL_JURY names a model)
+    jury: bool = True  # AGENCY_JURY: seed 003's kill-argument on the recommended moves (on by default)
 
 
 def load_agency_settings(environ: Mapping[str, str]) -> AgencySettings:
@@ -137,5 +149,5 @@ def load_agency_settings(environ: Mapping[str, str]) -> AgencySettings:
         require_separate_judge=env.flag("AGENCY_REQUIRE_SEPARATE_JUDGE", False),
         moves_per_worker=env.whole("AGENCY_MOVES_PER_WORKER", MOVES_PER_WORKER, minimum=1),
         run_budget_tokens=env.whole("AGENCY_RUN_BUDGET_TOKENS", 0, minimum=0) or None,
-        jury=env.flag("AGENCY_JURY", bool(env.raw("LLM_MODEL_JURY"))),
+        jury=env.flag("AGENCY_JURY", True),
     )

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.agency.board import Member
+from agents.agency.feasibility import MoveCheck
 from agents.agency.jury import Verdict
 from agents.agency.personas import Risk
 from agents.agency.schemas import Action, Position, ScoreCard
@@ -108,11 +109,29 @@ class DebatedMove(_Output):
     merged: list[str]  # the duplicates collapsed into it
 
 
+class SetAsideMove(_Output):
+    """A move code set aside before the debate (generic, or an acquisition larger than the company can pay
+    for), with the reason and the figures that show it."""
+
+    move_id: str
+    risk: Risk
+    title: str
+    credited: list[str]
+    merged: list[str]
+    check: MoveCheck
+
+
 class MovesOutput(_Output):
-    """The merged union: what the sandbox debates ("15 generated, 13 debated")."""
+    """The merged union: what the sandbox debates ("15 generated, 13 debated"), what code set aside before
+    the debate, and the calls the run now plans."""
 
     generated: int
     debated: list[DebatedMove]
+    set_aside: list[SetAsideMove] = Field(default_factory=list)
+    # An acquisition code looked at and debated, with why it was not judged infeasible (move id -> words).
+    not_judged: dict[str, str] = Field(default_factory=dict)
+    planned_calls: int = 0  # every LLM call of the run, now that duplicates and set-aside moves are out
+    bound_calls: int = 0  # the bound planned when the run started (every generated move debated)
 
 
 class Standing(_Output):
@@ -155,6 +174,8 @@ class RankedMove(_Output):
     persona: str
     title: str
     recommended: bool
+    credited: list[str] = Field(default_factory=list)  # every persona that proposed it (the merge's credit)
+    merged: int = 0  # the duplicates merged into it
 
 
 class DebateStats(_Output):

@@ -128,22 +128,30 @@ class ScoreCard(_Strict):
         return score
 
 
+class Rejection(_Strict):
+    """Seed 003's kill-argument, first thread: the strongest case for rejecting a move, in one memo (about
+    two hundred words). It attacks; it rules on nothing."""
+
+    rejection: Annotated[str, Field(min_length=1, max_length=1400)]
+
+
 Ruling = Literal["stands", "answered", "unsupported"]
 RULINGS: tuple[Ruling, ...] = ("stands", "answered", "unsupported")
 
 
 class Objection(_Strict):
-    """One atomic objection to a move and the jury's ruling on it (seed 003's kill-argument)."""
+    """One atomic objection of the rejection and the jury's ruling on it (seed 003's kill-argument)."""
 
     objection: Line
-    ruling: (
-        Ruling  # stands: the debate left it unanswered; answered: the debate met it; unsupported: no basis
-    )
-    quote: Quote  # the passage of the move or the debate the ruling rests on, word for word
+    # stands: the move does not answer it; answered: the move's own material meets it; unsupported: the
+    # rejection asserts it with nothing in the move behind it.
+    ruling: Ruling
+    quote: Quote  # the passage of the move or of the rejection the ruling rests on, word for word
 
 
 class JuryAudit(_Strict):
-    """The jury's audit of one recommended move: the strongest case against it, as atomic objections, each
-    ruled on. No verdict is asked for: code computes it from the rulings."""
+    """Seed 003's kill-argument, second thread (fresh, seeing only the move and the rejection): the rejection
+    split into atomic objections, each ruled on. No verdict is asked for: code computes it from the
+    rulings."""
 
     objections: list[Objection] = Field(min_length=3, max_length=7)

@@ -16,6 +16,7 @@ from uuid import UUID
 from django.db.models import Sum
 
 from agents.agency.board import BOARD
+from agents.agency.jury import Verdict
 from agents.agency.outputs import (
     DebateOutput,
     DebateStats,
@@ -44,6 +45,7 @@ from memos.pipeline.agency.plan import (
     PROPOSALS,
     RANKING,
     SANDBOX,
+    SET_ASIDE,
     move_of,
 )
 from memos.pipeline.agency.reads import config, findings, merged, proposed
@@ -77,6 +79,7 @@ def ranking(ctx: StageContext) -> RankingOutput:
         move: {s.member: s.card for s in output.blind} for move, output in outputs.items() if output.blind
     }
     final_rank = rank(cards)
+    debated = {move.move_id: move for move in merged(ctx).debated}
     blind_rank = {row.move: row.rank for row in rank(blind_cards)} if len(blind_cards) == len(cards) else {}
     ranked = [
         RankedMove(
@@ -88,6 +91,8 @@ def ranking(ctx: StageContext) -> RankingOutput:
             persona=moves[row.move].persona,
             title=moves[row.move].title,
             recommended=row.rank <= RECOMMENDED,
+            credited=debated[row.move].credited if row.move in debated else [moves[row.move].persona],
+            merged=len(debated[row.move].merged) if row.move in debated else 0,
         )
         for row in final_rank
     ]
@@ -109,10 +114,11 @@ def ending(ctx: StageContext) -> Ending:
     if output is None:
         raise StageFailed("the ranking did not finish")
     top = output.ranked[0]
-    generated = merged(ctx).generated
+    union = merged(ctx)
+    aside = f", {len(union.set_aside)} set aside by code" if union.set_aside else ""
     line = (
-        f"{generated} moves generated, {len(output.ranked)} debated and ranked; first: {top.move_id} "
-        f"({top.total}/120)"
+        f"{union.generated} moves generated{aside}, {len(output.ranked)} debated and ranked; first: "
+        f"{top.move_id} ({top.total}/120)"
     )
     jury = ctx.output(FINAL, JURY, JuryOutput)
     if jury is not None and jury.disagreements:
@@ -145,9 +151,11 @@ def agency_artefact(ctx: StageContext) -> Artefact:
     jury = ctx.output(FINAL, JURY, JuryOutput)
     recommended = [row for row in output.ranked if row.recommended]
     others = [row for row in output.ranked if not row.recommended]
+    verdicts = {verdict.move_id: verdict for verdict in jury.verdicts} if jury is not None else {}
     sections = {
         "Recommended next moves": "\n\n".join(
-            _full(row, moves[row.move_id], outputs[row.move_id]) for row in recommended
+            _full(row, moves[row.move_id], outputs[row.move_id], verdicts.get(row.move_id))
+            for row in recommended
         ),
         "Other moves": "\n".join(
             f"{row.rank}. {row.move_id} ({row.risk} risk, {row.total}/120): {row.title}" for row in others
@@ -163,9 +171,19 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             f"{c.claim_id}: {c.statement}" for c in (found.f2.claims if found.f2 else [])
         ),
     }
-    missing = not_debated(ctx.run_id)
+    union = merged(ctx)
+    # A move set aside by code is listed with its whole reason and figures, not its step's one line.
+    reasons = {move.move_id: f"{SET_ASIDE}{move.check.reason}" for move in union.set_aside}
+    missing = [{**row, "reason": reasons.get(row["id"], row["reason"])} for row in not_debated(ctx.run_id)]
     if missing:
         sections["Moves not debated"] = "\n".join(f"{row['id']}: {row['reason']}" for row in missing)
+    merges = [move for move in union.debated if move.merged]
+    if merges:
+        sections["Duplicates merged"] = "\n".join(
+            f"{move.move_id} ({move.title}): {1 + len(move.merged)} proposals "
+            f"({', '.join([move.move_id, *move.merged])}), credited to {', '.join(move.credited)}"
+            for move in merges
+        )
     cited_claims = [ref for row in output.ranked for ref in moves[row.move_id].citations]
     evidence = [
         ref
@@ -175,7 +193,11 @@ def agency_artefact(ctx: StageContext) -> Artefact:
         if claim.claim_id in cited_claims
         for ref in claim.citations
     ]
-    cited = dict.fromkeys([*evidence, *(ref for text in sections.values() for ref in fact_ids_in(text))])
+    # The figures that set a move aside are frozen with the version too (the target's among them).
+    aside = [figure.fact_id for move in union.set_aside for figure in move.check.figures]
+    cited = dict.fromkeys(
+        [*evidence, *aside, *(ref for text in sections.values() for ref in fact_ids_in(text))]
+    )
     company = ctx.company
     return Artefact(
         kind=KIND,
@@ -186,6 +208,7 @@ def agency_artefact(ctx: StageContext) -> Artefact:
             "debates": {move_id: debate.model_dump(mode="json") for move_id, debate in outputs.items()},
             "jury": jury.model_dump(mode="json") if jury is not None else None,
             "not_debated": missing,
+            "set_aside": [move.model_dump(mode="json") for move in union.set_aside],
             # The threads themselves, frozen with the version: its page shows every move's debate.
             "threads": {
                 move.move_id: {thread: thread_json(turns) for thread, turns in threads_of(move).items()}
@@ -204,13 +227,15 @@ def agency_artefact(ctx: StageContext) -> Artefact:
     )
 
 
-def _full(row: RankedMove, move: ProposedMove, debate: DebateOutput) -> str:
-    """A recommended move in full: what to do, why, its scores, how the board ended and the objection that
-    still stands."""
+def _full(row: RankedMove, move: ProposedMove, debate: DebateOutput, verdict: Verdict | None) -> str:
+    """A recommended move in full: what to do, why, its scores, how the board ended, the objection that
+    still stands in its debate and the jury's verdict with the objections it left standing."""
+    others = [persona for persona in row.credited if persona != move.persona]
     lines = [
         f"{row.rank}. {move.move_id} · {move.title} ({move.risk} risk, proposed by the "
-        f"{ANALYSTS[move.persona].title.lower()}): {row.total}/120 after the debate, "
-        f"{row.blind_total}/120 blind",
+        f"{ANALYSTS[move.persona].title.lower()}"
+        + (f", also by the {', the '.join(ANALYSTS[p].title.lower() for p in others)}" if others else "")
+        + f"): {row.total}/120 after the debate, {row.blind_total}/120 blind",
         move.move,
         *move.reasoning,
         "Risks: " + " ".join(move.risks),
@@ -225,6 +250,8 @@ def _full(row: RankedMove, move: ProposedMove, debate: DebateOutput) -> str:
         + "; ".join(f"{BOARD[s.member].title} {s.position or 'no answer'}" for s in debate.standings),
         f"Objection still standing ({debate.objection_by}): \u201c{debate.objection}\u201d",
     ]
+    if verdict is not None:
+        lines.append(f"Jury: {verdict.line}")
     return "\n".join(lines)
 
 

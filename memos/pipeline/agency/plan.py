@@ -49,6 +49,9 @@ def move_of(debate: str) -> str:
 
 # Why a duplicate's debate step is skipped: it is debated under the move it was merged into.
 MERGED_SKIP = "merged into the move proposed first with the same action and target"
+# How a move set aside by code before the debate (generic, infeasible) says so: its step's summary and its
+# row's failure begin with it, followed by the reason.
+SET_ASIDE = "not debated: "
 
 
 def move_numbers(config: AgencyConfig) -> dict[tuple[str, str], int]:
@@ -79,5 +82,7 @@ def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
     ]
     planned += [PlannedStep(FINAL, RANKING, RANKING, "Ranking (code)")]
     if agency.jury:
-        planned += [PlannedStep(FINAL, JURY, JURY, "Jury: the recommended moves audited", "jury", 1)]
+        planned += [
+            PlannedStep(FINAL, JURY, JURY, "Jury: the kill-argument on the recommended moves", "jury", 1)
+        ]
     return planned

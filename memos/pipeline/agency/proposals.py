@@ -13,8 +13,9 @@ from functools import partial
 
 from agents.agency.checks import shown
 from agents.agency.dedup import clusters, dedup_key
+from agents.agency.feasibility import MoveCheck
 from agents.agency.narrowing import moves_schema
-from agents.agency.outputs import DebatedMove, MovesOutput, ProposalOutput, ProposedMove
+from agents.agency.outputs import DebatedMove, MovesOutput, ProposalOutput, ProposedMove, SetAsideMove
 from agents.agency.personas import ANALYST_ROLE, ANALYSTS, RISKS, Risk
 from agents.agency.schemas import MoveDraft
 from agents.llm.gateway import LLMGateway
@@ -23,11 +24,13 @@ from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.models import AgentStep, Move
 from memos.pipeline.agency.breadths import PERSONAS
+from memos.pipeline.agency.move_checks import check, name_index
 from memos.pipeline.agency.plan import (
     MERGED_SKIP,
     MOVES,
     PROPOSALS,
     SANDBOX,
+    SET_ASIDE,
     debate_key,
     move_id,
     move_numbers,
@@ -133,7 +136,9 @@ def checked(
 
 def merge(ctx: StageContext) -> MovesOutput:
     """The merged union (seed 003: mechanical, before any verdict): one Move row per proposed move, the
-    duplicates pointing at the move debated in their place; their debate steps are skipped."""
+    duplicates pointing at the move debated in their place; their debate steps are skipped. Then each
+    merged move is checked by code (agents.agency.feasibility): a generic or infeasible one is set aside
+    with its reason and figures, its row marked so the sandbox never claims it, its step skipped."""
     moves = proposed(ctx)
     groups = clusters([(move.move_id, move.dedup_key) for move in moves.values()])
     into = {member: group.first for group in groups for member in group.members}
@@ -141,6 +146,11 @@ def merge(ctx: StageContext) -> MovesOutput:
         group.first: list(dict.fromkeys(moves[member].persona for member in group.members))
         for group in groups
     }
+    index = name_index()
+    checked: dict[str, tuple[MoveCheck | None, str]] = {
+        group.first: check(moves[group.first], ctx.company, index) for group in groups
+    }
+    aside = {first: found for first, (found, _) in checked.items() if found is not None}
     rows = [
         Move(
             run_id=ctx.run.pk,
@@ -152,6 +162,8 @@ def merge(ctx: StageContext) -> MovesOutput:
             dedup_key=move.dedup_key[:200],
             credited=credited.get(move.move_id, [move.persona]),
             merged_into="" if into[move.move_id] == move.move_id else into[move.move_id],
+            # A set-aside move is never claimed by the sandbox (it debates rows without a failure).
+            failure=f"{SET_ASIDE}{aside[move.move_id].reason}"[:2000] if move.move_id in aside else "",
         )
         for move in moves.values()
     ]
@@ -170,17 +182,21 @@ def merge(ctx: StageContext) -> MovesOutput:
             rows,
             update_conflicts=True,
             unique_fields=["run", "move_id"],
-            update_fields=["merged_into", "credited", "title"],
+            update_fields=["merged_into", "credited", "title", "failure"],
         ),
         what="writing the moves",
     )
     # Steps of moves no persona proposed (a persona whose call failed) and of duplicates are not debated.
     planned = [step.key for step in ctx.workflow.plan(ctx.config) if step.stage == SANDBOX]
-    debated = {debate_key(group.first) for group in groups}
+    debated = {debate_key(group.first) for group in groups if group.first not in aside}
     duplicates = [debate_key(m) for m, first in into.items() if m != first]
     skip_steps(ctx, SANDBOX, duplicates, MERGED_SKIP)
-    missing = [key for key in planned if key not in debated and key not in duplicates]
+    for first, found in aside.items():
+        skip_steps(ctx, SANDBOX, [debate_key(first)], f"{SET_ASIDE}{found.headline}")
+    set_aside = {debate_key(first) for first in aside}
+    missing = [key for key in planned if key not in debated and key not in {*duplicates, *set_aside}]
     skip_steps(ctx, SANDBOX, missing, "not proposed: the analyst's call failed")
+    agency = config(ctx)
     return MovesOutput(
         generated=len(moves),
         debated=[
@@ -193,5 +209,21 @@ def merge(ctx: StageContext) -> MovesOutput:
                 merged=[member for member in group.members if member != group.first],
             )
             for group in groups
+            if group.first not in aside
         ],
+        set_aside=[
+            SetAsideMove(
+                move_id=group.first,
+                risk=moves[group.first].risk,
+                title=moves[group.first].title,
+                credited=credited[group.first],
+                merged=[member for member in group.members if member != group.first],
+                check=aside[group.first],
+            )
+            for group in groups
+            if group.first in aside
+        ],
+        not_judged={first: note for first, (found, note) in checked.items() if found is None and note},
+        planned_calls=agency.calls(len(debated)),
+        bound_calls=agency.calls(),
     )

@@ -13,8 +13,17 @@ import pytest
 from annotated_types import MaxLen
 from pydantic import BaseModel, ValidationError
 
+from agents.agency import jury
 from agents.agency import narrowing as agency
-from agents.agency.schemas import BoardTurn, CriticTurn, Inference, JuryAudit, PersonaMoves, ScoreCard
+from agents.agency.schemas import (
+    BoardTurn,
+    CriticTurn,
+    Inference,
+    JuryAudit,
+    PersonaMoves,
+    Rejection,
+    ScoreCard,
+)
 from agents.deck import narrowing as deck
 from agents.deck.schemas import Framing, SlideDraft
 from agents.llm.fakes.schema_example import example_for_schema
@@ -41,6 +50,7 @@ CASES: dict[str, tuple[Callable[[], type[BaseModel]], type[BaseModel]]] = {
     "agency critic": (lambda: agency.critic_schema(IDS), CriticTurn),
     "agency board": (lambda: agency.board_schema(IDS), BoardTurn),
     "agency jury": (lambda: agency.jury_schema(IDS), JuryAudit),
+    "agency jury rejection": (lambda: jury.rejection_schema(IDS), Rejection),
     "agency score": (lambda: agency.score_schema(IDS), ScoreCard),
     "screen overview": (lambda: screen.overview_schema(IDS, IDS), MarketOverview),
     "screen sector news": (lambda: screen.sector_news_schema(IDS, SYMBOLS, IDS), SectorNews),

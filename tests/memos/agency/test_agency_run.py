@@ -14,7 +14,7 @@ from django.db.models import Count
 from django.test import override_settings
 
 from agents.agency.config import AgencyConfig
-from agents.agency.outputs import RankingOutput, SourcesOutput
+from agents.agency.outputs import MovesOutput, RankingOutput, SourcesOutput
 from memos.models import AgentStep, ArtefactVersion, DebateTurn, LLMCall, Motion, Move, MoveScore, Run
 from memos.pipeline import driver
 from memos.services.errors import ServiceError
@@ -65,9 +65,11 @@ def test_a_quick_run_debates_every_move_by_the_protocol_and_ranks_them_by_code()
     kept = moves.get(move_id=merged.get().merged_into)
     assert set(kept.credited) == {"capital", "competition"}
     assert AgentStep.objects.get(run=run, key=f"debate-{merged.get().move_id}").status == "skipped"
-    # Calls: F1, F2, two personas, and per debated move 1 + 3 + 6 x (R - 1) turns and 6 scores.
+    # Calls: F1, F2, two personas, per debated move 1 + 3 + 6 x (R - 1) turns and 6 scores, and the jury's
+    # two threads on each of the three recommended moves: what the run planned once the moves were merged.
     turns_and_scores = debated.count() * (1 + 3 + 6 * (config.rounds - 1) + 6)
-    assert requests == 2 + 2 + turns_and_scores
+    assert requests == 2 + 2 + turns_and_scores + 3 * 2
+    assert requests == MovesOutput.model_validate(_output(run, "moves")).planned_calls
     # Every turn row names its prompt version and the ledger call that paid for it.
     for turn in DebateTurn.objects.filter(move__run=run):
         assert turn.prompt_version >= 1 and turn.prompt_hash

@@ -5,9 +5,11 @@ measured against its bounds.
 - ``critical_path_s``: the chain of dependent calls times the latency: F1 and F2 (one call, in parallel),
   the personas (one call, in parallel), and per move 1 + 1 + 2 x (R - 1) + 1 (the opening critique, round 1's
   answers, each later round's critique and answers, the final scores); the blind scores run beside the
-  opening, off the path, and the moves run side by side.
+  opening, off the path, and the moves run side by side; then the jury's two threads (the rejection, then
+  the rulings), its three moves side by side.
 - ``sequential_s``: the seed's own order at the same latency, moves one after another (each still running
-  its three threads in parallel): 1 + 1 + moves x (1 + 1 + 2 x (R - 1) + 1) calls; computed, not run.
+  its three threads in parallel): 1 + 1 + moves x (1 + 1 + 2 x (R - 1) + 1) calls, then the jury's two calls
+  per recommended move; computed, not run.
 - ``calls``: LLM calls paid for; ``prompt_tokens``: their prompt tokens; ``cpu_ms_per_call``: this process's
   CPU time (the pipeline's own work: rendering, validation, rows, the HTTP client) per call.
 """
@@ -23,7 +25,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Sum
 
-from agents.agency.config import AgencyConfig
+from agents.agency.config import JURY_CALLS_PER_MOVE, AgencyConfig
 from agents.agency.outputs import RankingOutput
 from agents.agency.ranking import top_overlap
 from agents.llm.config import Endpoint, LLMSettings
@@ -63,8 +65,9 @@ def agency_bench(user: User, options: dict[str, Any]) -> dict[str, Any]:
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     run = Run.objects.get(pk=run.pk)
     agency = AgencyConfig.model_validate(run.config)
-    moves = Move.objects.filter(run=run, merged_into="").count()
+    moves = Move.objects.filter(run=run, merged_into="", debated_at__isnull=False).count()
     per_move = 1 + 1 + 2 * (agency.rounds - 1) + 1
+    jury_path = JURY_CALLS_PER_MOVE if agency.jury else 0
     paid = LLMCall.objects.filter(run=run).exclude(outcome="cached")
     seconds = latency_ms / 1000
     return {
@@ -76,8 +79,8 @@ def agency_bench(user: User, options: dict[str, Any]) -> dict[str, Any]:
         "moves_debated": moves,
         "rounds": agency.rounds,
         "wall_s": round(wall, 3),
-        "critical_path_s": round((1 + 1 + per_move) * seconds, 3),
-        "sequential_s": round((1 + 1 + moves * per_move) * seconds, 3),
+        "critical_path_s": round((1 + 1 + per_move + jury_path) * seconds, 3),
+        "sequential_s": round((1 + 1 + moves * per_move + agency.jury_calls(moves)) * seconds, 3),
         "calls": paid.count(),
         "prompt_tokens": paid.aggregate(total=Sum("tokens_in"))["total"] or 0,
         "cpu_ms_per_call": round(cpu * 1000 / max(1, paid.count()), 2),

@@ -24,6 +24,7 @@ from memos.management.run_command import RunCommand
 from memos.models import Move, Run
 from memos.pipeline.agency.final import agency_report, not_debated
 from memos.pipeline.agency.plan import NAME as AGENCY
+from memos.pipeline.agency.plan import SET_ASIDE
 from memos.pipeline.agency.turns import thread_json, threads_of
 from memos.pipeline.steps import unfinished_parts
 
@@ -134,6 +135,8 @@ def _move_markdown(doc: dict[str, Any], move: Move, ranked: Any) -> str:
     ]
     if move.merged_into:
         lines += [f"Merged into {move.merged_into} (the same action and target): debated there.", ""]
+    elif move.failure.startswith(SET_ASIDE):  # set aside by code before the debate
+        lines += [f"Not debated, set aside by code: {move.failure.removeprefix(SET_ASIDE)}", ""]
     elif move.failure:
         lines += [f"Not debated: its debate did not finish ({move.failure}). The ranking lacks it.", ""]
     elif ranked is not None:

@@ -8,13 +8,21 @@ sees what was frozen, and a reader who may not open the run still reads the deba
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from agents.agency.board import BOARD, MEMBERS, THREAD_OF
-from agents.agency.outputs import DebateOutput, ProposedMove, RankedMove, RankingOutput
+from agents.agency.jury import Verdict
+from agents.agency.outputs import (
+    DebateOutput,
+    JuryOutput,
+    ProposedMove,
+    RankedMove,
+    RankingOutput,
+    SetAsideMove,
+)
 from agents.agency.personas import ANALYSTS
 from agents.agency.schemas import METRICS
 from memos.models import ArtefactVersion
@@ -40,6 +48,10 @@ class MoveView:
     # The move's prose with its figures resolved from the version's frozen sources: the move, each paragraph
     # of its reasoning, its risks.
     prose: list[list[Segment]]
+    verdict: Verdict | None = None  # the jury's, for a recommended move
+
+    def with_verdict(self, verdict: Verdict | None) -> MoveView:
+        return replace(self, verdict=verdict)
 
     @property
     def persona(self) -> str:
@@ -52,6 +64,7 @@ class AgencyView:
     ranking: RankingOutput
     recommended: list[MoveView]
     others: list[MoveView]
+    set_aside: list[SetAsideMove]  # moves code set aside before the debate, with the reason and figures
 
 
 def agency_context(version: ArtefactVersion) -> dict[str, Any]:
@@ -63,12 +76,17 @@ def agency_context(version: ArtefactVersion) -> dict[str, Any]:
         ranking = RankingOutput.model_validate(content["ranking"])
         moves = {key: ProposedMove.model_validate(raw) for key, raw in content["moves"].items()}
         debates = {key: DebateOutput.model_validate(raw) for key, raw in content["debates"].items()}
+        jury = JuryOutput.model_validate(content["jury"]) if content.get("jury") else None
+        set_aside = [SetAsideMove.model_validate(raw) for raw in content.get("set_aside", [])]
     except (KeyError, TypeError, ValidationError):
         return {"agency_view": None}
+    verdicts = {verdict.move_id: verdict for verdict in jury.verdicts} if jury is not None else {}
     threads = content.get("threads", {})
     sources = {str(source["id"]): source for source in version.sources}
     views = [
-        _view(row, moves[row.move_id], debates[row.move_id], threads.get(row.move_id, {}), sources)
+        _view(
+            row, moves[row.move_id], debates[row.move_id], threads.get(row.move_id, {}), sources
+        ).with_verdict(verdicts.get(row.move_id))
         for row in ranking.ranked
         if row.move_id in moves and row.move_id in debates
     ]
@@ -77,6 +95,7 @@ def agency_context(version: ArtefactVersion) -> dict[str, Any]:
             ranking=ranking,
             recommended=[view for view in views if view.row.recommended],
             others=[view for view in views if not view.row.recommended],
+            set_aside=set_aside,
         )
     }
 
