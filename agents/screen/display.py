@@ -21,6 +21,12 @@ LABELS = {
     "close": "close",
     "avg_return_1w": "mean return, 1 week",
     "avg_alpha_1w": "mean alpha residual, 1 week",
+    "candidates": "candidates",
+    "largest_sector_share": "largest sector's share of the candidates",
+    "hhi": "sector concentration (HHI)",
+    "share_green": "share flagged GREEN",
+    "share_yellow": "share flagged YELLOW",
+    "share_red": "share flagged RED",
 }
 
 
@@ -29,9 +35,10 @@ def metric_of(fact_id: str) -> str:
 
 
 def subject_of(fact_id: str) -> str:
-    """XOM for ``XOM:rsi14:...``; the sector's slug for ``sector:<slug>:avg_alpha_1w:...``."""
+    """XOM for ``XOM:rsi14:...``; the sector's slug for ``sector:<slug>:avg_alpha_1w:...``; "watchlist" for
+    ``portfolio:watchlist:hhi:...``."""
     parts = fact_id.split(":")
-    return parts[1] if parts[0] == "sector" else parts[0]
+    return parts[1] if parts[0] in ("sector", "portfolio") else parts[0]
 
 
 # metric -> its format: a signed percentage of a ratio, or a format of the value itself.
@@ -46,6 +53,13 @@ FORMATS = {
     "volume_ratio": "{:.1f}x",
     "rsi14": "{:.1f}",
     "close": "{:.1f}",
+    # The portfolio's (agents.screen.portfolio): counts, shares of the candidates, an index from 0 to 1.
+    "candidates": "{:.0f}",
+    "largest_sector_share": "share",
+    "share_green": "share",
+    "share_yellow": "share",
+    "share_red": "share",
+    "hhi": "{:.3f}",
 }
 
 
@@ -53,6 +67,8 @@ def value_text(metric: str, value: float | None) -> str:
     if value is None:
         return "n/a"
     form = FORMATS.get(metric, "{:.2f}")
+    if form == "share":
+        return f"{value * 100:.1f}%"
     return f"{value * 100:+.2f}%" if form == "ratio" else form.format(value)
 
 

@@ -21,12 +21,13 @@ from agents.screen.outputs import (
     ScreenResult,
     SectorView,
 )
+from agents.screen.portfolio import portfolio
 from agents.screen.quant import decomposition
 from agents.screen.verdicts import decisions, proposals
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.screen.director import syntheses_by_sector
+from memos.pipeline.screen.director import revisions, syntheses_by_sector
 from memos.pipeline.screen.news import quant_of
 from memos.pipeline.screen.plan import (
     CHARTS,
@@ -120,6 +121,10 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
     ]
     thin = sum(1 for view in sectors if view.evidence_quality != "strong")
     counted = Counter(a.flag for a in assessments)
+    # The sectors the managing director sent back and the senior analyst rewrote: one call each, added to
+    # seed 002's bound (and said where the bound is shown).
+    revised = list(revisions(ctx))
+    bound = screen.call_bound() + len(revised)
     ledger = LLMCall.objects.filter(run_id=ctx.run.pk)
     asked = ledger.filter(outcome__in=(LLMCall.Outcome.OK, LLMCall.Outcome.CACHED)).count()
     paid = ledger.exclude(outcome=LLMCall.Outcome.CACHED).count()
@@ -132,11 +137,11 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
         else "",
         flag_counts={flag: counted.get(flag, 0) for flag in ("GREEN", "YELLOW", "RED")},
         llm_calls=asked,
-        call_bound=screen.call_bound(),
+        call_bound=bound,
         paid_requests=paid,
-        criteria=measure(
-            assessments, quant, news, llm_calls=asked, call_bound=screen.call_bound(), seed=str(ctx.run.pk)
-        ),
+        criteria=measure(assessments, quant, news, llm_calls=asked, call_bound=bound, seed=str(ctx.run.pk)),
+        portfolio=portfolio(quant, {a.symbol: a.flag for a in assessments}, stage="watchlist"),
+        revised=revised,
     )
 
 
