@@ -22,11 +22,15 @@ LABELS = {
     "avg_return_1w": "mean return, 1 week",
     "avg_alpha_1w": "mean alpha residual, 1 week",
     "candidates": "candidates",
+    "sectors": "sectors",
     "largest_sector_share": "largest sector's share of the candidates",
     "hhi": "sector concentration (HHI)",
     "share_green": "share flagged GREEN",
     "share_yellow": "share flagged YELLOW",
     "share_red": "share flagged RED",
+    "review_share_green": "share flagged GREEN before the review",
+    "review_share_yellow": "share flagged YELLOW before the review",
+    "review_share_red": "share flagged RED before the review",
 }
 
 
@@ -36,9 +40,9 @@ def metric_of(fact_id: str) -> str:
 
 def subject_of(fact_id: str) -> str:
     """XOM for ``XOM:rsi14:...``; the sector's slug for ``sector:<slug>:avg_alpha_1w:...``; "watchlist" for
-    ``portfolio:watchlist:hhi:...``."""
+    ``watchlist:hhi:...``."""
     parts = fact_id.split(":")
-    return parts[1] if parts[0] in ("sector", "portfolio") else parts[0]
+    return parts[1] if parts[0] == "sector" else parts[0]
 
 
 # metric -> its format: a signed percentage of a ratio, or a format of the value itself.
@@ -55,10 +59,14 @@ FORMATS = {
     "close": "{:.1f}",
     # The portfolio's (agents.screen.portfolio): counts, shares of the candidates, an index from 0 to 1.
     "candidates": "{:.0f}",
+    "sectors": "{:.0f}",
     "largest_sector_share": "share",
     "share_green": "share",
     "share_yellow": "share",
     "share_red": "share",
+    "review_share_green": "share",
+    "review_share_yellow": "share",
+    "review_share_red": "share",
     "hhi": "{:.3f}",
 }
 

@@ -3,16 +3,18 @@ one sector?" and answered with a sentence. Code counts instead, and each count i
 managing director may cite and the dashboard prints:
 
 - candidates: the watchlist's symbols the screen assessed (those with prices at the as-of session), in all
-  (``portfolio:watchlist:candidates:<day>``) and per sector (``sector:<slug>:candidates:<day>``);
-- the share of the candidates under each flag (``portfolio:watchlist:share_red:<day>``); before the managing
-  director's changes the same shares are ``portfolio:review:share_red:<day>`` (what it reviewed);
+  (``watchlist:candidates:<day>``) and per sector (``basic-materials:candidates:<day>``, the sector's slug);
+- the share of the candidates under each flag (``watchlist:share_red:<day>``); before the managing
+  director's changes the same shares are ``watchlist:review_share_red:<day>`` (what it reviewed);
 - concentration by sector: the largest sector's share of the candidates
-  (``portfolio:watchlist:largest_sector_share:<day>``) and the Herfindahl-Hirschman index of the sectors'
-  shares (``portfolio:watchlist:hhi:<day>``, the sum of each sector's share squared: 1 when every candidate
-  is in one sector, 1/n when n sectors hold as many each);
-- the candidates' mean week and mean alpha residual (``portfolio:watchlist:avg_alpha_1w:<day>``).
+  (``watchlist:largest_sector_share:<day>``) and the Herfindahl-Hirschman index of the sectors' shares
+  (``watchlist:hhi:<day>``, the sum of each sector's share squared: 1 when every candidate is in one
+  sector, 1/n when n sectors hold as many each);
+- the candidates' mean week and mean alpha residual (``watchlist:avg_alpha_1w:<day>``).
 
-Like a sector's averages, these are derivations kept with the run's output, each naming its inputs.
+Each id has the three parts a model's ``[[reference]]`` may take (agents.text.figures.REF), so the managing
+director can cite them. Like a sector's averages, these are derivations kept with the run's output, each
+naming its inputs.
 """
 
 from __future__ import annotations
@@ -111,24 +113,32 @@ def portfolio(quant: QuantOutput, flags: Mapping[str, Flag], *, stage: Stage) ->
     shares = [c.candidates / total for c in counts] if total else []
     add(
         "candidates",
-        f"portfolio:watchlist:candidates:{day}",
+        f"watchlist:candidates:{day}",
         float(total),
         "symbols",
         "count of the watchlist's symbols the screen assessed (prices at the as-of session)",
         [c.fact_id for c in counts],
     )
+    add(
+        "sectors",
+        f"watchlist:sectors:{day}",
+        float(len(counts)),
+        "sectors",
+        "count of the sectors holding a candidate",
+        [c.fact_id for c in counts],
+    )
     if counts and total:
         add(
             "largest_sector_share",
-            f"portfolio:watchlist:largest_sector_share:{day}",
+            f"watchlist:largest_sector_share:{day}",
             shares[0],
             "ratio",
             f"candidates in the largest sector ({counts[0].sector}) over all candidates",
-            [counts[0].fact_id, f"portfolio:watchlist:candidates:{day}"],
+            [counts[0].fact_id, f"watchlist:candidates:{day}"],
         )
         add(
             "hhi",
-            f"portfolio:watchlist:hhi:{day}",
+            f"watchlist:hhi:{day}",
             sum(share * share for share in shares),
             "index",
             HHI,
@@ -139,7 +149,7 @@ def portfolio(quant: QuantOutput, flags: Mapping[str, Flag], *, stage: Stage) ->
         if values:
             add(
                 f"avg_{metric}",
-                f"portfolio:watchlist:avg_{metric}:{day}",
+                f"watchlist:avg_{metric}:{day}",
                 mean(v for v, _ in values),
                 "ratio",
                 f"mean of {len(values)} candidates' {metric}",
@@ -150,7 +160,7 @@ def portfolio(quant: QuantOutput, flags: Mapping[str, Flag], *, stage: Stage) ->
         for flag in FLAGS:
             add(
                 f"share_{flag.lower()}",
-                f"portfolio:{stage}:share_{flag.lower()}:{day}",
+                f"watchlist:{'review_' if stage == 'review' else ''}share_{flag.lower()}:{day}",
                 flag_counts[flag] / total,
                 "ratio",
                 f"candidates flagged {flag}"
@@ -175,7 +185,7 @@ def _sector_counts(sectors: Sequence[SectorGroup], flags: Mapping[str, Flag], da
         SectorCount(
             sector=group.sector,
             candidates=sum(1 for s in group.symbols if s in flags),
-            fact_id=f"sector:{group.slug}:candidates:{day}",
+            fact_id=f"{group.slug}:candidates:{day}",
             flags={flag: sum(1 for s in group.symbols if flags.get(s) == flag) for flag in FLAGS},
         )
         for group in sectors

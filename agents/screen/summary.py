@@ -58,14 +58,21 @@ def _ranked(profiles: Sequence[SymbolProfile]) -> list[Ranked]:
     ]
 
 
+def _size(ranked: Sequence[Ranked], size: int) -> int:
+    """At most half the candidates a side, so no symbol is both among the strongest and the weakest."""
+    return min(size, len(ranked) // 2)
+
+
 def strongest(quant: QuantOutput, size: int = LIST_SIZE) -> list[Ranked]:
     """The candidates with the largest own move this week, largest first (ties by symbol)."""
-    return sorted(_ranked(quant.symbols), key=lambda r: (-r.alpha, r.symbol))[:size]
+    ranked = _ranked(quant.symbols)
+    return sorted(ranked, key=lambda r: (-r.alpha, r.symbol))[: _size(ranked, size)]
 
 
 def weakest(quant: QuantOutput, size: int = LIST_SIZE) -> list[Ranked]:
     """The candidates with the most negative own move this week, most negative first."""
-    return sorted(_ranked(quant.symbols), key=lambda r: (r.alpha, r.symbol))[:size]
+    ranked = _ranked(quant.symbols)
+    return sorted(ranked, key=lambda r: (r.alpha, r.symbol))[: _size(ranked, size)]
 
 
 def check_list(named: Sequence[str], code: Sequence[Ranked], side: str, quant: QuantOutput) -> ListCheck:
@@ -112,7 +119,7 @@ def portfolio_text(book: Portfolio) -> str:
     """The candidates, their spread over sectors and their own move, in code's words."""
     if not book.candidates:
         return "No symbol of the watchlist could be assessed."
-    text = f"[[{book.fact('candidates')}]] candidates in {len(book.sectors)} sectors"
+    text = f"[[{book.fact('candidates')}]] candidates in [[{book.fact('sectors')}]] sectors"
     if book.sectors:
         text += (
             f"; the largest, {book.largest_sector}, holds [[{book.sectors[0].fact_id}]] of them "

@@ -22,9 +22,10 @@ from agents.screen.outputs import (
 )
 from agents.screen.portfolio import Portfolio, portfolio
 from agents.screen.prose import screen_shown as shown
-from agents.screen.schemas import SEND_BACKS
+from agents.screen.schemas import SEND_BACKS, SendBack
 from agents.screen.summary import Ranked, check_list, kept_summary, market_week, strongest, weakest
 from agents.screen.verdicts import decisions
+from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway, llm_settings, with_models
@@ -159,19 +160,10 @@ def director_output(ctx: StageContext, screen: ScreenConfig, step: QuantStep) ->
             changes.append(FlagChangeOut(symbol=change.symbol, to=change.to, reason=reason.text))
     blind = [shown(line, known, language=said_in) for line in answer.blind_spots]
     summary = kept_summary(texts["executive_summary"].text, symbols, strong, weak)
+    said_notes = [texts["executive_summary"].note] if texts["executive_summary"].note else []
     named_strong = [s for s in answer.strongest_candidates if s in symbols]
     named_weak = [s for s in answer.weakest_candidates if s in symbols]
-    revisits: list[Revisit] = []
-    for ask in answer.inconsistent_sectors:
-        why = shown(ask.reason, known, language=said_in)
-        if ask.sector not in sectors or any(r.sector == ask.sector for r in revisits):
-            dropped.append(
-                f"a send-back of {ask.sector!r} (not a sector of this screen, or repeated) left out"
-            )
-        elif why.withheld or why.empty:
-            dropped.append(f"the send-back of {ask.sector}: {why.note or 'no reason left to show'}")
-        elif len(revisits) < SEND_BACKS:
-            revisits.append(Revisit(sector=ask.sector, reason=why.text))
+    revisits = _revisits(answer.inconsistent_sectors, sectors, known, said_in, dropped)
     return DirectorOutput(
         quality_score=answer.quality_score,
         quality_rationale=texts["quality_rationale"].text,
@@ -189,9 +181,30 @@ def director_output(ctx: StageContext, screen: ScreenConfig, step: QuantStep) ->
         strongest_check=check_list(named_strong, strong, "strongest", quant),
         weakest_check=check_list(named_weak, weak, "weakest", quant),
         market_week=market_week(quant),
-        summary_notes=summary.notes,
+        summary_notes=[*said_notes, *summary.notes],
         revisits=revisits,
     )
+
+
+def _revisits(
+    asked: list[SendBack],
+    sectors: tuple[str, ...],
+    known: frozenset[str],
+    said_in: Language,
+    dropped: list[str],
+) -> list[Revisit]:
+    """The sectors the director sends back, each once and with a reason a reader may see; what is left
+    out is noted in ``dropped``."""
+    revisits: list[Revisit] = []
+    for ask in asked:
+        why = shown(ask.reason, known, language=said_in)
+        if ask.sector not in sectors or any(r.sector == ask.sector for r in revisits):
+            dropped.append(f"a send-back of {ask.sector!r} (not a sector here, or repeated) left out")
+        elif why.withheld or why.empty:
+            dropped.append(f"the send-back of {ask.sector}: {why.note or 'no reason left to show'}")
+        elif len(revisits) < SEND_BACKS:
+            revisits.append(Revisit(sector=ask.sector, reason=why.text))
+    return revisits
 
 
 def portfolio_block(book: Portfolio, strong: list[Ranked], weak: list[Ranked]) -> str:
