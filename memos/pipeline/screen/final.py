@@ -11,7 +11,7 @@ from collections import Counter
 from agents.screen.config import ScreenConfig
 from agents.screen.criteria import measure
 from agents.screen.display import LABELS, figure_text
-from agents.screen.flags import UNREAD, adjust
+from agents.screen.flags import UNREAD, UNREAD_SUMMARY, adjust
 from agents.screen.outputs import (
     AdjustmentOut,
     Assessment,
@@ -43,9 +43,6 @@ from memos.pipeline.screen.synthesis import news_by_sector, overview_of
 from memos.pipeline.workflows import Artefact, Ending
 
 KIND = "screen"
-UNREAD_SUMMARY = (
-    "Unread: the news analyst's reading of this sector did not finish; its symbols are unassessed."
-)
 DATA_CONSTRAINED = (
     "Analysis is data-constrained this week. {thin} of {sectors} sectors lack strong news evidence. Quant "
     "signals are the primary basis for recommendations."

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from agents.screen.chart import PriceChart, chart_svg
 from agents.screen.criteria import model_part
 from agents.screen.display import LABELS, metric_of, value_text
+from agents.screen.flags import UNREAD_SUMMARY
 from agents.screen.inputs import Input, declared_gaps
 from agents.screen.outputs import (
     Assessment,
@@ -96,6 +97,7 @@ class SectorView:
     drivers: list[DriverView]
     symbols: list[SymbolView]
     flags: dict[str, int]
+    summary_rule: str = ""  # the protocol's sentences in the news summary (code's)
 
     @property
     def mean_week(self) -> str:
@@ -159,6 +161,7 @@ class Dashboard:
     revised: list[tuple[str, str]] = field(default_factory=list)  # (sector, the director's reason)
     base_bound: int = 0  # seed 002's bound before the sectors sent back
     inputs: list[Input] = field(default_factory=list)
+    overview_rule: str = ""  # the protocol's sentences in the overview (code's)
 
     @property
     def roles(self) -> dict[str, str]:
@@ -288,7 +291,8 @@ def build(content: dict[str, Any]) -> Dashboard:
         blind_spots=[said(line) for line in director.blind_spots] if director else [],
         strongest=director.strongest_candidates if director else [],
         weakest=director.weakest_candidates if director else [],
-        overview=said(overview.summary) if overview else [],
+        overview=said(_said(overview.summary)) if overview else [],
+        overview_rule=_rule(overview.summary) if overview else "",
         overview_sources=[d for d in overview.documents if d.doc_id in overview.cited] if overview else [],
         market_view=said(overall.market_view) if overall else [],
         themes=[said(theme) for theme in overall.themes] if overall else [],
@@ -312,6 +316,18 @@ def build(content: dict[str, Any]) -> Dashboard:
     )
 
 
+def _said(text: str) -> str:
+    """A news summary's words a model wrote (the protocol's and the unread sentence are code's)."""
+    return "" if text == UNREAD_SUMMARY else model_part(text)
+
+
+def _rule(text: str) -> str:
+    """The protocol's sentences code wrote into a text a model's words follow (agents.screen.flags)."""
+    if text == UNREAD_SUMMARY:
+        return text
+    return text.removesuffix(model_part(text)).strip()
+
+
 def _inputs(quant: QuantOutput, news: dict[str, NewsOutput], overview: NewsOutput | None) -> list[Input]:
     """What the screen read, and what seed 002 asks for that the desk does not hold."""
     market = quant.market
@@ -320,7 +336,7 @@ def _inputs(quant: QuantOutput, news: dict[str, NewsOutput], overview: NewsOutpu
     }
     held = [
         Input(f"{market.benchmark} daily prices", True, "the market's week, its averages and each beta"),
-        Input(f"{len(quant.symbols)} symbols' daily prices", True, "each profile and the alpha residual"),
+        Input("each symbol's daily prices", True, "its profile and its alpha residual"),
         Input(
             f"{market.volatility_index} closes",
             market.volatility_level is not None,
@@ -329,7 +345,9 @@ def _inputs(quant: QuantOutput, news: dict[str, NewsOutput], overview: NewsOutpu
             else "no close near the as-of session",
         ),
         Input(
-            f"{len(documents)} documents the searches found", bool(documents), "the news analyst's evidence"
+            "documents the searches found",
+            bool(documents),
+            "the news analyst's evidence" if documents else "none found for this week",
         ),
     ]
     return held + declared_gaps()
@@ -366,7 +384,8 @@ class _Sectors:
         return SectorView(
             group=group,
             evidence=view.evidence_quality if view else "none",
-            summary=parts(view.news_summary, figures) if view else [],
+            summary=parts(_said(view.news_summary), figures) if view else [],
+            summary_rule=_rule(view.news_summary) if view else "",
             synthesis=parts(view.synthesis, figures) if view else [],
             drivers=[
                 DriverView(
