@@ -100,6 +100,13 @@ def test_the_director_reads_the_portfolio_by_id_and_the_page_prints_code_s_figur
     assert "Not held: yield curve" in text
     for role in ("news analyst", "senior analyst", "managing director", "code"):
         assert f'class="by by-{role.replace(" ", "-")}"' in _page(run)
+    # The director's step page shows what it was given, printed by code, and what code withheld.
+    step = AgentStep.objects.get(run=run, key="director")
+    client = Client()
+    client.force_login(run.brief.owner)
+    doc = _text(client.get(f"/runs/{run.pk}/steps/{step.pk}/").content.decode())
+    assert f"watchlist:hhi:{DAY} 0.500" in doc and f"watchlist:review_share_red:{DAY}" in doc
+    assert "code withheld that list" in doc
     # Two sectors: the fake director sends none back; the slots are skipped and the bound is seed 002's.
     assert result.revised == [] and result.call_bound == 2 * 2 + 3
     skipped = AgentStep.objects.filter(run=run, key__startswith="revise-", status="skipped").count()
