@@ -55,6 +55,11 @@ def test_a_screen_from_the_form_ends_in_its_dashboard(browser: Browser, desk_fac
     expect(report_page.locator(".screen-inputs")).to_contain_text("Not held: yield curve")
     report_page.screenshot(path=str(SCREENSHOTS / "screen-report.png"), full_page=True)
     report_page.close()
+    # The strategy's page: the week this screen froze, with its criteria.
+    page.get_by_role("link", name="The strategy and its success criteria, week by week").click()
+    expect(page.locator("tr[data-week='2015-08-21']")).to_have_count(1)
+    page.screenshot(path=str(SCREENSHOTS / "screen-strategy.png"), full_page=True)
+    page.go_back()
     # Every finished step opens its document, the code-only ones included (they once said "Not written yet").
     page.go_back()
     expect(page.get_by_role("heading", name="Executive summary")).to_be_visible()

@@ -149,3 +149,33 @@ def test_a_sector_sent_back_is_rewritten_once_and_the_bound_rises_by_that_call()
     revision = AgentStep.objects.get(run=again, key="revise-1")
     assert SynthesisOutput.model_validate(revision.output).sector == "Basic Materials"
     assert LLMCall.objects.get(run=again, prompt_name="screen_senior_revise").outcome == "cached"
+
+
+def test_a_version_frozen_before_code_wrote_the_lists_shows_code_s_lists_and_withholds_the_fillers() -> None:
+    """A version frozen before this (its director's review without code's lists or portfolio), as the
+    desk's schedule froze the demo week: the dashboard computes them from the version's own figures."""
+    from memos.pipeline.screen.desk.dashboard import build
+    from tests.memos.screen.samples import sample_screen_content
+
+    content = sample_screen_content()
+    content["director"] = {
+        "quality_score": 5,
+        "quality_rationale": "Thin evidence.",
+        "flag_adjustments": [],
+        "strongest_candidates": ["XOM"],
+        "weakest_candidates": ["DUK"],
+        "blind_spots": [],
+        "executive_summary": (
+            "The market's beta being ouch. Strongest candidates: XOM. Weakest: DUK. Energy fell hardest."
+        ),
+        "portfolio_note": "Two sectors.",
+    }
+    dash = build(content)
+    assert "".join(p.text for p in dash.executive_summary) == "Energy fell hardest."
+    assert len(dash.summary_notes) == 3
+    strongest, weakest = dash.lists
+    assert [r.symbol for r in strongest.ranked] == ["DUK"] and [r.symbol for r in weakest.ranked] == ["XOM"]
+    assert strongest.check is not None and not strongest.check.kept and not strongest.named_kept
+    assert dash.portfolio is not None and dash.portfolio.candidates == 2
+    assert "".join(p.text for p in dash.portfolio_text).startswith("2 candidates in 2 sectors")
+    assert [i.name for i in dash.inputs if not i.held] == ["documents the searches found", "yield curve"]
