@@ -4,9 +4,11 @@ levels, %B and beta as ratios, volume as a multiple. Only code prints a figure; 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 
 from agents.screen.quant import Figure
+from agents.text.figures import REF
 
 LABELS = {
     "return_1w": "return, 1 week",
@@ -89,6 +91,17 @@ def figure_line(figure: Figure) -> str:
     metric = metric_of(figure.fact_id)
     label = LABELS.get(metric, metric)
     return f"[{figure.fact_id}] {subject_of(figure.fact_id)} {label}: {figure_text(figure)}"
+
+
+def printed(text: str, figures: Mapping[str, Figure]) -> str:
+    """``text`` with each ``[[fact id]]`` printed as its figure (an unknown one kept as its id), as plain
+    text: a frozen version's sections, which are read without the dashboard."""
+
+    def value(match: re.Match[str]) -> str:
+        figure = figures.get(match.group(1))
+        return figure_text(figure) if figure else f"[{match.group(1)}]"
+
+    return REF.sub(value, text)
 
 
 def figure_lines(figures: Iterable[Figure]) -> str:

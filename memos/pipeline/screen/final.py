@@ -10,7 +10,7 @@ from collections import Counter
 
 from agents.screen.config import ScreenConfig
 from agents.screen.criteria import measure
-from agents.screen.display import LABELS, figure_text
+from agents.screen.display import LABELS, figure_text, printed
 from agents.screen.flags import UNREAD, UNREAD_SUMMARY, adjust
 from agents.screen.outputs import (
     AdjustmentOut,
@@ -23,6 +23,7 @@ from agents.screen.outputs import (
 )
 from agents.screen.portfolio import portfolio
 from agents.screen.quant import decomposition
+from agents.screen.summary import market_week, portfolio_text
 from agents.screen.verdicts import decisions, proposals
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline.context import StageContext
@@ -178,18 +179,22 @@ def screen_artefact(ctx: StageContext) -> Artefact:
     charts = ctx.output(PREPARE, CHARTS, ChartsOutput)
     market = quant.market
     figures = {f.fact_id: f for f in quant.figures}
+    everything = figures | {f.fact_id: f for f in (result.portfolio.figures if result.portfolio else [])}
     market_line = "; ".join(
         f"{market.benchmark} {LABELS.get(name, name)} {figure_text(figures[ref])}"
         for name, ref in market.facts.items()
         if ref in figures
     )
     sections = {
+        # Code's paragraphs first (the market's week, the portfolio), then the director's words code kept.
         "Executive summary": "\n".join(
             part
             for part in (
+                printed(market_week(quant), everything),
                 director.executive_summary if director else "",
                 result.data_note,
-                director.portfolio_note if director else "",
+                printed(portfolio_text(result.portfolio), everything) if result.portfolio else "",
+                printed(director.portfolio_note, everything) if director else "",
             )
             if part
         ),

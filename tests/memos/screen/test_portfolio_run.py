@@ -100,6 +100,10 @@ def test_the_director_reads_the_portfolio_by_id_and_the_page_prints_code_s_figur
     assert "Not held: yield curve" in text
     for role in ("news analyst", "senior analyst", "managing director", "code"):
         assert f'class="by by-{role.replace(" ", "-")}"' in _page(run)
+    # The frozen version's text says the same, printed by code.
+    section = ArtefactVersion.objects.get(run=run).sections["Executive summary"]
+    assert section.startswith("SPY returned -5.60% in the week ending 2015-08-21")
+    assert "4 candidates in 2 sectors" in section and "[[" not in section
     # The director's step page shows what it was given, printed by code, and what code withheld.
     step = AgentStep.objects.get(run=run, key="director")
     client = Client()
