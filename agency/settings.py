@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from agents.env import ConfigError, Env
 from agents.llm.config import LLMSettings, load_llm_settings
+from agents.llm.roles import VERDICT_ROLES
 from memos.pipeline.packages import PACKAGES
 from memos.pipeline.workflow_settings import Desk, load_workflow_settings
 
@@ -143,10 +144,15 @@ def check_llm_endpoints(llm: LLMSettings, env: Env) -> None:
     over HTTPS with an API key. Keys are read from the environment, not from the resolved endpoints, because
     a role inherits a placeholder key from the local default."""
     endpoints = [("LLM_BASE_URL", llm.default, env.raw("LLM_API_KEY"))]
+    if llm.judge is not None:
+        url_name = "LLM_JUDGE_BASE_URL" if env.raw("LLM_JUDGE_BASE_URL") else "LLM_BASE_URL"
+        endpoints.append((url_name, llm.judge, env.raw("LLM_JUDGE_API_KEY") or env.raw("LLM_API_KEY")))
     for role, endpoint in sorted(llm.roles.items()):
         upper = role.upper()
         url_name = f"LLM_BASE_URL_{upper}" if env.raw(f"LLM_BASE_URL_{upper}") else "LLM_BASE_URL"
         key = env.raw(f"LLM_API_KEY_{upper}") or env.raw("LLM_API_KEY")
+        if llm.judge is not None and role in VERDICT_ROLES:
+            key = env.raw(f"LLM_API_KEY_{upper}") or env.raw("LLM_JUDGE_API_KEY") or env.raw("LLM_API_KEY")
         endpoints.append((url_name, endpoint, key))
     for name, endpoint, key in endpoints:
         if endpoint.is_loopback:
@@ -422,6 +428,10 @@ try:
 except ConfigError as exc:
     raise ImproperlyConfigured(str(exc)) from exc
 check_llm_endpoints(LLM_SETTINGS, ENV)
+# Seed 003: a verdict comes from another model family than the work it judges. Off, a verdict of the work's
+# own family is badged wherever it is shown (the embedded default runs every role on one model); on, such a
+# run is refused before it starts (memos.pipeline.judge_families). Meant for hosted use with LLM_JUDGE_MODEL.
+REQUIRE_SEPARATE_JUDGE = env_bool("REQUIRE_SEPARATE_JUDGE", False)
 
 LOGGING = {
     "version": 1,

@@ -15,13 +15,19 @@
           - key: actionability
             label: Actionability
             weight: 0.25            # the weights of one objective sum to 1
-            anchors: {5: every section ends in a decision-relevant takeaway}
+            anchors: {5: every section ends in a decision-relevant takeaway}   # what a level looks like
+            examples: {5: "Risk: a take-rate cut would erase the gain, so hold at half."}  # a quoted example
     thresholds: {ship_bar: 4.3, min_improvement: 0.15}
     calibration: [...]              # optional: the judge's anti-inflation anchors, as the seed words them
 
 Code computes every composite from the weights here (``composite``), so changing a weight changes the score
 with no code change. ``CONTRACTS`` names, per rubric the code reads, the dimension, gate and threshold keys it
-relies on: a version that drops or renames one is refused, like a prompt that loses a placeholder.
+relies on: a version that drops or renames one is refused, like a prompt that loses a placeholder. A contract
+may also ask for every level anchored (``anchored``): each score of the scale with its descriptor and a quoted
+example sentence a judge compares against (seed 000: "each score level has a quoted example, not just an
+adjective"; seed 001: "concrete descriptors at each scale point"). The workflows' rubrics ask for it, so the
+files at start-up and every new version are refused with a level left bare; a version stored before examples
+existed still reads back for the runs that pinned it.
 """
 
 from __future__ import annotations
@@ -59,6 +65,20 @@ class Dimension(_Strict):
     weight: float = Field(ge=0, le=1)
     # Score -> what that score looks like: "anchor each dimension with concrete descriptors" (seed 001 s.2).
     anchors: dict[int, str] = Field(min_length=1)
+    # Score -> a quoted example of that score: a sentence of the artefact a judge compares against.
+    examples: dict[int, str] = {}
+
+    def anchor(self, score: int) -> str:
+        """The level as a judge reads it: its descriptor, then its example quoted ("" for neither)."""
+        words, example = self.anchors.get(score, ""), self.examples.get(score, "")
+        if not example:
+            return words
+        return f'{words}, e.g. "{example}"' if words else f'e.g. "{example}"'
+
+    def levels(self) -> list[tuple[int, str, str]]:
+        """(score, descriptor, example) for every score with either, lowest first."""
+        scores = sorted(self.anchors.keys() | self.examples.keys())
+        return [(score, self.anchors.get(score, ""), self.examples.get(score, "")) for score in scores]
 
 
 class Objective(_Strict):
@@ -114,6 +134,8 @@ class Contract:
     dimensions: Mapping[str, tuple[str, ...]]  # objective key -> its dimension keys, in order
     thresholds: frozenset[str]
     gates: frozenset[str] = frozenset()
+    # Every score of the scale needs its descriptor and a quoted example (see the module's docstring).
+    anchored: bool = False
 
 
 def parse_rubric(raw: bytes, *, origin: str, contract: Contract | None = None) -> Rubric:
@@ -154,12 +176,19 @@ def rubric_problems(rubric: Rubric, contract: Contract | None = None) -> list[st
         if abs(total - 1) > WEIGHT_TOLERANCE:
             problems.append(f"the weights of {objective.label!r} sum to {total:.4g}, not 1")
         for dimension in objective.dimensions:
-            off = sorted(s for s in dimension.anchors if not rubric.scale.min <= s <= rubric.scale.max)
-            if off:
-                problems.append(
-                    f"dimension {dimension.key!r} anchors scores {off} outside the scale "
-                    f"{rubric.scale.min}-{rubric.scale.max}"
-                )
+            for what, scores in (("anchors", dimension.anchors), ("examples", dimension.examples)):
+                off = sorted(s for s in scores if not rubric.scale.min <= s <= rubric.scale.max)
+                if off:
+                    problems.append(
+                        f"dimension {dimension.key!r} {what} scores {off} outside the scale "
+                        f"{rubric.scale.min}-{rubric.scale.max}"
+                    )
+            problems.extend(
+                f"dimension {dimension.key!r} has an empty {what} at level {score}"
+                for what, scores in (("anchor", dimension.anchors), ("example", dimension.examples))
+                for score, text in sorted(scores.items())
+                if not text.strip()
+            )
     for name, value in rubric.thresholds.items():
         if not math.isfinite(value):
             problems.append(f"threshold {name!r} is not a finite number")
@@ -189,6 +218,26 @@ def contract_problems(rubric: Rubric, contract: Contract) -> list[str]:
     gates = sorted(contract.gates - {g.key for g in rubric.gates})
     if gates:
         problems.append(f"gate(s) {', '.join(gates)} are missing")
+    if contract.anchored:
+        problems.extend(unanchored(rubric))
+    return problems
+
+
+def unanchored(rubric: Rubric) -> list[str]:
+    """Each dimension's levels without a descriptor or without a quoted example, in words a rubric's editor
+    acts on: which dimension, which levels, and what each level needs."""
+    problems: list[str] = []
+    levels = range(rubric.scale.min, rubric.scale.max + 1)
+    for objective in rubric.objectives:
+        for dimension in objective.dimensions:
+            for what, scores in (("anchor", dimension.anchors), ("quoted example", dimension.examples)):
+                bare = [str(level) for level in levels if not scores.get(level, "").strip()]
+                if bare:
+                    problems.append(
+                        f"dimension {dimension.key!r} has no {what} at level {', '.join(bare)}: every level "
+                        f"{rubric.scale.min}-{rubric.scale.max} needs a descriptor (anchors) and a quoted "
+                        "example a judge compares against (examples)"
+                    )
     return problems
 
 

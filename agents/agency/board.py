@@ -3,7 +3,9 @@ through a different lens, each with its own thread against the critic (D1 in i1,
 
 Their turns are generators' work (role ``board``); their scores are the verdict (role ``scoring``), which seed
 003 puts on another model family where one is configured. Each member's voice is its prompt file
-(``prompts/agency_board_<member>.md``); the scores it gives are asked by ``prompts/agency_board_score.md``.
+(``prompts/agency_board_<member>.md``). Its scores are asked through its own lens's questions
+(``prompts/agency_board_score_<member>.md``), in a judge thread of its own that holds its blind scores when
+it scores again after the debate: three lenses, never three clones of one verdict (seed 003).
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ class BoardMember:
     @property
     def prompt(self) -> str:
         return f"agency_board_{self.member}"
+
+    @property
+    def score_prompt(self) -> str:
+        """Its lens's scoring prompt: each member scores through its own questions, in its own thread."""
+        return f"agency_board_score_{self.member}"
 
     @property
     def thread(self) -> Thread:

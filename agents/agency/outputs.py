@@ -57,6 +57,10 @@ class Claim(_Output):
     claim_id: str  # "F1.3": what moves cite
     statement: str  # as shown: typed figures withheld, references kept for code to render
     citations: list[str]
+    # Code's line quoting a cited document, written where every claim F2's model wrote was advice: F2 then
+    # says what its documents report (agents.agency.checks.reported), or that they report nothing the desk
+    # can state. Marked as code's, not the model's.
+    by_code: bool = False
 
 
 class InferenceOutput(_Output):

@@ -10,8 +10,9 @@ The drafter and the reviser write words and fact ids. Here, code:
   (agents.text.blanks), and every other sentence in which the model typed a figure of its own
   (agents.text.figures decides what a figure is: a year, a date, a duration or a number the analyst's brief
   contains is not one), and lists it, so a board never reads a number nobody can trace;
-- withholds a bullet's words where they say its metric went the other way than its own figures went
-  (agents.deck.directions), keeping the figures;
+- withholds a bullet's words where its own figures do not bear them out (agents.text.figure_claims, the
+  reading every workflow's claims share): a trend word that does not hold at each step of the series, or a
+  metric named that none of its figures is; the figures stay;
 - leaves to the figure a bullet's last words that only name it ("Cash; Cash FY2025: ..."), and drops a
   section slide's title or takeaway that repeats the deck's title or thesis;
 - stands in with code's words (agents.deck.stand_in) where a slide's whole title or takeaway was withheld,
@@ -27,14 +28,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agents.data.types import period_label
-from agents.deck.assign import Assignment
+from agents.deck.assign import Assignment, metric_of
 from agents.deck.code_slides import MAX_MEMO_LINES, MemoLines, risks_slide, sources_slide, title_slide
-from agents.deck.directions import contradiction
 from agents.deck.schemas import BulletDraft, ChartDraft, DeckDraft, SlideDraft, TableDraft
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme
 from agents.deck.stand_in import moves, stand_in_takeaway, stand_in_title
 from agents.deck.watch_slide import watch_slide
 from agents.text.blanks import blank_problem
+from agents.text.figure_claims import CitedFigure, cited_figure, read_claim
 from agents.text.figures import REF, segments
 from agents.text.repair import Writer
 from agents.text.resolution import Printed, resolve_typed
@@ -367,7 +368,7 @@ class _Resolver:
         text = self.placed_words(draft.text, where, inline)
         figures = tuple(figure for figure in listed if figure not in inline)  # printed once, in the words
         text = self._not_a_label(text, (*inline, *figures), where)
-        problem = contradiction(text, (*inline, *figures))
+        problem = read_claim(text, claim_figures((*inline, *figures))).reason if text else ""
         if problem:  # the figures stay, without the words that misread them
             self.notes.contradicted.append(f"{where}: {problem}")
             text, figures, inline = "", (*inline, *figures), []
@@ -399,6 +400,22 @@ class _Resolver:
             unit=unit,
             points=tuple(same_unit),
         )
+
+
+def claim_figures(figures: tuple[Figure, ...]) -> list[CitedFigure]:
+    """A bullet's figures as a claim's are read: shown as the slide prints them."""
+    found = (
+        cited_figure(
+            fact_id=figure.fact_id,
+            metric=metric_of(figure.fact_id),
+            period=figure.period,
+            value=figure.value,
+            shown=figure.display,
+            unit=figure.unit,
+        )
+        for figure in figures
+    )
+    return [figure for figure in found if figure is not None]
 
 
 def _year_before(figure: Figure) -> str:

@@ -25,6 +25,7 @@ R1_CONTRACT = Contract(
     },
     thresholds=frozenset({"entry_bar", "max_rebuilds"}),
     gates=frozenset({"source_of_truth", "scope_coverage", "structural_validity"}),
+    anchored=True,  # every level 0-5 with its descriptor and a quoted example (seed 001 s.2)
 )
 
 # Seed 001 sections 4 and 5: the loop's protected invariants, improvement targets and accept/stop math.
@@ -50,4 +51,5 @@ R2_CONTRACT = Contract(
         }
     ),
     gates=frozenset({"truth", "scope_adherence", "story_integrity", "visual_integrity"}),
+    anchored=True,
 )

@@ -3,7 +3,9 @@
 Every role (fundamentals, synthesizer, evaluator, ...) resolves to one OpenAI-compatible endpoint:
 ``LLM_BASE_URL`` / ``LLM_API_KEY`` / ``LLM_MODEL`` by default, overridden per role by
 ``LLM_BASE_URL_<ROLE>``, ``LLM_API_KEY_<ROLE>`` and ``LLM_MODEL_<ROLE>`` (role upper-cased).
-With no ``LLM_BASE_URL`` the embedded local model server on loopback is used.
+With no ``LLM_BASE_URL`` the embedded local model server on loopback is used. ``LLM_JUDGE_MODEL`` (with
+``LLM_JUDGE_BASE_URL``, ``LLM_JUDGE_API_KEY`` and ``LLM_JUDGE_FAMILY``) puts every verdict role
+(agents.llm.roles.VERDICT_ROLES) on one judge model in one setting; a role's own settings still override it.
 
 Every run has a token budget: ``LLM_RUN_BUDGET_TOKENS``, or ``DEFAULT_RUN_BUDGET_TOKENS`` when it is unset
 (``0`` lifts it). The default covers the full profiles on a hosted model with room to spare: on the fake
@@ -22,6 +24,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.env import ConfigError, Env
+from agents.llm.families import family_of_model
+from agents.llm.roles import VERDICT_ROLES
 
 __all__ = ["ConfigError", "Endpoint", "LLMSettings", "load_llm_settings"]
 
@@ -77,6 +81,9 @@ class LLMSettings(BaseModel):
 
     default: Endpoint
     roles: dict[str, Endpoint] = Field(default_factory=dict)
+    # ``LLM_JUDGE_MODEL``: the endpoint of every verdict role that has no settings of its own; None: they
+    # share the default's.
+    judge: Endpoint | None = None
     timeout_s: float = 120.0
     max_retries: int = 3
     max_concurrency: int = 3
@@ -93,20 +100,30 @@ class LLMSettings(BaseModel):
     # Model families (seed 003: a verdict comes from another family than the work it judges): ``LLM_FAMILY``
     # for the default endpoint, ``LLM_FAMILY_<ROLE>`` per role.
     default_family: str = ""
+    judge_family: str = ""
     families: dict[str, str] = Field(default_factory=dict)
 
     def endpoint_for(self, role: str) -> Endpoint:
-        return self.roles.get(role, self.default)
+        return self.roles.get(role) or self.fallback_for(role)
+
+    def fallback_for(self, role: str) -> Endpoint:
+        """What a role without settings of its own runs on: the judge for a verdict role where one is
+        configured, the default otherwise."""
+        if self.judge is not None and role in VERDICT_ROLES:
+            return self.judge
+        return self.default
 
     def family_for(self, role: str) -> str:
-        """The role's declared family; undeclared, a role on its own model is taken for a family of its
-        own (the model's name), and a role on the default endpoint shares the default's."""
+        """The role's family: declared (``LLM_FAMILY_<ROLE>``, or ``LLM_JUDGE_FAMILY`` / ``LLM_FAMILY`` for
+        the endpoint it shares), or read from its model's name (agents.llm.families)."""
         if role in self.families:
             return self.families[role]
         endpoint = self.endpoint_for(role)
-        if endpoint == self.default:
-            return self.default_family or self.default.model
-        return endpoint.model
+        if endpoint == self.default and self.default_family:
+            return self.default_family
+        if endpoint == self.judge and self.judge_family:
+            return self.judge_family
+        return family_of_model(endpoint.model)
 
     def price_for(self, model: str) -> ModelPrice:
         return self.prices.get(model, FREE)
@@ -156,17 +173,27 @@ def load_llm_settings(environ: Mapping[str, str]) -> LLMSettings:
         for prefix in prefixes
         if key.startswith(prefix) and len(key) > len(prefix)
     }
+    judge = None
+    if env.raw("LLM_JUDGE_MODEL") or env.raw("LLM_JUDGE_BASE_URL"):
+        judge = Endpoint(
+            base_url=env.raw("LLM_JUDGE_BASE_URL") or default.base_url,
+            api_key=env.raw("LLM_JUDGE_API_KEY") or default.api_key,
+            model=env.raw("LLM_JUDGE_MODEL") or default.model,
+        )
     for role in sorted(role_names):
         upper = role.upper()
+        # A verdict role's own settings fill in from the judge's where one is configured.
+        base = judge if judge is not None and role in VERDICT_ROLES else default
         roles[role] = Endpoint(
-            base_url=env.raw(f"LLM_BASE_URL_{upper}") or default.base_url,
-            api_key=env.raw(f"LLM_API_KEY_{upper}") or default.api_key,
-            model=env.raw(f"LLM_MODEL_{upper}") or default.model,
+            base_url=env.raw(f"LLM_BASE_URL_{upper}") or base.base_url,
+            api_key=env.raw(f"LLM_API_KEY_{upper}") or base.api_key,
+            model=env.raw(f"LLM_MODEL_{upper}") or base.model,
         )
 
     return LLMSettings(
         default=default,
         roles=roles,
+        judge=judge,
         # Three parallel calls on the 2-core embedded model each take minutes (7-10 tokens/s shared).
         timeout_s=env.number("LLM_TIMEOUT_S", LOCAL_TIMEOUT_S if using_local else 120.0, positive=True),
         max_retries=env.whole("LLM_MAX_RETRIES", 3, minimum=0),
@@ -182,6 +209,7 @@ def load_llm_settings(environ: Mapping[str, str]) -> LLMSettings:
         loopback_only=env.flag("LLM_LOOPBACK_ONLY", False),
         prices=_prices(env, "LLM_PRICES"),
         default_family=env.raw("LLM_FAMILY"),
+        judge_family=env.raw("LLM_JUDGE_FAMILY"),
         families={
             key.removeprefix(FAMILY_PREFIX).lower(): env.raw(key)
             for key in env.names()

@@ -32,6 +32,7 @@ from agents.llm.errors import (
     TransientError,
     TransientFailure,
 )
+from agents.llm.fanning import check_role
 from agents.llm.hashing import request_hash
 from agents.llm.ledger import CallLedger
 from agents.llm.limiter import Limiter
@@ -146,6 +147,7 @@ class LLMGateway:
     ) -> tuple[T, str]:
         """The answer and the request hash its ledger rows carry: what a row written from the answer (a
         debate's turn) keeps, to find the call that paid for it."""
+        check_role(context.role)  # seed 003: a verdict is never one of a fan-out's clones
         endpoint = self.settings.endpoint_for(context.role)
         if self.settings.loopback_only and not endpoint.is_loopback:
             raise ProviderRefused(

@@ -39,3 +39,19 @@ class Role(StrEnum):
 
 
 ALL_ROLES: tuple[Role, ...] = tuple(Role)
+
+
+# The roles whose answers are verdicts on other roles' work: the memo's evaluators, the deck's scorer (its
+# judge and its gate), the board's scores, the jury and the screen's managing director. ``LLM_JUDGE_MODEL``
+# puts them all on the judge model (agents.llm.config); seed 003 never fans one out across clones of one
+# model (memos.pipeline.fanout).
+VERDICT_ROLES: frozenset[Role] = frozenset(
+    {
+        Role.EVALUATOR,
+        Role.SECOND_EVALUATOR,
+        Role.SCORER,
+        Role.SCORING,
+        Role.JURY,
+        Role.MANAGING_DIRECTOR,
+    }
+)

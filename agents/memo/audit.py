@@ -1,8 +1,11 @@
 """The fact-stability audit and the LOW-tier firewall, both by code (seed 000, Appendix A).
 
 Where claims cite facts, code compares them: the same metric and period with different values across the
-cited facts, a claim whose direction word contradicts the sign of the growth or return it cites, or two
-briefs describing the same figure in opposite directions. Contradicted claims drop to LOW. Then the
+cited facts, or two briefs describing the same figure in opposite directions. Each claim is also read against
+every figure it cites (agents.text.figure_claims, the reading the agency's inferences and the deck's bullets
+share): a trend word that does not hold at each step of the cited series (or a direction beside growth
+rates all on the other side of zero), or a metric named that none of its figures is. Contradicted claims
+drop to LOW, and the audit page shows each with code's reason and the series. Then the
 firewall: a BUY or SELL whose load-bearing evidence includes a LOW-tier source becomes WATCH; one that rests
 on a contested figure is marked conditional.
 
@@ -14,17 +17,18 @@ held, and its invented facts (asserting what it declared missing, or names its s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.evidence import EvidenceCatalog
+from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.citations import CheckedClaim
 from agents.memo.entities import GapGrade, Invented, UnsupportedEntity, grade_gaps, unsupported_entities
 from agents.memo.schemas import MemoDraft, Recommendation
 from agents.text.directions import said
+from agents.text.figure_claims import CitedFigure, cited_figure, read_claim
 
-SIGNED_METRICS = ("growth", "return_", "alpha")
+# The kind of contradiction each rule of the claim reading records.
+_KINDS = {"trend": "direction vs figures", "metric": "metric vs figures"}
 
 
 def direction(statement: str) -> int:
@@ -131,36 +135,17 @@ def _value_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, repor
             )
 
 
-def _sign(value: str) -> int:
-    try:
-        number = Decimal(value)
-    except InvalidOperation:
-        return 0
-    return (number > 0) - (number < 0)
-
-
 def _direction_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, report: AuditReport) -> None:
     said: dict[str, dict[int, set[str]]] = {}
     for claim in claims:
+        _figure_conflict(claim, catalog, report)
         way = direction(claim.claim.statement)
         if way == 0:
             continue
         for cid in claim.claim.citations:
             item = catalog.get(cid)
-            if item is None or item.kind != "fact":
-                continue
-            said.setdefault(cid, {}).setdefault(way, set()).add(claim.shard_id)
-            if any(marker in item.metric for marker in SIGNED_METRICS) and _sign(item.value) * way < 0:
-                report.contradictions.append(
-                    Contradiction(
-                        kind="direction vs figure",
-                        evidence_ids=(cid,),
-                        shards=(claim.shard_id,),
-                        detail=f"the {claim.shard_id} brief reads it as {'up' if way > 0 else 'down'}; "
-                        f"{cid} is {item.value}",
-                    )
-                )
-        _series_conflict(claim, way, catalog, report)
+            if item is not None and item.kind == "fact":
+                said.setdefault(cid, {}).setdefault(way, set()).add(claim.shard_id)
     for cid, ways in said.items():
         if 1 in ways and -1 in ways:
             report.contradictions.append(
@@ -176,36 +161,39 @@ def _direction_conflicts(claims: list[CheckedClaim], catalog: EvidenceCatalog, r
             )
 
 
-def _series_conflict(claim: CheckedClaim, way: int, catalog: EvidenceCatalog, report: AuditReport) -> None:
-    """A claim citing one metric over several periods ("capex rose FY2023-FY2025") must match the series:
-    the latest period's value against the earliest's."""
-    by_metric: dict[str, list[tuple[str, str, str]]] = {}
-    for cid in claim.claim.citations:
-        item = catalog.get(cid)
-        if item is not None and item.kind == "fact" and item.period:
-            by_metric.setdefault(item.metric, []).append((item.period, item.value, cid))
-    for metric, points in by_metric.items():
-        if len({period for period, _, _ in points}) < 2:  # a series needs two periods
-            continue
-        ordered = sorted(points)
-        change = _sign(str(_number(ordered[-1][1]) - _number(ordered[0][1])))
-        if change * way < 0:
-            report.contradictions.append(
-                Contradiction(
-                    kind="direction vs figures",
-                    evidence_ids=tuple(cid for _, _, cid in ordered),
-                    shards=(claim.shard_id,),
-                    detail=f"the {claim.shard_id} brief reads {metric} as {'up' if way > 0 else 'down'}; "
-                    f"it went from {ordered[0][1]} ({ordered[0][0]}) to {ordered[-1][1]} ({ordered[-1][0]})",
-                )
-            )
+def _figure_conflict(claim: CheckedClaim, catalog: EvidenceCatalog, report: AuditReport) -> None:
+    """A claim read against every fact it cites: "capex has been increasing" must hold at each step of the
+    capex series it cites, and "cash flow" must cite a cash flow, not the cash balance."""
+    cited = [
+        figure
+        for cid in claim.claim.citations
+        if (item := catalog.get(cid)) is not None and item.kind == "fact"
+        if (figure := _figure(item)) is not None
+    ]
+    if not cited:
+        return
+    verdict = read_claim(claim.claim.statement, cited)
+    if verdict.kept:
+        return
+    report.contradictions.append(
+        Contradiction(
+            kind=_KINDS[verdict.rule],
+            evidence_ids=verdict.series or tuple(figure.fact_id for figure in cited),
+            shards=(claim.shard_id,),
+            detail=f"the {claim.shard_id} brief: {verdict.reason}",
+        )
+    )
 
 
-def _number(value: str) -> Decimal:
-    try:
-        return Decimal(value)
-    except InvalidOperation:
-        return Decimal(0)
+def _figure(item: EvidenceItem) -> CitedFigure | None:
+    return cited_figure(
+        fact_id=item.evidence_id,
+        metric=item.metric,
+        period=item.period,
+        value=item.value,
+        shown=item.cue.split(" (", 1)[0] if item.cue else item.value,
+        unit=item.unit,
+    )
 
 
 class FirewallDecision(BaseModel):

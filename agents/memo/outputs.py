@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from agents.evidence import EvidenceItem, Tier
 from agents.memo.audit import AuditReport, FirewallDecision
 from agents.memo.catalysts import DroppedCatalyst, Window
 from agents.memo.citations import CheckedClaim, DroppedClaim
+from agents.memo.contradictions import ClaimContradiction, DirectedClaim, OtherMemo
 from agents.memo.escape import EscapeCheck
 from agents.memo.falsifiers import DroppedBinding
 from agents.memo.gaps import GapCheck
@@ -85,12 +86,20 @@ class SpecialistOutput(_Output):
 
 
 class AuditOutput(AuditReport):
-    """The fact-stability audit: what it found, the merged claims with their final tiers, tier counts."""
+    """The fact-stability audit: what it found, the merged claims with their final tiers, tier counts.
+
+    ``directed`` are the specialists' claims code read one direction about one metric and period from, and
+    ``claim_contradictions`` the pairs of them pointing opposite ways, and this run's claims that the latest
+    memos of other briefs on the company contradict (``compared_with``: the memos compared against)
+    (agents.memo.contradictions; all empty in an audit written before these checks)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     claims: list[CheckedClaim]
     tiers: dict[Tier, int]
+    directed: list[DirectedClaim] = Field(default_factory=list)
+    claim_contradictions: list[ClaimContradiction] = Field(default_factory=list)
+    compared_with: list[OtherMemo] = Field(default_factory=list)
 
     @classmethod
     def of(cls, claims: list[CheckedClaim], report: AuditReport) -> AuditOutput:
@@ -197,6 +206,12 @@ class MemoOutput(_Output):
     dropped_bindings: list[DroppedBinding] = []
     # What code repaired of each section before a reader sees it (agents.text.repair; empty: an older desk).
     repairs: list[SectionRepair] = []
+    # The audit's contradiction checks, frozen with the memo (agents.memo.contradictions): the claims code
+    # read a direction from (what a later memo of another brief is compared against), the flags, and the
+    # other briefs' memos this one was compared with. Empty: an older desk, or nothing to flag.
+    claims: list[DirectedClaim] = []
+    contradictions: list[ClaimContradiction] = []
+    compared_with: list[OtherMemo] = []
 
     @property
     def evaluated(self) -> bool:

@@ -8,6 +8,7 @@ One list for both places that check it: the prompt-content test over the files i
 from __future__ import annotations
 
 from agents.memo.roster import SPECIALISTS
+from agents.memo.rubric import anchor_examples
 
 SYNTHESIZER_TERMS = (
     "causal_mechanism",
@@ -56,7 +57,8 @@ SPECIALIST_TERMS = (
 # Prompt name (its front matter's ``name``) -> the terms it must contain, verbatim.
 REQUIRED_TERMS: dict[str, tuple[str, ...]] = {
     "synthesizer": SYNTHESIZER_TERMS,
-    "evaluator": EVALUATOR_TERMS,
+    # The evaluator compares a memo with each level's quoted example: a version that drops one is refused.
+    "evaluator": EVALUATOR_TERMS + anchor_examples(),
     **{f"specialist_{name}": SPECIALIST_TERMS for name in SPECIALISTS},
 }
 

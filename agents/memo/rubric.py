@@ -29,6 +29,7 @@ MEMO_CONTRACT = Contract(
             "hill_climb_max_jminus_change",
         }
     ),
+    anchored=True,  # seed 000: "each score level has a quoted example, not just an adjective"
 )
 
 SEED_FILE = Path(__file__).resolve().parents[2] / "prompts" / "rubrics" / f"{MEMO_RUBRIC}.yaml"
@@ -61,6 +62,28 @@ class MemoRubric:
     @property
     def max_jminus_change(self) -> Composite:
         return _number(self.rubric.thresholds["hill_climb_max_jminus_change"])
+
+
+def anchors_text(rubric: Rubric) -> str:
+    """Every level of every dimension as a judge reads it: "- key: 0 descriptor, e.g. "example"; 1 ..."."""
+    return "\n".join(
+        f"- {dimension.key}: "
+        + "; ".join(f"{score} {dimension.anchor(score)}" for score, _, _ in dimension.levels())
+        for objective in rubric.objectives
+        for dimension in objective.dimensions
+    )
+
+
+def anchor_examples() -> tuple[str, ...]:
+    """The seed rubric's quoted examples: the evaluator's prompt quotes each one (agents.memo.prompt_terms),
+    since the evaluator compares a memo with them."""
+    return tuple(
+        example
+        for objective in seed_rubric().rubric.objectives
+        for dimension in objective.dimensions
+        for _, _, example in dimension.levels()
+        if example
+    )
 
 
 @lru_cache(maxsize=1)

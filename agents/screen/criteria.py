@@ -16,6 +16,7 @@ import random
 import re
 from collections.abc import Mapping
 
+from agents.screen.evidence import NOTHING_OWN
 from agents.screen.flags import LIMITED, NO_NEWS, PURE_BETA, UNEXPLAINED
 from agents.screen.outputs import Assessment, Criteria, NewsOutput, Trace
 from agents.screen.quant import QuantOutput, decomposition
@@ -30,6 +31,8 @@ _PROTOCOL = [
     re.escape(NO_NEWS),
     re.escape(UNEXPLAINED).replace(re.escape("{alpha}"), r"[+-]\d+\.\d{2}%"),
     re.escape(LIMITED).replace(re.escape("{cited}"), r".*?"),
+    # A symbol with nothing of its own: code's sentence, its count and date included.
+    re.sub(r"\\\{\w+\\\}", ".*?", re.escape(NOTHING_OWN)),
 ]
 
 

@@ -23,6 +23,8 @@ FLAGS = ("GREEN", "YELLOW", "RED")
 SECTOR = re.compile(r"^Sector: (.+?), in the week", re.MULTILINE)
 SENT_BACK = "The managing director's reason for sending it back"
 SEND_BACK_FROM = 3  # sectors on the screen before the fake director sends one back
+# A symbol's line of the senior analyst's prompt (memos.pipeline.screen.handoffs.sector_block).
+SIGNAL = r"^{symbol} \(.*?\), signal ([^.\n]+)\."
 
 
 def _has(schema: Mapping[str, Any], name: str) -> bool:
@@ -89,7 +91,7 @@ def _synthesis(schema: Mapping[str, Any], user: str) -> dict[str, Any]:
             {
                 "symbol": symbol,
                 "flag": FLAGS[stable_number(symbol) % 3],
-                "flag_reason": f"{symbol} follows its sector's story, with its own momentum.",
+                "flag_reason": _reason(symbol, user),
                 "bullish_signals": ["momentum near oversold"],
                 "bearish_signals": ["the market's trend is down"],
                 "key_concern": "The market's slide could run further.",
@@ -97,6 +99,15 @@ def _synthesis(schema: Mapping[str, Any], user: str) -> dict[str, Any]:
             for symbol in symbols
         ],
     }
+
+
+def _reason(symbol: str, user: str) -> str:
+    """A reason from the symbol's line of the prompt (its quant signal), never one sentence written for the
+    whole sector (issue 32: "X follows its sector's story" under every symbol). Two symbols of a sector on
+    the same signal read alike but for the symbol, so code leaves both out (agents.screen.verdicts)."""
+    found = re.search(SIGNAL.format(symbol=re.escape(symbol)), user, re.MULTILINE)
+    signal = found.group(1) if found else "no signal the prompt named"
+    return f"{symbol} reads {signal} on its own quant signal."
 
 
 def _overall() -> dict[str, Any]:

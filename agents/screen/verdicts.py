@@ -4,9 +4,12 @@ and after, when its changes are checked."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping
 
 from agents.screen.config import Thresholds
+from agents.screen.evidence import nothing_own, symbol_evidence
 from agents.screen.flags import Decision, Floor, decide, floor, unread_floor
 from agents.screen.outputs import NewsOutput, SymbolCallOut, SynthesisOutput
 from agents.screen.quant import QuantOutput, SymbolProfile
@@ -21,18 +24,38 @@ def symbol_floor(profile: SymbolProfile, news: NewsOutput | None, thresholds: Th
         and (not driver.affected_symbols or profile.symbol in driver.affected_symbols)
         for driver in news.drivers
     )
-    titles = {doc.doc_id: doc.title for doc in news.documents}
-    return floor(
+    # The symbol quotes only what names it (agents.screen.evidence): the sector's other documents are its
+    # context, and a symbol with nothing of its own says so in a sentence of its own.
+    chosen = symbol_evidence(profile.symbol, profile.name, news.documents, news.cited)
+    rule = floor(
         profile.alpha,
         news.evidence_quality,
         transient=transient,
         thresholds=thresholds,
-        cited_titles=tuple(titles[ref][:80] for ref in news.cited if ref in titles),
+        cited_titles=tuple(doc.title[:80] for doc in chosen.own),
     )
+    if news.evidence_quality == "none" or chosen.own:
+        return rule
+    found = len(news.documents) - len(chosen.promotional)
+    return Floor(rule.forced, rule.allowed, nothing_own(profile.symbol, profile.sector, found, news.searches))
+
+
+def _masked(call: SymbolCallOut) -> str:
+    said = re.sub(rf"(?<![\w$]){re.escape(call.symbol)}(?!\w)", "<symbol>", call.flag_reason, flags=re.I)
+    return " ".join(said.lower().split())
 
 
 def proposals(syntheses: Mapping[str, SynthesisOutput]) -> dict[str, SymbolCallOut]:
-    return {call.symbol: call for synthesis in syntheses.values() for call in synthesis.calls}
+    """Each symbol's proposal. A reason the senior analyst wrote for two or more symbols of a sector, the
+    same but for the symbol's name ("XOM follows its sector's story"), says nothing of any one of them: it
+    is left out of their reasons, and code's sentence on what names the symbol stands alone."""
+    found: dict[str, SymbolCallOut] = {}
+    for synthesis in syntheses.values():
+        written = Counter(_masked(call) for call in synthesis.calls if call.flag_reason.strip())
+        for call in synthesis.calls:
+            shared = bool(call.flag_reason.strip()) and written[_masked(call)] > 1
+            found[call.symbol] = call.model_copy(update={"flag_reason": ""}) if shared else call
+    return found
 
 
 def floors(quant: QuantOutput, news: Mapping[str, NewsOutput], thresholds: Thresholds) -> dict[str, Floor]:

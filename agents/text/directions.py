@@ -1,9 +1,9 @@
 """Which way a sentence says its figures went: the direction words every workflow's check reads, by code.
 
 A model writes "revenue declined" over two revenues that rose. No number is typed, so no figure check catches
-it; but the sentence cites its figures, and code can set the words against them. The deck (agents.deck.
-directions), the agency (agents.agency.directions) and the memo's audit (agents.memo.audit) each do, with
-these words.
+it; but the sentence cites its figures, and code can set the words against them. Every workflow does, through
+one reading (agents.text.figure_claims: each trend word against each step of the series of the metric it is
+said of), with these words; the memo's audit also reads two briefs' words on one figure with ``said``.
 
 The words are the deck's, where the checks first had to tell a misreading from what a careful reader would
 call right. Left out on purpose:
@@ -16,14 +16,9 @@ call right. Left out on purpose:
 - "up", "down": particles more often than directions ("held up", "made up of", "broke down by segment");
 - "loss": a noun of a figure's sign, not of its move ("the net loss narrowed" is no fall).
 
-The three checks read the words differently, on purpose:
-
-- the deck and the agency take the sentence's first direction word (``first_direction``): what the figures
-  did comes first ("has been declining"), what the writer makes of it after ("a need to improve"); each
-  judges a sentence only when its figures are of one metric, so "revenue fell while margins rose" is left;
-- the memo's audit reads a statement with words both ways as claiming no direction (``said``): it sets the
-  direction against every fact a claim cites, whatever their metrics, and so cannot tell which metric each
-  word is about.
+``UP`` and ``DOWN`` find the words; ``said`` gives every direction a text's words claim (a statement with
+words both ways claims none, for the memo's reading across briefs, which cannot tell which metric each word
+is about).
 """
 
 from __future__ import annotations
@@ -44,16 +39,6 @@ DOWN = re.compile(
     r"weaken\w*|deteriorat\w*|erod\w*|s[ai]nk(?:s|ing)?|sunk)\b",
     re.IGNORECASE,
 )
-
-
-def first_direction(text: str) -> tuple[Direction | Literal[""], int]:
-    """ "up" or "down", the text's first direction word, and where it stands; ("", -1) when it has none."""
-    up, down = UP.search(text), DOWN.search(text)
-    if up is not None and (down is None or up.start() < down.start()):
-        return "up", up.start()
-    if down is not None:
-        return "down", down.start()
-    return "", -1
 
 
 def said(text: str) -> frozenset[Direction]:

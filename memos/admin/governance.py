@@ -214,19 +214,30 @@ class RubricVersionAdmin(GovernedVersionAdmin[RubricVersion]):
     def propose(self, base: RubricVersion, content: str, request: HttpRequest, note: str) -> RubricVersion:
         return governance.propose_rubric(base=base, content=content, user=_user(request), note=note)
 
-    @admin.display(description="dimensions, weights and thresholds")
+    @admin.display(description="dimensions, weights, anchors and thresholds")
     def summary(self, obj: RubricVersion) -> SafeString:
         rubric = Rubric.model_validate(obj.data)
+        # Each level's descriptor and quoted example, as the judge reads them (agents.rubrics).
         rows = [
-            (objective.label, dimension.label, f"{dimension.weight:g}")
+            (
+                objective.label,
+                dimension.label,
+                f"{dimension.weight:g}",
+                format_html_join(
+                    "",
+                    '<div class="anchor"><strong>{}</strong> {} <q class="anchor-example">{}</q></div>',
+                    dimension.levels(),
+                ),
+            )
             for objective in rubric.objectives
             for dimension in objective.dimensions
         ]
-        table = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
+        table = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows)
         thresholds = ", ".join(f"{name} {value:g}" for name, value in rubric.thresholds.items()) or "(none)"
         adopted = ", ".join(obj.model_written_anchors)
         return format_html(
-            "<table><tr><th>objective</th><th>dimension</th><th>weight</th></tr>{}</table>"
+            "<table><tr><th>objective</th><th>dimension</th><th>weight</th><th>levels, each with its quoted "
+            "example</th></tr>{}</table>"
             "<p>Scale {}-{}; thresholds: {}</p>{}",
             table,
             rubric.scale.min,

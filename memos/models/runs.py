@@ -126,6 +126,12 @@ class Run(models.Model):
         blank=True,
         help_text="what the run was started with: roster, iterations, models per role",
     )
+    verdict_families = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="each verdict's judge and the work it judges, with their model families, as the run "
+        "started (memos.pipeline.judge_families)",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="runs")
     retry_of = models.ForeignKey(
         "self",

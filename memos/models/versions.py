@@ -65,6 +65,9 @@ class ArtefactVersion(models.Model):
     prompt_versions = models.JSONField(default=dict, blank=True)
     rubric_versions = models.JSONField(default=dict, blank=True)
     model_versions = models.JSONField(default=dict, blank=True, help_text="role -> model, from the ledger")
+    verdict_families = models.JSONField(
+        default=list, blank=True, help_text="its verdicts' model families, from its run (seed 003's badge)"
+    )
     data_version = models.CharField(max_length=64, blank=True)
     changelog = models.TextField(help_text="what changed against the previous version, by code")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.READY_FOR_REVIEW)

@@ -25,6 +25,7 @@ from agents.llm.errors import BudgetExceeded, LLMError
 from agents.text.storable import storable
 from memos.models import AgentStep, Company, Run
 from memos.pipeline import claims, fanout
+from memos.pipeline.breadth import Breadth
 from memos.pipeline.cards import publish_status, publish_step
 from memos.pipeline.claims import Hold
 from memos.pipeline.errors import UNREADABLE, StageFailed, shown
@@ -135,7 +136,7 @@ class StageContext:
         return output
 
     def fan_out(
-        self, work: Mapping[str, Callable[[], T]], output_type: type[T], *, limit: int
+        self, work: Mapping[str, Callable[[], T]], output_type: type[T], *, limit: int, breadth: Breadth
     ) -> dict[str, T]:
         """Seed 003's fan-out for this stage's steps ``work`` (key -> what makes its output): the finished
         ones are read back, the others run at once, at most ``limit`` at a time, each recorded as soon as it
@@ -149,7 +150,7 @@ class StageContext:
             if step.status == Status.DONE
         }
         todo = [key for key, step in steps.items() if step.status not in (Status.DONE, Status.SKIPPED)]
-        finished = fanout.in_parallel(((key, work[key]) for key in todo), limit=limit)
+        finished = fanout.in_parallel(((key, work[key]) for key in todo), limit=limit, breadth=breadth)
         for key in todo:  # marked running while the calls are already in flight
             self.start(steps[key])
         spent: BudgetExceeded | None = None

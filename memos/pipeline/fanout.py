@@ -21,10 +21,18 @@ from typing import TypeVar
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
+from agents.llm.fanning import inside
+from memos.pipeline.breadth import Breadth
+
 T = TypeVar("T")
 K = TypeVar("K")
 
 WARM_TIMEOUT_S = 5.0
+
+
+# Every fan-out a process has started, by name: a test runs each workflow and checks each was declared on
+# its stage (a fan-out nobody can see on the run page is one nobody justified).
+started: dict[str, Breadth] = {}
 
 
 class _Pool:
@@ -109,14 +117,18 @@ def background(write: Callable[[], None]) -> Future[None]:
     return _writer.submit(1, write)
 
 
-def in_parallel(tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int) -> Iterator[tuple[K, Future[T]]]:
-    """Start every task now, at most ``limit`` running at once; the iterator gives (key, finished future) as
+def in_parallel(
+    tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int, breadth: Breadth
+) -> Iterator[tuple[K, Future[T]]]:
+    """Start every task now, at most ``limit`` running at once, each marked as a task of ``breadth`` (a
+    verdict asked from a fan-out of generators is refused); the iterator gives (key, finished future) as
     each task ends."""
     gate = threading.BoundedSemaphore(max(1, limit))
+    started[breadth.name] = breadth
 
     def bounded(task: Callable[[], T]) -> Callable[[], T]:
         def run() -> T:
-            with gate:
+            with gate, inside(breadth.mark):
                 return task()
 
         return run

@@ -93,15 +93,3 @@ def second_evaluator(llm: LLMSettings | None = None) -> Endpoint | None:
     if second is None or (first.base_url, first.model) == (second.base_url, second.model):
         return None
     return second
-
-
-def same_model_warning(llm: LLMSettings | None = None) -> str:
-    """Seed 000's rubber-stamp risk: the run page warns when the evaluator shares the synthesizer's model."""
-    config = llm or llm_settings()
-    synthesizer, evaluator = config.endpoint_for(Role.SYNTHESIZER), config.endpoint_for(Role.EVALUATOR)
-    if (synthesizer.base_url, synthesizer.model) == (evaluator.base_url, evaluator.model):
-        return (
-            f"The evaluator uses the same model as the synthesizer ({synthesizer.model}); its grades "
-            "may share the synthesizer's blind spots. Set LLM_MODEL_EVALUATOR to a different model."
-        )
-    return ""

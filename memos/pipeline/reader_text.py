@@ -32,6 +32,7 @@ from agents.text.repair import (
 )
 from agents.text.sentences import within_bounds
 from memos.pipeline import fanout
+from memos.pipeline.breadth import Breadth
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import template
@@ -66,6 +67,14 @@ class Repaired:
     repairs: list[SectionRepair]
 
 
+# Desk-wide: a finished section's withheld sentences are asked again of their writer, one call per section.
+REASKS = Breadth(
+    "re-asks",
+    "each section's withheld sentences are asked again of their writer, once, apart from the other sections",
+    distinct_verdicts="each asks about another section's text, of the role that wrote it",
+)
+
+
 def repair_sections(
     ctx: StageContext, sections: Sequence[Section], writer: Writer, asking: Asking
 ) -> Repaired:
@@ -86,7 +95,9 @@ def repair_sections(
             for key, items in asked.items()
         }
         ctx.check()
-        for key, future in fanout.in_parallel(work.items(), limit=gw.settings.max_concurrency):
+        for key, future in fanout.in_parallel(
+            work.items(), limit=gw.settings.max_concurrency, breadth=REASKS
+        ):
             try:
                 answers[key] = future.result()
             except LLMError:

@@ -21,6 +21,8 @@ from pydantic import BaseModel
 
 from agents.rubrics import Contract
 from agents.text.repair import SectionRepair
+from memos.pipeline.breadth import Breadth
+from memos.pipeline.judge_families import Judged
 
 if TYPE_CHECKING:
     from memos.models import AgentStep, ArtefactVersion, Run
@@ -69,6 +71,9 @@ class Stage:
     label: str  # the run page's heading for the stage
     blurb: str  # one line under it: what happens there and who does it
     body: Callable[[StageContext], None]
+    # Its calls that run side by side, each with why it may (memos.pipeline.fanout.Breadth): shown under
+    # the stage's heading on the run page.
+    fan_outs: tuple[Breadth, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,12 @@ class Workflow:
     budget: Callable[[Mapping[str, Any], int | None], int | None] = field(
         default=lambda config, default: default
     )
+    # The verdicts its runs ask for: each judge's role and the roles whose work it judges. The desk checks
+    # their model families when a run starts and badges a verdict of the work's own family (seed 003,
+    # memos.pipeline.judge_families).
+    verdicts: tuple[Judged, ...] = ()
+    # The models a run's config names per role (a screen's strategy), over the desk's settings; {} for none.
+    run_models: Callable[[Mapping[str, Any]], Mapping[str, str]] = field(default=lambda config: {})
 
     @property
     def stage_names(self) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memos.models import ArtefactVersion, Notice
+from memos.pipeline.judge_families import badges
 from memos.services.surfaces import version_page_of
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,8 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
         score,
         f"Changes: {changes}",
     ]
+    # Seed 003: a verdict from the model family of the work it judges is said so wherever it is shown.
+    lines += badges(version.verdict_families)
     if note:
         lines.append(f"Note: {note}")
     lines += ["", f"Open it: {version_url(version)}", "(you will be asked to sign in first)"]

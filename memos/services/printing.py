@@ -17,6 +17,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 
 from memos.models import ArtefactVersion
+from memos.pipeline import judge_families
 from memos.services.frozen_text import segments
 from memos.services.surfaces import version_page_of
 
@@ -37,6 +38,7 @@ def artefact_context(version: ArtefactVersion) -> dict[str, Any]:
         "banner_template": page.banner,
         "downloads_template": page.downloads,
         "page_script": page.script,
+        "verdict_checks": judge_families.stored(version.verdict_families),
         **page.context(version),
     }
 

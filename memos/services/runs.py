@@ -18,8 +18,9 @@ from agents.llm.hashing import canonical_json
 from agents.text.untrusted import normalise_text
 from memos.models import DEFAULT_AUDIENCE, AgentStep, Brief, Company, Run
 from memos.models.runs import MAX_WATCHLIST
-from memos.pipeline import driver
+from memos.pipeline import driver, judge_families
 from memos.pipeline.data_sources import edgar_source
+from memos.pipeline.gateway import with_models
 from memos.pipeline.registry import UnknownWorkflow, workflow_for
 from memos.pipeline.steps import plan_steps
 from memos.pipeline.workflows import ConfigurationError, RunRequest, Workflow
@@ -170,6 +171,12 @@ def start_run(
             config = engine.configure(RunRequest(profile, pins.rubrics, options or {}, tuple(brief.symbols)))
         except ConfigurationError as exc:
             raise ServiceError(str(exc)) from exc
+        families = judge_families.checked(
+            engine.verdicts, with_models(settings.LLM_SETTINGS, engine.run_models(config))
+        )
+        refused = judge_families.refusal(families) if settings.REQUIRE_SEPARATE_JUDGE else ""
+        if refused:
+            raise ServiceError(refused)
         run = Run.objects.create(
             brief=brief,
             workflow=engine.name,
@@ -177,6 +184,7 @@ def start_run(
             profile=profile,
             nonce=brief_nonce(brief),
             config=config,
+            verdict_families=[check.as_json() for check in families],
             budget_tokens=spending.capped_budget(
                 user, engine.budget(config, settings.LLM_SETTINGS.run_budget_tokens)
             ),
@@ -248,6 +256,7 @@ def retry_run(*, run: Run, user: User, enqueue: bool = True) -> Run:
             profile=run.profile,
             nonce=run.nonce,
             config=run.config,
+            verdict_families=run.verdict_families,
             budget_tokens=spending.capped_budget(user, run.budget_tokens),
             status_message="queued: retrying what failed",
             prompt_versions=run.prompt_versions,

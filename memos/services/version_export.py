@@ -76,6 +76,7 @@ def index_row(version: ArtefactVersion) -> dict[str, Any]:
         "rubric_versions": rubrics,
         "prompt_versions": version.prompt_versions,
         "model_versions": version.model_versions,
+        "verdict_families": version.verdict_families,
     }
 
 

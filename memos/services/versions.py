@@ -210,6 +210,7 @@ def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion
         prompt_versions=prompts,
         rubric_versions=_rubrics_of(run, artefact.kind),
         model_versions=models,
+        verdict_families=run.verdict_families,
         data_version=run.data_version,
         changelog=changelog(previous, artefact, delta),
         created_at=timezone.now(),

@@ -26,8 +26,10 @@ from pydantic import ValidationError
 
 from memos.cache import cache_key, cached
 from memos.models import AgentStep, Run
+from memos.pipeline.breadth import Breadth
 from memos.pipeline.cards import sealed_card
 from memos.pipeline.fact_store import fact_store_version
+from memos.pipeline.judge_families import badges
 from memos.pipeline.registry import workflow_for
 from memos.pipeline.steps import unfinished_parts
 from memos.services.access import visible_runs
@@ -41,6 +43,7 @@ from memos.views.users import user_of
 FRAGMENT_HEADER = "X-Desk-Fragment"
 UNFINISHED = "memos/step_documents/unfinished.html"
 SEALED = "memos/step_documents/sealed.html"
+BADGED = "memos/step_documents/badged.html"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class StageBand:
     label: str
     blurb: str
     steps: list[AgentStep]
+    fan_outs: tuple[Breadth, ...] = ()  # its calls that run side by side, and why they may
 
     @property
     def done(self) -> int:
@@ -64,10 +68,18 @@ def _pipeline_html(run: Run, sealed: frozenset[str] = frozenset()) -> str:
     steps = list(run.steps.defer("output").order_by("position", "key"))
     steps = [sealed_card(step) if step.kind in sealed else step for step in steps]
     bands = [
-        StageBand(stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name])
+        StageBand(
+            stage.name, stage.label, stage.blurb, [s for s in steps if s.stage == stage.name], stage.fan_outs
+        )
         for stage in workflow.stages
     ]
-    context = {"run": run, "bands": bands, "notices": workflow.notices(steps), "layered": workflow.layered}
+    context = {
+        "run": run,
+        "bands": bands,
+        "notices": workflow.notices(steps),
+        "verdict_badges": badges(run.verdict_families),
+        "layered": workflow.layered,
+    }
     return render_to_string("memos/fragments/pipeline.html", context)
 
 
@@ -187,6 +199,8 @@ def step_document(request: HttpRequest, run_id: UUID, step_id: int) -> HttpRespo
     if sealed:
         template, context = SEALED, {"step": step, "run": step.run, "sealed": sealed}
     fragment = request.headers.get(FRAGMENT_HEADER) == "1"
-    response = render(request, template if fragment else "memos/step_page.html", context | {"body": template})
+    # A verdict of the work's own model family says so above its document, in the drawer and on its page.
+    context |= {"body": template, "verdict_badges": badges(step.run.verdict_families, role=step.role)}
+    response = render(request, BADGED if fragment else "memos/step_page.html", context)
     patch_vary_headers(response, [FRAGMENT_HEADER])
     return response

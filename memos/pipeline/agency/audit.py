@@ -18,6 +18,7 @@ from agents.llm.types import CallContext
 from agents.text.sentences import trim_cut
 from memos.models import Move
 from memos.pipeline import fanout
+from memos.pipeline.agency.breadths import JURY_AUDITS
 from memos.pipeline.agency.debate import move_document
 from memos.pipeline.agency.plan import FINAL
 from memos.pipeline.agency.reads import findings, merged, proposed
@@ -61,7 +62,8 @@ def audit(ctx: StageContext, ranking: RankingOutput) -> JuryOutput:
     recommended = [row for row in ranking.ranked if row.recommended]
     work = [(row.move_id, partial(judge, row.rank, row.move_id)) for row in recommended]
     done = {
-        key: future.result() for key, future in fanout.in_parallel(work, limit=gw.settings.max_concurrency)
+        key: future.result()
+        for key, future in fanout.in_parallel(work, limit=gw.settings.max_concurrency, breadth=JURY_AUDITS)
     }
     verdicts = [done[row.move_id] for row in recommended]
     return JuryOutput(

@@ -34,6 +34,7 @@ from agents.text.quotes import quote_problem
 from agents.text.sentences import trim_cut, within_bounds
 from memos.models import DebateTurn, Move, MoveScore
 from memos.pipeline import fanout
+from memos.pipeline.agency.breadths import SCORES, TURNS
 from memos.pipeline.agency.debate_inputs import DebateInputs
 from memos.pipeline.agency.plan import SANDBOX
 from memos.pipeline.agency.reads import Findings
@@ -48,11 +49,14 @@ from memos.pipeline.agency.turns import (
     write_score,
     write_turn,
 )
+from memos.pipeline.breadth import Breadth
 from memos.pipeline.prompts import template
 
 T = TypeVar("T", bound=BaseModel)
 BLIND, FINAL = MoveScore.Phase.BLIND, MoveScore.Phase.FINAL
 NO_DEBATE = "(None yet: you score the move as proposed, before any debate.)"
+FIRST_LOOK = "(None: this is your first look at the move.)"
+NO_BLIND = "(None: this run asks for no scores before the debate.)"
 ECHO = "Code: most of this answer repeats the critic's own sentences; it answers nothing new."
 
 
@@ -133,20 +137,21 @@ class Debate:
         blind = self._start(
             [partial(self.score, m, BLIND) for m in MEMBERS if (m, BLIND) not in self.scores]
             if self.agency.blind_scores
-            else []
+            else [],
+            SCORES,
         )
         self.opening()
-        self._batch([partial(self.answer, member, 1) for member in MEMBERS])
+        self._batch([partial(self.answer, member, 1) for member in MEMBERS], TURNS)
         for number in range(2, rounds + 1):
-            self._batch([partial(self.critique, THREAD_OF[member], number) for member in MEMBERS])
-            self._batch([partial(self.answer, member, number) for member in MEMBERS])
+            self._batch([partial(self.critique, THREAD_OF[member], number) for member in MEMBERS], TURNS)
+            self._batch([partial(self.answer, member, number) for member in MEMBERS], TURNS)
         self._wait(blind)
-        self._batch([partial(self.score, member, FINAL) for member in MEMBERS])
+        self._batch([partial(self.score, member, FINAL) for member in MEMBERS], SCORES)
         return self.summary()
 
-    def _start(self, tasks: list[Callable[[], None]]) -> Iterator[tuple[int, Future[None]]]:
+    def _start(self, tasks: list[Callable[[], None]], breadth: Breadth) -> Iterator[tuple[int, Future[None]]]:
         """Start the calls now; the iterator gives each as it ends (each writes its own row)."""
-        return fanout.in_parallel(enumerate(tasks), limit=self.gw.settings.max_concurrency)
+        return fanout.in_parallel(enumerate(tasks), limit=self.gw.settings.max_concurrency, breadth=breadth)
 
     def _wait(self, started: Iterator[tuple[int, Future[None]]]) -> None:
         """Wait for every call started; the first error is raised once all have ended (the rows of the
@@ -155,8 +160,8 @@ class Debate:
         if errors:
             raise errors[0]
 
-    def _batch(self, tasks: list[Callable[[], None]]) -> None:
-        self._wait(self._start(tasks))
+    def _batch(self, tasks: list[Callable[[], None]], breadth: Breadth) -> None:
+        self._wait(self._start(tasks, breadth))
 
     def _ask(self, prompt: RenderedPrompt, schema: type[T], role: str) -> tuple[T, str]:
         """The answer, every string the decoder closed at its bound cut back to its last whole sentence (a
@@ -267,10 +272,16 @@ class Debate:
             return
         board = BOARD[member]
         history = thread_text(self._thread(board.thread)) if phase == FINAL else ""
+        # Each lens scores in a judge thread of its own: its final scores are asked with its own blind ones
+        # before it, never with another lens's (seed 003: three lenses, not three clones of one verdict).
         prompt = self._render(
-            "agency_board_score",
-            {"member_title": board.title.lower(), "member_lens": board.lens},
-            {"move": self.document, "debate": history or NO_DEBATE},
+            board.score_prompt,
+            {},
+            {
+                "move": self.document,
+                "debate": history or NO_DEBATE,
+                "own_blind": self._own_blind(member) if phase == FINAL else FIRST_LOOK,
+            },
         )
         card, key = self._ask(prompt, score_schema(self.citable), SCORING_ROLE)
         texts = [self.document, history] if history else [self.document]
@@ -297,6 +308,15 @@ class Debate:
         )
         with self._lock:
             self.scores[(member, phase)] = row
+
+    def _own_blind(self, member: Member) -> str:
+        """The lens's own scores before the debate, as its thread's earlier turn."""
+        row = self.scores.get((member, BLIND))
+        if row is None:
+            return NO_BLIND
+        return "\n".join(
+            f"- {name}: {row.card[name]['score']} ({row.card[name].get('reason', '')})" for name in METRICS
+        )
 
     # --- the outcome
 

@@ -1,23 +1,29 @@
 """Layer 1: F1 (financial inference, from the figures) and F2 (trend and sentiment, from the documents), in
 parallel. Each claim must cite ids that resolve; a claim that types a figure is withheld and code says so. A
-side with nothing to read is not asked: its output declares the gap (silence beats filler)."""
+side with nothing to read is not asked: its output declares the gap (silence beats filler).
+
+Each claim is read against every figure it cites (agents.text.figure_claims, the reading the memo and the
+deck share): a trend word must hold at each step of the cited series, the metric it names must be one it
+cites, and advice with no finding in it is no inference. Where every claim F2 wrote was withheld as advice,
+F2 says what its cited documents report, one line of code's quoting each, or that they report nothing the
+desk can state: never an empty finding, never advice."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from decimal import Decimal, InvalidOperation
+from collections.abc import Callable, Mapping
 from functools import partial
 
-from agents.agency.checks import shown
-from agents.agency.directions import Figure, direction_problem
+from agents.agency.checks import NOTHING_REPORTED, cited_figures, reported, shown
 from agents.agency.narrowing import inference_schema
 from agents.agency.outputs import Claim, InferenceOutput, Source, SourcesOutput
 from agents.agency.schemas import Inference
 from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
 from agents.llm.types import CallContext
+from agents.text.figure_claims import CitedFigure, read_claim
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
+from memos.pipeline.agency.breadths import INFERENCES
 from memos.pipeline.agency.plan import F1, F2, INFERENCE
 from memos.pipeline.agency.reads import sources
 from memos.pipeline.context import StageContext
@@ -35,8 +41,9 @@ def run_inference(ctx: StageContext) -> None:
         F1: partial(financial, gw, ctx, gathered) if gathered.facts else partial(silent, F1, gathered),
         F2: partial(trend, gw, ctx, gathered) if gathered.documents else partial(silent, F2, gathered),
     }
-    done = ctx.fan_out(work, InferenceOutput, limit=gw.settings.max_concurrency)
-    if not any(output.claims for output in done.values()):
+    done = ctx.fan_out(work, InferenceOutput, limit=gw.settings.max_concurrency, breadth=INFERENCES)
+    # Code's line that the documents report nothing is no finding to propose a move from.
+    if not any(c.statement != NOTHING_REPORTED for output in done.values() for c in output.claims):
         raise StageFailed(
             "neither F1 nor F2 found anything the data supports: no findings to propose moves from"
         )
@@ -120,48 +127,44 @@ def _infer(
     )
     context = CallContext(run_id=ctx.run_id, stage=INFERENCE, role=Role.INFERENCE)
     answer, _ = trim_cut(gw.complete(prompt, inference_schema(ids, facts), context=context))
-    return checked(name, answer, set(ids), figures_of(gathered), kept_numbers(ctx), said_in=language(ctx))
-
-
-def figures_of(gathered: SourcesOutput) -> dict[str, Figure]:
-    """The gathered facts a claim's direction is checked against, by id."""
-    found: dict[str, Figure] = {}
-    for item in gathered.facts:
-        try:
-            value = Decimal(item.value)
-        except InvalidOperation:
-            continue
-        if item.as_of is not None and item.metric:
-            found[item.evidence_id] = Figure(
-                item.evidence_id, item.metric, item.as_of, value, item.cue or item.summary
-            )
-    return found
+    return checked(
+        name,
+        answer,
+        set(ids),
+        cited_figures(gathered.facts),
+        kept_numbers(ctx),
+        said_in=language(ctx),
+        documents={document.doc_id: document for document in gathered.documents},
+    )
 
 
 def checked(
     name: str,
     answer: Inference,
     ids: set[str],
-    figures: dict[str, Figure],
+    figures: Mapping[str, CitedFigure],
     keep: frozenset[str],
     *,
     said_in: Language | None = None,
+    documents: Mapping[str, Source] | None = None,
 ) -> InferenceOutput:
-    """The claims that cite only ids the role was shown, type no figure and claim no direction their cited
-    figures contradict, numbered F1.1, F1.2, ..."""
+    """The claims that cite only ids the role was shown, type no figure and stand against every figure they
+    cite, numbered F1.1, F1.2, ...; where F2's were all advice, code's lines on what its documents report."""
     claims: list[Claim] = []
     dropped: list[str] = []
+    advised: list[str] = []  # the ids the claims withheld as advice cite, in order
     facts = frozenset(figures)
     for index, claim in enumerate(answer.claims, start=1):
         unknown = [ref for ref in claim.citations if ref not in ids]
         text = shown(claim.statement, facts, keep, language=said_in)
-        contradicted = direction_problem(
-            claim.statement, [figures[r] for r in claim.citations if r in figures]
+        verdict = read_claim(
+            claim.statement, [figures[r] for r in claim.citations if r in figures], finding=True
         )
         if unknown:
             dropped.append(f"claim {index} cited ids the run does not hold ({', '.join(unknown)})")
-        elif contradicted:
-            dropped.append(f"claim {index} withheld: {contradicted}")
+        elif not verdict.kept:
+            dropped.append(f"claim {index} withheld: {verdict.reason}")
+            advised += claim.citations if verdict.rule == "advice" else []
         elif text.withheld or text.empty:
             dropped.append(f"claim {index}: {text.note or 'nothing left to show'}")
         else:
@@ -172,4 +175,33 @@ def checked(
         shown(gap, facts, keep, language=said_in).text or "(a gap stated with a figure, withheld)"
         for gap in answer.gaps
     ]
+    if name == F2 and advised and not claims:
+        claims = _reported(list(dict.fromkeys(advised)), documents or {}, keep, said_in, dropped)
     return InferenceOutput(name=name, claims=claims, gaps=gaps, dropped=dropped)
+
+
+def _reported(
+    cited: list[str],
+    documents: Mapping[str, Source],
+    keep: frozenset[str],
+    said_in: Language | None,
+    dropped: list[str],
+) -> list[Claim]:
+    """One line of code's per document the advice cited, quoting what it says; a document with no sentence
+    code may quote is listed in ``dropped``."""
+    lines: list[tuple[str, str]] = []
+    for ref in cited:
+        document = documents.get(ref)
+        line = reported(document, keep, language=said_in) if document is not None else ""
+        if line:
+            lines.append((ref, line))
+        elif document is not None:
+            dropped.append(
+                f"{ref} holds no sentence code may quote (each types a figure, is advice or is cut)"
+            )
+    if not lines:
+        return [Claim(claim_id=f"{F2}.1", statement=NOTHING_REPORTED, citations=cited, by_code=True)]
+    return [
+        Claim(claim_id=f"{F2}.{number}", statement=line, citations=[ref], by_code=True)
+        for number, (ref, line) in enumerate(lines, start=1)
+    ]

@@ -22,6 +22,7 @@ from agents.llm.types import CallContext
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.models import AgentStep, Move
+from memos.pipeline.agency.breadths import PERSONAS
 from memos.pipeline.agency.plan import (
     MERGED_SKIP,
     MOVES,
@@ -51,7 +52,7 @@ def run_proposals(ctx: StageContext) -> None:
     work: dict[str, Callable[[], ProposalOutput]] = {
         persona: partial(propose, gw, ctx, persona, found, numbers) for persona in agency.personas
     }
-    done = ctx.fan_out(work, ProposalOutput, limit=gw.settings.max_concurrency)
+    done = ctx.fan_out(work, ProposalOutput, limit=gw.settings.max_concurrency, breadth=PERSONAS)
     if not done:
         raise StageFailed("no analyst proposed any move; see each analyst's error")
     ctx.once(MOVES, MovesOutput, lambda: merge(ctx))

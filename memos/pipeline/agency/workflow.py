@@ -19,8 +19,10 @@ from agents.agency.outputs import (
     RankingOutput,
     SourcesOutput,
 )
+from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.agency import plan, profiles
+from memos.pipeline.agency.breadths import INFERENCES, JURY_AUDITS, PERSONAS, SCORES, TURNS
 from memos.pipeline.agency.final import agency_artefact, ending, run_final
 from memos.pipeline.agency.inference import run_inference
 from memos.pipeline.agency.plan import (
@@ -35,6 +37,7 @@ from memos.pipeline.agency.plan import (
 from memos.pipeline.agency.proposals import run_proposals
 from memos.pipeline.agency.sandbox import run_sandbox
 from memos.pipeline.agency.sources import run_sources
+from memos.pipeline.judge_families import Judged
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
@@ -90,6 +93,10 @@ def notices(steps: Sequence[AgentStep]) -> list[str]:
     )
 
 
+# The moves' authors and the debate's voices, whose work the board's scores and the jury judge.
+DEBATERS = (Role.ANALYST, Role.CRITIC, Role.BOARD)
+
+
 WORKFLOW = Workflow(
     name=plan.NAME,
     choice="Agency: strategic moves debated by a board",
@@ -106,20 +113,29 @@ WORKFLOW = Workflow(
             "L1 · Inference",
             "F1 reads the figures, F2 the documents, in parallel",
             run_inference,
+            fan_outs=(INFERENCES,),
         ),
         Stage(
             plan.PROPOSALS,
             "L2 · Analysts",
             "Each persona proposes a low, a medium and a high-risk move; code merges duplicates",
             run_proposals,
+            fan_outs=(PERSONAS,),
         ),
         Stage(
             plan.SANDBOX,
             "Sandbox",
             "A critic against three board members, turn by turn, every move at once; then the board scores",
             run_sandbox,
+            fan_outs=(TURNS, SCORES),
         ),
-        Stage(plan.FINAL, "Final", "Code adds up the scores and ranks the moves", run_final),
+        Stage(
+            plan.FINAL,
+            "Final",
+            "Code adds up the scores and ranks the moves",
+            run_final,
+            fan_outs=(JURY_AUDITS,),
+        ),
     ),
     kinds={
         SOURCES_KIND: StepKind(SOURCES_KIND, SourcesOutput, f"{TEMPLATES}/sources.html", _sources),
@@ -138,6 +154,11 @@ WORKFLOW = Workflow(
     notices=notices,
     artefact=agency_artefact,
     budget=profiles.budget,
+    # Seed 003: the board's scores and the jury judge the analysts' moves and the debate on them.
+    verdicts=(
+        Judged(Role.SCORING, DEBATERS, "the board's scores", "the analysts' moves and the debate on them"),
+        Judged(Role.JURY, DEBATERS, "the jury's verdicts", "the analysts' moves and the debate on them"),
+    ),
     layered=True,
     fakes="agents.agency.fakes",
     surface="memos.pipeline.agency.desk",

@@ -23,6 +23,7 @@ from agents.llm.gateway import LLMGateway
 from agents.llm.roles import Role
 from agents.text.sentences import trim_cut, within_bounds
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.breadths import SLIDES
 from memos.pipeline.deck.inputs import figure_lines, inputs
 from memos.pipeline.deck.judging import checked_quotes, found_pairs, judge_r1
 from memos.pipeline.deck.plan import BASELINE, DRAFT, REFINE, draft_key, lap_key
@@ -145,7 +146,7 @@ def draft_deck(ctx: StageContext, gw: LLMGateway, rebuild: str) -> DeckDraft:
     tasks: list[tuple[str, Callable[[], BaseModel]]] = [("", framing)]
     tasks += [(section.name, partial(slide, section)) for section in drafted]
     answers: dict[str, BaseModel] = {}
-    for key, future in in_parallel(tasks, limit=gw.settings.max_concurrency):
+    for key, future in in_parallel(tasks, limit=gw.settings.max_concurrency, breadth=SLIDES):
         try:
             answers[key] = future.result()
         except BudgetExceeded:

@@ -48,9 +48,12 @@ def dimensions_text(rubric: Rubric, *, protected: bool, model_written: Collectio
     """The rubric for the system message: a model-written anchor is only pointed to (adopted_anchors_text)."""
     lines = []
     for dimension in rubric.objective("composite").dimensions:
+        # Each level's descriptor with its quoted example (agents.rubrics.Dimension.anchor): the judge
+        # compares the deck's words with the examples, not with adjectives alone.
         anchors = "; ".join(
-            f"{score}: {ADOPTED_IN_USER if _adopted(dimension.key, score, model_written) else text}"
-            for score, text in sorted(dimension.anchors.items())
+            f"{score}: "
+            + (ADOPTED_IN_USER if _adopted(dimension.key, score, model_written) else dimension.anchor(score))
+            for score, _, _ in dimension.levels()
         )
         lines.append(f"- {dimension.key} (weight {dimension.weight:g}): {anchors}")
     if protected:

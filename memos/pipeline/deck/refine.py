@@ -27,6 +27,7 @@ from agents.llm.roles import Role
 from agents.text.sentences import trim_cut, within_bounds
 from memos.models import AgentStep, Run
 from memos.pipeline.context import StageContext
+from memos.pipeline.deck.breadths import JUDGEMENTS
 from memos.pipeline.deck.calibration import is_calibrated
 from memos.pipeline.deck.cycle import base_output
 from memos.pipeline.deck.data import data_version, deck_facts, figure_of
@@ -247,7 +248,10 @@ def _judge_both(
         ("candidate", lambda: judge_r2(ctx, gw, deck, measured, REFINE)),
         ("best", lambda: judge_r2(ctx, gw, best.deck, best.scored.measured, REFINE, rescore_lap=number)),
     ]
-    results = {key: future.result() for key, future in in_parallel(tasks, limit=gw.settings.max_concurrency)}
+    results = {
+        key: future.result()
+        for key, future in in_parallel(tasks, limit=gw.settings.max_concurrency, breadth=JUDGEMENTS)
+    }
     return results["candidate"], results["best"]
 
 

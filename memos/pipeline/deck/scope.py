@@ -15,7 +15,8 @@ from memos.pipeline.deck.cycle import base_scope
 from memos.pipeline.deck.inputs import inputs
 from memos.pipeline.deck.plan import RUBRIC, SCOPE
 from memos.pipeline.errors import shown
-from memos.pipeline.gateway import gateway, llm_settings
+from memos.pipeline.gateway import gateway
+from memos.pipeline.judge_families import badges
 from memos.pipeline.prompts import model_written_anchors, template
 
 ADOPTED_LEFT_OUT = "(adopted from an earlier run's proposal; model-written, not repeated here)"
@@ -40,7 +41,10 @@ def frozen_scope(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
         nonce=ctx.run.nonce,
     )
     scope = gw.complete(prompt, Scope, context=inputs(ctx).call(SCOPE, Role.SCOPE_BUILDER))
-    return ScopeOutput(scope=scope, same_model_warning=judge_shares_model())
+    # Seed 001 rule 1, Reviewer != Reviser: the judge's family as the run recorded it when it started.
+    return ScopeOutput(
+        scope=scope, same_model_warning=" ".join(badges(ctx.run.verdict_families, role=Role.SCORER))
+    )
 
 
 def proposed_anchors(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
@@ -88,18 +92,3 @@ def scope_text(scope: Scope) -> str:
         f"Audience: {scope.audience}\nDecision: {scope.decision}\n"
         f"Required sections:\n{sections}\nKey questions:\n{questions}"
     )
-
-
-def judge_shares_model() -> str:
-    """Seed 001 rule 1, Reviewer != Reviser: warn when the judge is configured on the drafter's or the
-    reviser's model."""
-    llm = llm_settings()
-    judge = llm.endpoint_for(Role.SCORER)
-    for role in (Role.DRAFTER, Role.REVISER):
-        other = llm.endpoint_for(role)
-        if (other.base_url, other.model) == (judge.base_url, judge.model):
-            return (
-                f"The scorer (the judge) uses the same model as the {role} ({judge.model}); it may prefer "
-                "its own text. Set LLM_MODEL_SCORER to a different model."
-            )
-    return ""

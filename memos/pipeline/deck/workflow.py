@@ -10,9 +10,11 @@ from pydantic import ValidationError
 
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
 from agents.deck.rubrics import DECK_R1, DECK_R2, R1_CONTRACT, R2_CONTRACT
+from agents.llm.roles import Role
 from memos.models import AgentStep
 from memos.pipeline.deck import plan as deck_plan
 from memos.pipeline.deck import profiles
+from memos.pipeline.deck.breadths import JUDGEMENTS, SLIDES
 from memos.pipeline.deck.data import run_data
 from memos.pipeline.deck.draft import run_draft
 from memos.pipeline.deck.final import deck_artefact, ending, run_deck
@@ -20,7 +22,8 @@ from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT_KIND, FIGURES, LAP, R
 from memos.pipeline.deck.reader import deck_reader_text
 from memos.pipeline.deck.refine import run_refine
 from memos.pipeline.deck.scope import run_scope
-from memos.pipeline.model_warnings import same_model_notices
+from memos.pipeline.judge_families import Judged
+from memos.pipeline.reader_text import REASKS
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/deck"
@@ -69,11 +72,6 @@ def _deck(output: DeckOutput) -> str:
     return f"{len(output.deck.slides)} slides · R2 {r2:.2f} · {output.laps} laps"
 
 
-def notices(steps: Sequence[AgentStep]) -> list[str]:
-    """Seed 001 rule 1 on the run page: the judge shares the drafter's or the reviser's model."""
-    return same_model_notices(steps, SCOPE, ScopeOutput) + calibration_notices(steps)
-
-
 def calibration_notices(steps: Sequence[AgentStep]) -> list[str]:
     """Seed 001 section 2 on the run page: an uncalibrated judge's improvements may be its own variance."""
     for step in steps:
@@ -106,13 +104,18 @@ WORKFLOW = Workflow(
         ),
         Stage(deck_plan.DATA, "Data", "Figures picked by code from the fact store", run_data),
         Stage(
-            deck_plan.DRAFT, "Draft and R1 gate", "Drafted, rendered, fact-checked, linted, graded", run_draft
+            deck_plan.DRAFT,
+            "Draft and R1 gate",
+            "Drafted, rendered, fact-checked, linted, graded",
+            run_draft,
+            fan_outs=(SLIDES, REASKS),
         ),
         Stage(
             deck_plan.REFINE,
             "Refinement",
             "Each lap: work order, revision, checks, judge; code decides",
             run_refine,
+            fan_outs=(JUDGEMENTS,),
         ),
         Stage(deck_plan.DECK, "Deck", "The best so far, frozen for review", run_deck),
     ),
@@ -130,7 +133,17 @@ WORKFLOW = Workflow(
     profiles=profiles.profiles,
     configure=profiles.configure,
     describe=profiles.describe,
-    notices=notices,
+    notices=calibration_notices,
+    # Seed 001 rule 1, Reviewer != Reviser: the scorer (the judge and its gate) grades the drafts and the
+    # revisions.
+    verdicts=(
+        Judged(
+            Role.SCORER,
+            (Role.DRAFTER, Role.PLANNER, Role.REVISER),
+            "the judge's scores",
+            "the drafts and their revisions",
+        ),
+    ),
     run_banner="memos/decks/run_banner.html",
     artefact=deck_artefact,
     rubrics={DECK_R1: R1_CONTRACT, DECK_R2: R2_CONTRACT},

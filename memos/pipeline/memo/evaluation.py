@@ -32,8 +32,10 @@ from memos.pipeline import fanout
 from memos.pipeline.claims import max_attempts
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import shown
-from memos.pipeline.gateway import gateway, llm_settings, same_model_warning, second_evaluator
+from memos.pipeline.gateway import gateway, llm_settings, second_evaluator
 from memos.pipeline.inputs import brief_block
+from memos.pipeline.judge_families import badges
+from memos.pipeline.memo.breadths import EVALUATORS
 from memos.pipeline.memo.plan import EVALUATION
 from memos.pipeline.memo.reads import audit_output, briefs_text, config, iterations, specialist_outputs
 from memos.pipeline.prompts import rubric, template
@@ -71,7 +73,7 @@ def run_evaluation(ctx: StageContext) -> None:
         for role in roles
     }
     results: dict[Role, Evaluation | LLMError] = {}
-    for role, future in fanout.in_parallel(asked.items(), limit=len(roles)):
+    for role, future in fanout.in_parallel(asked.items(), limit=len(roles), breadth=EVALUATORS):
         try:
             results[role] = future.result()
         except (InvalidOutput, ProviderFailure, TransientFailure) as exc:  # anything else ends the run
@@ -113,7 +115,7 @@ def run_evaluation(ctx: StageContext) -> None:
                 SelfScore(iteration=n, jplus=it.self_jplus, jminus=it.self_jminus)
                 for n, it in enumerate(done, 1)
             ],
-            same_model_warning=same_model_warning(),
+            same_model_warning=" ".join(badges(ctx.run.verdict_families, role=Role.EVALUATOR)),
             quotes=kept.quotes,
             trimmed=trimmed,
             kept_role=kept.role,

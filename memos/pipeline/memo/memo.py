@@ -64,10 +64,11 @@ def delivered_memo(ctx: StageContext) -> MemoOutput:
     shown = catalysts.kept(memo, window)
     sections = reader_sections(memo, analysis, [c.event for c in shown])
     escape = done[-1].escape
+    audited = audit_output(ctx)
     return MemoOutput(
         memo=memo,
         analysis=analysis,
-        firewall=firewall(memo, catalog, audit_output(ctx).report),
+        firewall=firewall(memo, catalog, audited.report),
         verdict=evaluation.verdict if evaluation is not None else None,
         tiers={cid: catalog.items[cid].tier for cid in memo.load_bearing if cid in catalog.items},
         numbers_removed=sum(removed_count(text, fact_ids, keep) for _, texts in sections for text in texts),
@@ -81,6 +82,10 @@ def delivered_memo(ctx: StageContext) -> MemoOutput:
         falsifier_bindings=kept_bindings,
         dropped_bindings=dropped_bindings,
         repairs=repairs,
+        # Frozen with the memo: its contradiction flags, and the claims a later brief's memo is read against.
+        claims=audited.directed,
+        contradictions=audited.claim_contradictions,
+        compared_with=audited.compared_with,
     )
 
 

@@ -24,6 +24,7 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import document_block, fact_lines
 from memos.pipeline.gateway import gateway
 from memos.pipeline.inputs import brief_block
+from memos.pipeline.memo.breadths import SPECIALIST_BRIEFS
 from memos.pipeline.memo.plan import SPECIALISTS_STAGE
 from memos.pipeline.memo.reads import catalog_of, config, evidence
 from memos.pipeline.prompts import template
@@ -40,7 +41,7 @@ def run_specialists(ctx: StageContext) -> None:
         else partial(silent_brief, ctx, name)
         for name in config(ctx).roster
     }
-    if not ctx.fan_out(work, SpecialistOutput, limit=gw.settings.max_concurrency):
+    if not ctx.fan_out(work, SpecialistOutput, limit=gw.settings.max_concurrency, breadth=SPECIALIST_BRIEFS):
         raise StageFailed("no specialist produced a usable brief; see each specialist's error")
 
 

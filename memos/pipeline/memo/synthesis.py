@@ -24,6 +24,7 @@ from agents.memo import catalysts, escape, gaps, hillclimb
 from agents.memo.audit import AuditReport, audit
 from agents.memo.catalysts import Window
 from agents.memo.citations import CheckedClaim, merge
+from agents.memo.contradictions import against_memo, between_specialists, directed, prompt_lines
 from agents.memo.narrowing import as_base, iteration_schema
 from agents.memo.outputs import Attempt, AuditOutput, IterationOutput
 from agents.memo.rubric import MEMO_RUBRIC, MemoRubric
@@ -34,6 +35,7 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.evidence import fact_line
 from memos.pipeline.gateway import gateway
 from memos.pipeline.inputs import brief_block
+from memos.pipeline.memo.others import other_memos
 from memos.pipeline.memo.plan import AUDIT, SYNTHESIS, iteration_key
 from memos.pipeline.memo.reads import (
     briefs_text,
@@ -68,7 +70,7 @@ def run_synthesis(ctx: StageContext) -> None:
     claims = [c for o in outputs.values() for c in o.claims]
     gaps = {shard: list(o.brief.coverage_gaps) for shard, o in outputs.items() if o.asked_model}
     own = (ctx.company.name, ctx.company.ticker)
-    audited = ctx.once(AUDIT, AuditOutput, lambda: AuditOutput.of(*_audit(claims, catalog, own, gaps)))
+    audited = ctx.once(AUDIT, AuditOutput, lambda: _audited(ctx, claims, catalog, own, gaps))
     if audited is None:
         raise StageFailed("the fact-stability audit was skipped: there is nothing to synthesise from")
     cited = sorted({cid for claim in audited.claims for cid in claim.citations})
@@ -104,6 +106,27 @@ def skip_rest(ctx: StageContext, number: int, total: int) -> None:
     keys = [iteration_key(n) for n in range(number + 1, total + 1)]
     reason = f"not needed: iteration {number} met the thresholds (seed 000's escape valve)"
     skip_steps(ctx, SYNTHESIS, keys, reason)
+
+
+def _audited(
+    ctx: StageContext,
+    claims: list[CheckedClaim],
+    catalog: EvidenceCatalog,
+    own: tuple[str, str],
+    gaps: dict[str, list[str]],
+) -> AuditOutput:
+    """The fact-stability audit, then the contradiction checks (agents.memo.contradictions): the
+    specialists' claims against one another, every claim (before merging, so each specialist is named)
+    against the latest memos of the company's other briefs."""
+    audited = AuditOutput.of(*_audit(claims, catalog, own, gaps))
+    read = directed(claims, catalog)
+    flags = between_specialists(read)
+    others = other_memos(ctx.run)
+    for memo, theirs in others:
+        flags += against_memo(read, theirs, memo)
+    return audited.model_copy(
+        update={"directed": read, "claim_contradictions": flags, "compared_with": [m for m, _ in others]}
+    )
 
 
 def _audit(
@@ -224,6 +247,8 @@ def _synthesise(
             "brief": brief_block(ctx),
             "documents": documents or "(no documents cited)",
             "briefs": inputs.briefs,
+            # Model-written quotes: untrusted, fenced. The figure goes by its id only (code renders values).
+            "contradictions": prompt_lines(inputs.audit.claim_contradictions),
             "previous": json.dumps(previous.model_dump(), indent=1)
             if previous
             else "(this is the first iteration)",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from agents.llm.roles import Role
 from agents.memo.outputs import (
     AuditOutput,
     EvaluationOutput,
@@ -13,12 +12,14 @@ from agents.memo.outputs import (
     SpecialistOutput,
 )
 from agents.memo.rubric import MEMO_CONTRACT, MEMO_RUBRIC
-from memos.models import AgentStep, Run
+from memos.models import Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
+from memos.pipeline.judge_families import Judged
 from memos.pipeline.memo import plan as memo_plan
 from memos.pipeline.memo import profiles
 from memos.pipeline.memo.artefact import memo_artefact
+from memos.pipeline.memo.breadths import EVALUATORS, SPECIALIST_BRIEFS
 from memos.pipeline.memo.data import run_data
 from memos.pipeline.memo.evaluation import run_evaluation
 from memos.pipeline.memo.memo import run_memo
@@ -28,7 +29,7 @@ from memos.pipeline.memo.rehearsal import script_for_run
 from memos.pipeline.memo.specialists import run_specialists
 from memos.pipeline.memo.synthesis import run_synthesis
 from memos.pipeline.memo.watches import open_watches
-from memos.pipeline.model_warnings import same_model_notices
+from memos.pipeline.reader_text import REASKS
 from memos.pipeline.workflows import Ending, Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/memo"
@@ -71,7 +72,7 @@ def _evaluation(output: EvaluationOutput) -> str:
     line = f"{verdict.decision} · J+ {verdict.calibrated_jplus} · J− {verdict.calibrated_jminus}"
     missing = sum(1 for quote in output.quotes if not quote.found)
     line += f" · {_plural(missing, 'quote')} not found" if missing else ""
-    return line + (" · same model" if output.same_model_warning else "")
+    return line + (" · same family" if output.same_model_warning else "")
 
 
 def _memo(output: MemoOutput) -> str:
@@ -106,9 +107,16 @@ def ending(ctx: StageContext) -> Ending:
     )
 
 
-def notices(steps: Sequence[AgentStep]) -> list[str]:
-    """Seed 000's rubber-stamp risk, on the run page: the evaluator shares the synthesizer's model."""
-    return same_model_notices(steps, EVALUATION, EvaluationOutput)
+# The evaluator judges the specialists' briefs and the synthesizer's memo (seed 000's rubber-stamp risk).
+MEMO_WRITERS = (
+    Role.FUNDAMENTALS,
+    Role.COMPETITIVE,
+    Role.MACRO,
+    Role.REGULATORY,
+    Role.QUANT,
+    Role.NEWS,
+    Role.SYNTHESIZER,
+)
 
 
 WORKFLOW = Workflow(
@@ -124,6 +132,7 @@ WORKFLOW = Workflow(
             "Specialists",
             "Each reads only its own evidence and must cite it",
             run_specialists,
+            fan_outs=(SPECIALIST_BRIEFS,),
         ),
         Stage(
             memo_plan.SYNTHESIS,
@@ -131,13 +140,20 @@ WORKFLOW = Workflow(
             "A fact-stability audit, then iterations under the hill-climb rule",
             run_synthesis,
         ),
-        Stage(memo_plan.EVALUATION, "Evaluation", "A separate model grades every iteration", run_evaluation),
+        Stage(
+            memo_plan.EVALUATION,
+            "Evaluation",
+            "A separate model grades every iteration",
+            run_evaluation,
+            fan_outs=(EVALUATORS,),
+        ),
         Stage(
             memo_plan.MEMO,
             "Memo",
             "Code renders every figure, asks the writer again about what it would withhold, applies the "
             "firewall",
             run_memo,
+            fan_outs=(REASKS,),
         ),
     ),
     kinds={
@@ -153,7 +169,14 @@ WORKFLOW = Workflow(
     profiles=profiles.profiles,
     configure=profiles.configure,
     describe=profiles.describe,
-    notices=notices,
+    verdicts=(
+        Judged(
+            Role.EVALUATOR,
+            MEMO_WRITERS,
+            "the evaluator's grades",
+            "the specialists' briefs and the synthesizer's memo",
+        ),
+    ),
     artefact=memo_artefact,
     on_frozen=open_watches,
     rubrics={MEMO_RUBRIC: MEMO_CONTRACT},

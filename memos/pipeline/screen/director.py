@@ -31,6 +31,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway, llm_settings, with_models
 from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
+from memos.pipeline.screen.breadths import SENT_BACK
 from memos.pipeline.screen.handoffs import market_block, market_ids, synthesis_block
 from memos.pipeline.screen.news import quant_of
 from memos.pipeline.screen.plan import (
@@ -79,7 +80,7 @@ def run_director(ctx: StageContext) -> None:
             key: partial(writer.revise, revisit.sector, revisit.reason, first.get(revisit.sector))
             for key, revisit in zip(REVISE_KEYS, revisits, strict=False)
         }
-        ctx.fan_out(work, SynthesisOutput, limit=1)
+        ctx.fan_out(work, SynthesisOutput, limit=1, breadth=SENT_BACK)
     skip_steps(
         ctx,
         DIRECTOR_STAGE,

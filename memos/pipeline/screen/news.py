@@ -6,6 +6,7 @@ the model claims at what its cited documents support (agents.screen.flags.eviden
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -19,6 +20,7 @@ from agents.screen.flags import LIMITED, NO_NEWS, Evidence, capped, evidence_cei
 from agents.screen.narrowing import overview_schema, sector_news_schema
 from agents.screen.outputs import Document, DriverOut, EventOut, NewsOutput, QuantStep, Searched
 from agents.screen.search import Query, overview_queries, sector_queries
+from agents.text.promotion import Verdict
 from agents.text.sentences import trim_cut
 from agents.text.shown import shown
 from memos.pipeline.context import StageContext
@@ -27,6 +29,7 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
 from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
+from memos.pipeline.screen.breadths import SECTOR_NEWS
 from memos.pipeline.screen.handoffs import (
     NEWS_FIGURES,
     document_block,
@@ -57,12 +60,20 @@ def run_news(ctx: StageContext) -> None:
     work: dict[str, Callable[[], NewsOutput]] = {OVERVIEW: reading.overview}
     for sector in screen.sector_names:
         work[news_key(sector)] = partial(reading.sector, sector)
-    ctx.fan_out(work, NewsOutput, limit=gw.settings.max_concurrency)
+    ctx.fan_out(work, NewsOutput, limit=gw.settings.max_concurrency, breadth=SECTOR_NEWS)
 
 
-def search(searcher: DeskSearcher, queries: list[Query]) -> tuple[list[Searched], list[Document]]:
+@dataclass(frozen=True)
+class Found:
+    searched: list[Searched]
+    documents: list[Document]
+    promotional: dict[str, Verdict]  # doc id -> why code left it out as promotion or spam
+
+
+def search(searcher: DeskSearcher, queries: list[Query]) -> Found:
     searched: list[Searched] = []
     found: dict[str, SourceDocument] = {}
+    spam: dict[str, Verdict] = {}
     for query in queries:
         answer = searcher.answer(query)
         searched.append(
@@ -70,7 +81,22 @@ def search(searcher: DeskSearcher, queries: list[Query]) -> tuple[list[Searched]
         )
         for doc in answer.documents:
             found.setdefault(doc.doc_id, doc)
-    return searched, [document_of(doc) for doc in found.values()]
+        for doc, verdict in answer.promotional:
+            spam.setdefault(doc.doc_id, verdict)
+    return Found(searched, [document_of(doc) for doc in found.values()], spam)
+
+
+def promotion_notes(spam: dict[str, Verdict]) -> list[str]:
+    """Code's note on the promotion and spam the searches matched and left out, counted by what gave each
+    away, so a reader of the reading knows what it was not shown and why."""
+    if not spam:
+        return []
+    counted = Counter(name for verdict in spam.values() for name in verdict.features)
+    why = ", ".join(f"{name} {count}" for name, count in counted.most_common())
+    return [
+        f"code left out {len(spam)} promotional or spam post{'s' if len(spam) != 1 else ''} the searches "
+        f"matched, never quoted as evidence ({why})"
+    ]
 
 
 def search_notes(searched: list[Searched]) -> list[str]:
@@ -93,9 +119,10 @@ class Reading:
     def overview(self) -> NewsOutput:
         gw, ctx, screen, quant = self.gw, self.ctx, self.screen, self.step.quant
         queries = overview_queries(quant.market.as_of, screen.strategy.news, screen.universe.symbols)
-        searched, documents = search(self.searcher, queries)
+        found = search(self.searcher, queries)
+        searched, documents = found.searched, found.documents
         if not documents:
-            return _silent("", searched, NO_MARKET_NEWS)
+            return _silent("", searched, NO_MARKET_NEWS, found.promotional)
         facts = tuple(market_ids(quant))
         ids = tuple(doc.doc_id for doc in documents)
         ctx.check()
@@ -108,7 +135,7 @@ class Reading:
         answer, _ = trim_cut(gw.complete(prompt, overview_schema(ids, facts), context=context))
         known = frozenset(facts)
         said_in = brief_language(ctx.run.brief)
-        dropped: list[str] = []
+        dropped = promotion_notes(found.promotional)
         events = []
         for index, event in enumerate(answer.key_events, start=1):
             text = shown(event.event, known, language=said_in)
@@ -147,9 +174,10 @@ class Reading:
             effort=screen.strategy.news,
             thresholds=screen.strategy.thresholds,
         )
-        searched, documents = search(self.searcher, queries)
+        found = search(self.searcher, queries)
+        searched, documents = found.searched, found.documents
         if not documents:
-            return _silent(sector, searched, NO_NEWS)
+            return _silent(sector, searched, NO_NEWS, found.promotional)
         facts = tuple(sector_ids(profiles, NEWS_FIGURES))
         ids = tuple(doc.doc_id for doc in documents)
         symbols = tuple(group.symbols)
@@ -167,7 +195,7 @@ class Reading:
         answer, _ = trim_cut(gw.complete(prompt, sector_news_schema(ids, symbols, facts), context=context))
         known = frozenset(facts)
         said_in = brief_language(ctx.run.brief)
-        dropped: list[str] = []
+        dropped = promotion_notes(found.promotional)
         drivers = []
         for index, driver in enumerate(answer.key_drivers, start=1):
             unknown = [ref for ref in driver.citations if ref not in ids]
@@ -252,7 +280,9 @@ def _graded(
     )
 
 
-def _silent(sector: str, searched: list[Searched], sentence: str) -> NewsOutput:
+def _silent(
+    sector: str, searched: list[Searched], sentence: str, spam: dict[str, Verdict] | None = None
+) -> NewsOutput:
     return NewsOutput(
         sector=sector,
         searches=searched,
@@ -261,6 +291,6 @@ def _silent(sector: str, searched: list[Searched], sentence: str) -> NewsOutput:
         claimed="none",
         ceiling="none",
         evidence_quality="none",
-        dropped=search_notes(searched),
+        dropped=[*search_notes(searched), *promotion_notes(spam or {})],
         asked_model=False,
     )

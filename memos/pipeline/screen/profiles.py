@@ -74,6 +74,11 @@ def configure(request: RunRequest) -> dict[str, Any]:
     return screen.model_dump(mode="json")
 
 
+def run_models(config: Mapping[str, Any]) -> Mapping[str, str]:
+    """The models the run's strategy names per role, over the desk's settings."""
+    return ScreenConfig.model_validate(config).strategy.models
+
+
 def budget(config: Mapping[str, Any], default: int | None) -> int | None:
     """A run's token budget: the desk's default, or enough for the call bound if that is more (with the
     sectors the managing director may send back to the senior analyst)."""

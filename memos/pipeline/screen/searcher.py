@@ -4,6 +4,10 @@ query's window and never after the as-of session; in live mode, first from the c
 Deterministic over the desk's own documents: the same query finds the same documents in the same order, so
 an unchanged rerun sends the same prompts and the ledger answers them.
 
+Promotion and spam (agents.text.promotion: stock-pick services, gain boasts, quote-page bots) is left out
+before a query's limit is applied, so it neither reaches the model nor takes a real post's place; the answer
+names what was left out and why, and the news reading says so.
+
 Posts and search results found are stored as documents (memos.pipeline.fact_store.save_documents), so every
 citation of one resolves to a row, as a news item's does.
 """
@@ -20,7 +24,9 @@ from itertools import chain, zip_longest
 from agents.data.errors import DataError
 from agents.data.news import LiveSearch
 from agents.data.types import SourceDocument
+from agents.screen.evidence import may_be_about
 from agents.screen.search import Query
+from agents.text.promotion import Verdict, read
 from memos.models import SourceDocument as SourceDocumentRow
 from memos.pipeline.data_sources import social_source
 from memos.pipeline.fact_store import save_documents
@@ -36,6 +42,8 @@ DESK_KINDS = ("news", "prediction-market", "filing")
 class Answer:
     documents: list[SourceDocument]
     failed: str  # why the search API did not answer, or ""
+    # What the query matched that code left out as promotion or spam, each with what gave it away.
+    promotional: tuple[tuple[SourceDocument, Verdict], ...] = ()
 
 
 class DeskSearcher:
@@ -63,9 +71,10 @@ class DeskSearcher:
             found = self._desk(query, symbols=query.symbols, words=query.words)
         else:  # the deep dive: the movers' own posts and news over the longer window
             found = list(chain(self._desk(query, symbols=query.symbols), self._symbol_posts(query)))
-        chosen = _distinct([*searched, *found])[: query.limit]
+        kept, promotional = _screened(_distinct([*searched, *found]))
+        chosen = kept[: query.limit]
         save_documents(doc for doc in chosen if doc.kind == "social" or doc in searched)
-        return Answer(chosen, failed)
+        return Answer(chosen, failed, promotional)
 
     def _searched(self, query: Query) -> list[SourceDocument]:
         if self._live is None or not query.terms:
@@ -76,11 +85,18 @@ class DeskSearcher:
 
     def _symbol_posts(self, query: Query) -> list[SourceDocument]:
         """The symbols' posts in the window, taken in turn (newest first for each), so one busy symbol does
-        not crowd out its sector."""
-        lists = [
-            [p for p in self._posts_of(s, query.end) if _within(p.published, query) and _about_few(p)]
-            for s in query.symbols
-        ]
+        not crowd out its sector. A promotion takes no symbol's turn: each symbol's first post in the
+        turns is its first real one (the promotions follow, for the answer to count and leave out)."""
+        lists = []
+        for symbol in query.symbols:
+            # A post in a symbol's file whose cashtag is part of a word ("l $d", a song, in D's file).
+            posts = [
+                p
+                for p in self._posts_of(symbol, query.end)
+                if _within(p.published, query) and _about_few(p) and may_be_about(p.text, symbol)
+            ]
+            kept, spam = _screened(posts)
+            lists.append([*kept, *(doc for doc, _ in spam)])
         return [post for turn in zip_longest(*lists) for post in turn if post is not None]
 
     def _posts_of(self, symbol: str, end: date) -> list[SourceDocument]:
@@ -118,6 +134,21 @@ class DeskSearcher:
                 )
             )
         return found
+
+
+def _screened(
+    documents: Iterable[SourceDocument],
+) -> tuple[list[SourceDocument], tuple[tuple[SourceDocument, Verdict], ...]]:
+    """The documents that are not promotion, in order, and those that are, with their verdicts."""
+    kept: list[SourceDocument] = []
+    spam: list[tuple[SourceDocument, Verdict]] = []
+    for doc in documents:
+        verdict = read(f"{doc.title} {doc.text}")
+        if verdict.promotional:
+            spam.append((doc, verdict))
+        else:
+            kept.append(doc)
+    return kept, tuple(spam)
 
 
 def _about_few(post: SourceDocument) -> bool:

@@ -23,6 +23,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
 from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
+from memos.pipeline.screen.breadths import SECTOR_REPORTS
 from memos.pipeline.screen.handoffs import (
     SENIOR_FIGURES,
     market_block,
@@ -53,7 +54,7 @@ def run_synthesis(ctx: StageContext) -> None:
     work: dict[str, Callable[[], SynthesisOutput]] = {
         synthesis_key(sector): partial(writer.sector, sector) for sector in screen.sector_names
     }
-    done = ctx.fan_out(work, SynthesisOutput, limit=gw.settings.max_concurrency)
+    done = ctx.fan_out(work, SynthesisOutput, limit=gw.settings.max_concurrency, breadth=SECTOR_REPORTS)
     ctx.once(OVERALL, OverallOutput, lambda: writer.overall(overview_of(ctx), done))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agents.llm.roles import Role
 from agents.screen.outputs import (
     ChartsOutput,
     DirectorOutput,
@@ -18,8 +19,10 @@ from agents.screen.outputs import (
     SynthesisOutput,
 )
 from memos.models import AgentStep
+from memos.pipeline.judge_families import Judged
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
+from memos.pipeline.screen.breadths import SECTOR_NEWS, SECTOR_REPORTS, SENT_BACK
 from memos.pipeline.screen.director import run_director
 from memos.pipeline.screen.final import ending, run_final, screen_artefact
 from memos.pipeline.screen.news import run_news
@@ -91,18 +94,21 @@ WORKFLOW = Workflow(
             "News analyst",
             "Searches per sector, where the alpha is; reads what came back",
             run_news,
+            fan_outs=(SECTOR_NEWS,),
         ),
         Stage(
             plan.SYNTHESIS,
             "Senior analyst",
             "Merges the quant and the news per sector, then across sectors",
             run_synthesis,
+            fan_outs=(SECTOR_REPORTS,),
         ),
         Stage(
             plan.DIRECTOR_STAGE,
             "Managing director",
-            "Sees everything: consistency, blind spots, summary",
+            "Sees everything: consistency, blind spots, summary; may send a sector back once",
             run_director,
+            fan_outs=(SENT_BACK,),
         ),
         Stage(plan.FINAL, "Flags", "Code decides each flag under the honesty protocol", run_final),
     ),
@@ -123,6 +129,16 @@ WORKFLOW = Workflow(
     notices=notices,
     artefact=screen_artefact,
     budget=profiles.budget,
+    # Seed 003: the managing director reviews the news and senior analysts' work.
+    verdicts=(
+        Judged(
+            Role.MANAGING_DIRECTOR,
+            (Role.NEWS_ANALYST, Role.SENIOR_ANALYST),
+            "the managing director's review",
+            "the news and senior analysts' sector reports",
+        ),
+    ),
+    run_models=profiles.run_models,
     run_banner="memos/screen/run_banner.html",
     fakes="agents.screen.fakes",
     surface="memos.pipeline.screen.desk",

@@ -1,16 +1,19 @@
 """The agency's rules that code applies: merging duplicates by key, adding up and ranking scores with the
-tie-break, and recording what moved a board member's position."""
+tie-break, recording what moved a board member's position, and reading an inference against the figures it
+cites (agents.text.figure_claims) with F2's advice giving way to what its documents report."""
 
 from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
 
-from agents.agency.checks import Change, answer_check, change, echoes, shown
+from agents.agency.checks import NOTHING_REPORTED, Change, answer_check, change, echoes, shown
 from agents.agency.dedup import clusters, dedup_key
-from agents.agency.directions import Figure, direction_problem
+from agents.agency.outputs import Source
 from agents.agency.ranking import rank, top_overlap
-from agents.agency.schemas import MetricScore, ScoreCard
+from agents.agency.schemas import Inference, InferenceClaim, MetricScore, ScoreCard
+from agents.text.figure_claims import CitedFigure, read_claim
+from memos.pipeline.agency.inference import checked
 
 
 def _card(impact: int, feasibility: int, rar: int, alignment: int) -> ScoreCard:
@@ -84,24 +87,54 @@ def test_a_quote_of_the_critic_must_be_its_words_and_a_typed_figure_is_withheld(
     assert text.text == "The moat is real." and text.withheld == 1 and text.note
 
 
-def test_a_claim_whose_cited_figures_went_the_other_way_is_caught() -> None:
-    revenue = [
-        Figure("AAPL:revenue:FY2024", "revenue", date(2024, 11, 1), Decimal("391035000000"), "USD 391,035 M"),
-        Figure(
-            "AAPL:revenue:FY2025", "revenue", date(2025, 10, 31), Decimal("416161000000"), "USD 416,161 M"
-        ),
+def _figure(metric: str, year: int, value: str, shown_as: str) -> CitedFigure:
+    return CitedFigure(f"AAPL:{metric}:FY{year}", metric, f"FY{year}", Decimal(value), shown_as)
+
+
+REVENUE = [
+    _figure("revenue", 2024, "391035000000", "USD 391,035 M"),
+    _figure("revenue", 2025, "416161000000", "USD 416,161 M"),
+]
+
+
+def test_a_claim_whose_cited_figures_went_the_other_way_is_withheld() -> None:
+    answer = Inference(
+        claims=[
+            InferenceClaim(
+                statement="The company's revenue has been declining over the past two years.",
+                citations=[f.fact_id for f in REVENUE],
+            ),
+            InferenceClaim(statement="Revenue grew over the last two years.", citations=[REVENUE[0].fact_id]),
+            # What the figures did comes first, what the writer makes of it after (the embedded model's).
+            InferenceClaim(
+                statement="Revenue has been increasing, so costs may decline next.",
+                citations=[f.fact_id for f in REVENUE],
+            ),
+        ],
+        gaps=["No segment split."],
+    )
+    found = checked("F1", answer, {f.fact_id for f in REVENUE}, {f.fact_id: f for f in REVENUE}, frozenset())
+    assert [c.statement for c in found.claims] == [
+        "Revenue grew over the last two years.",
+        "Revenue has been increasing, so costs may decline next.",
     ]
-    wrong = direction_problem("The company's revenue has been declining over the past two years.", revenue)
-    assert "went down, but the figures it cites rose: USD 391,035 M" in wrong
-    assert direction_problem("Revenue grew over the last two years.", revenue) == ""
-    # What the figures did comes first; what the writer makes of it after (read on the embedded model).
-    assert direction_problem("Revenue has been decreasing, suggesting a need to improve efficiency.", revenue)
-    assert direction_problem("Revenue has been increasing, so costs may decline next.", revenue) == ""
-    # A claim about several metrics, a single period, or no direction at all: nothing to check.
-    margin = Figure("AAPL:gross_margin:FY2025", "gross_margin", date(2025, 10, 31), Decimal("46.9"), "46.9%")
-    assert direction_problem("Revenue fell while margins rose.", [*revenue, margin]) == ""
-    assert direction_problem("Revenue declined.", revenue[:1]) == ""
-    assert direction_problem("Revenue is large.", revenue) == ""
+    assert found.dropped == [
+        "claim 1 withheld: it says revenue fell at each step (\u201cdeclining\u201d), "
+        "but the series it cites does not: FY2024 USD 391,035 M (AAPL:revenue:FY2024), "
+        "FY2025 USD 416,161 M (AAPL:revenue:FY2025); "
+        "it rose 6.4% in FY2025 (the latest change)"
+    ]
+
+
+def test_a_claim_of_two_metrics_is_read_clause_by_clause() -> None:
+    """Read first to last on one metric only, "revenue fell while margins rose" passed beside a revenue that
+    rose; each clause is read against its own metric's figures now."""
+    margin = CitedFigure("AAPL:gross_margin:FY2025", "gross_margin", "FY2025", Decimal("0.469"), "46.9%")
+    cited = [*REVENUE, margin]
+    assert "it says revenue fell" in read_claim("Revenue fell while margins rose.", cited).reason
+    assert read_claim("Revenue rose while margins held.", cited).kept
+    assert read_claim("Revenue declined.", REVENUE[:1]).kept  # one period: no step
+    assert read_claim("Revenue is large.", REVENUE).kept
 
 
 def test_a_claim_naming_growth_is_read_by_its_verb() -> None:
@@ -109,19 +142,15 @@ def test_a_claim_naming_growth_is_read_by_its_verb() -> None:
     beginning "grow"), so a claim that growth declined, beside rates that did, was withheld as a claim that
     it went up. One list now (agents.text.directions): the claim stands."""
     rates = [
-        Figure(
-            "AAPL:revenue_growth_yoy:FY2024", "revenue_growth_yoy", date(2024, 11, 1), Decimal("0.08"), "8.0%"
+        CitedFigure(
+            "AAPL:revenue_growth_yoy:FY2024", "revenue_growth_yoy", "FY2024", Decimal("0.08"), "8.0%"
         ),
-        Figure(
-            "AAPL:revenue_growth_yoy:FY2025",
-            "revenue_growth_yoy",
-            date(2025, 10, 31),
-            Decimal("0.02"),
-            "2.0%",
+        CitedFigure(
+            "AAPL:revenue_growth_yoy:FY2025", "revenue_growth_yoy", "FY2025", Decimal("0.02"), "2.0%"
         ),
     ]
-    assert direction_problem("Revenue growth declined over the two years.", rates) == ""
-    assert "went up, but the figures it cites fell" in direction_problem("Revenue growth rose again.", rates)
+    assert read_claim("Revenue growth declined over the two years.", rates).kept
+    assert "it says revenue growth rose" in read_claim("Revenue growth rose again.", rates).reason
 
 
 def test_a_reply_that_mostly_copies_the_critic_back_is_an_echo_and_one_that_answers_is_not() -> None:
@@ -141,3 +170,66 @@ def test_a_reply_that_mostly_copies_the_critic_back_is_an_echo_and_one_that_answ
     assert not echoes(answered, critic)
     assert not echoes("Yes. No.", critic)  # sentences too short to judge are no echo
     assert not echoes(copied, [])
+
+
+def _post(doc_id: str, text: str) -> Source:
+    return Source(
+        doc_id=doc_id,
+        kind="social",
+        source="stocknet",
+        published=date(2015, 12, 30),
+        title=text,
+        text=text,
+        about="AAPL",
+        stale=True,
+    )
+
+
+def test_f2_s_advice_gives_way_to_what_its_documents_report_or_to_code_s_line_that_they_report_nothing() -> (
+    None
+):
+    posts = {
+        "social:1": _post("social:1", "customers in the apple store waited an hour for a repair today"),
+        "social:2": _post("social:2", "$aapl to 150 by friday, 40 % upside"),
+    }
+    answer = Inference(
+        claims=[
+            InferenceClaim(
+                statement="Apple should consider investing in customer service.", citations=["social:1"]
+            ),
+            InferenceClaim(
+                statement="Apple should expand its distribution channels.", citations=["social:2"]
+            ),
+        ],
+        gaps=["No news from the last quarter."],
+    )
+    found = checked("F2", answer, set(posts), {}, frozenset(), documents=posts)
+    assert [(c.claim_id, c.statement, c.citations, c.by_code) for c in found.claims] == [
+        (
+            "F2.1",
+            "stocknet (2015-12-30, stale) reports: "
+            "\u201ccustomers in the apple store waited an hour for a repair today\u201d",
+            ["social:1"],
+            True,
+        )
+    ]
+    assert sum("advice, not a finding" in why for why in found.dropped) == 2
+    assert any(why.startswith("social:2 holds no sentence code may quote") for why in found.dropped)
+    # Nothing quotable in any cited document: code says so, never an empty F2 and never the advice.
+    only_figures = {"social:2": posts["social:2"]}
+    answer = Inference(claims=answer.claims[1:], gaps=answer.gaps)
+    nothing = checked("F2", answer, set(only_figures), {}, frozenset(), documents=only_figures)
+    assert [(c.statement, c.by_code) for c in nothing.claims] == [(NOTHING_REPORTED, True)]
+    # F2 with a finding among its claims keeps it and adds nothing of code's; F1's advice is withheld too.
+    mixed = Inference(
+        claims=[
+            InferenceClaim(statement="Posts complain of long waits for repairs.", citations=["social:1"]),
+            *answer.claims,
+        ],
+        gaps=answer.gaps,
+    )
+    kept = checked("F2", mixed, set(posts), {}, frozenset(), documents=posts)
+    assert [c.statement for c in kept.claims] == ["Posts complain of long waits for repairs."]
+    assert not any(c.by_code for c in kept.claims)
+    advice = checked("F1", answer, set(posts), {}, frozenset(), documents=posts)
+    assert advice.claims == [] and "advice, not a finding" in advice.dropped[0]

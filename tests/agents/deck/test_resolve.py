@@ -69,12 +69,12 @@ def test_a_line_opens_with_a_capital_unless_its_first_word_is_a_name() -> None:
 def test_words_that_only_name_the_bullet_s_figure_are_left_to_the_figure() -> None:
     bullets = [
         BulletDraft(text="Revenue", figures=[REVENUE.fact_id]),
-        BulletDraft(text="Sales held up through the year. Gross mar", figures=[MARGIN.fact_id]),
+        BulletDraft(text="The margin held up through the year. Gross mar", figures=[MARGIN.fact_id]),
     ]
     deck, notes = resolve(_draft(bullets), FIGURES, FRAME)
     named, cut = deck.slides[1].bullets
     assert named.text == "" and named.figures == (REVENUE,)  # printed once, as "Revenue FY2024: ..."
-    assert cut.text == "Sales held up through the year." and cut.figures == (MARGIN,)
+    assert cut.text == "The margin held up through the year." and cut.figures == (MARGIN,)
     assert notes.dropped == [f"slide 2: bullet {n}: words that only name its figure" for n in (1, 2)]
 
 

@@ -169,12 +169,29 @@ def test_a_growth_rate_that_slowed_above_zero_is_no_contradiction() -> None:
 
 
 def test_the_audit_flags_a_claim_that_contradicts_the_sign_of_its_figure_and_drops_it_to_low() -> None:
+    """ "Revenue declined" beside growth above zero is read by the rate's sign. "Revenue growth declined" says
+    where the rate went, which one rate cannot tell (the reading the deck and the agency share): it stands."""
     kept, _ = check_claims(
-        "news", _brief(_claim("Revenue growth declined", ["AAPL:revenue_growth_yoy:FY2024"])), CATALOG
+        "news", _brief(_claim("Revenue declined", ["AAPL:revenue_growth_yoy:FY2024"])), CATALOG
     )
     audited, report = audit(kept, CATALOG)
-    assert report.contradictions[0].kind == "direction vs figure"
+    assert report.contradictions[0].kind == "direction vs figures"
+    assert "revenue growth is above zero in every figure it cites" in report.contradictions[0].detail
     assert audited[0].tier == "LOW" and "AAPL:revenue_growth_yoy:FY2024" in report.contested_ids
+    rate, _ = check_claims(
+        "news", _brief(_claim("Revenue growth declined", ["AAPL:revenue_growth_yoy:FY2024"])), CATALOG
+    )
+    assert not audit(rate, CATALOG)[1].contradictions
+
+
+def test_the_audit_flags_a_claim_naming_another_metric_than_it_cites() -> None:
+    kept, _ = check_claims(
+        "fundamentals", _brief(_claim("Free cash flow is ample", ["AAPL:revenue:FY2024"])), CATALOG
+    )
+    audited, report = audit(kept, CATALOG)
+    assert [c.kind for c in report.contradictions] == ["metric vs figures"]
+    assert "it names free cash flow, but the figures it cites are revenue" in report.contradictions[0].detail
+    assert audited[0].tier == "LOW"
 
 
 def test_the_audit_flags_briefs_reading_one_figure_in_opposite_directions() -> None:
@@ -190,7 +207,10 @@ def test_the_audit_checks_a_claimed_trend_against_the_series_it_cites() -> None:
     rising, _ = check_claims("fundamentals", _brief(_claim("Capex has been increasing", series)), CATALOG)
     audited, report = audit(rising, CATALOG)
     assert [c.kind for c in report.contradictions] == ["direction vs figures"]
-    assert "from 10959 (FY2023) to 9447 (FY2024)" in report.contradictions[0].detail
+    assert (
+        "FY2023 10959 (AAPL:capex:FY2023), FY2024 9447 (AAPL:capex:FY2024)" in report.contradictions[0].detail
+    )
+    assert "fell 13.8% in FY2024 (the latest change)" in report.contradictions[0].detail
     assert audited[0].tier == "LOW"
     falling, _ = check_claims("fundamentals", _brief(_claim("Capex declined", series)), CATALOG)
     assert not audit(falling, CATALOG)[1].contradictions

@@ -243,7 +243,7 @@ def _long_card(schema: dict[str, object], messages: list[dict[str, object]]) -> 
 
 def test_score_reasons_at_their_patterns_length_never_lose_a_finished_debate() -> None:
     run = _run("quick", personas=("capital",))
-    with fake_llm({"agency_board_score": [_long_card] * 60}):
+    with fake_llm({f"agency_board_score_{member}": [_long_card] * 20 for member in ("d1", "d2", "d3")}):
         driver.run_inline(str(run.pk))
     run.refresh_from_db()
     # The debate summed up from the stored cards: before, a stricter read failed the stage three times.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -70,10 +71,11 @@ def test_the_step_documents_of_a_deck_run_render_for_its_analyst(client: Client)
         assert "not finished" not in page.content.decode().lower(), step.key
 
 
-def test_the_run_page_warns_when_the_judge_shares_the_writers_model(client: Client) -> None:
-    run = deck_run("quick")
-    with fake_llm():  # one model for every role
+def test_the_run_page_badges_the_judge_of_the_writers_family(client: Client) -> None:
+    run = deck_run("quick")  # started on one model for every role
+    with fake_llm():
         driver.run_inline(str(run.pk))
     client.force_login(run.brief.owner)
-    page = client.get(f"/runs/{run.pk}/").content.decode()
-    assert "uses the same model as the drafter" in page and "LLM_MODEL_SCORER" in page
+    page = unescape(client.get(f"/runs/{run.pk}/").content.decode())
+    assert "Same family as the work it judges: the judge's scores come from the scorer" in page
+    assert "judging the drafts and their revisions" in page

@@ -5,6 +5,7 @@ tested by the same code, and a declaration it misses fails here."""
 
 from __future__ import annotations
 
+from html import unescape
 from io import StringIO
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from django.template.loader import get_template
 from django.test import Client
 
 from memos.models import AgentStep, ArtefactVersion, Run
-from memos.pipeline import driver
+from memos.pipeline import driver, fanout
 from memos.pipeline.registry import WORKFLOWS, rehearsal
 from memos.pipeline.workflows import Workflow
 from memos.services.runs import ask, ask_watchlist
@@ -66,11 +67,19 @@ def finished(workflow: Workflow) -> Run:
 @pytest.mark.parametrize("name", list(WORKFLOWS))
 def test_a_finished_run_of_every_workflow_has_every_page(name: str, tmp_path: Path) -> None:
     workflow = WORKFLOWS[name]
+    fanout.started.clear()
     run = finished(workflow)
     reader = Client()
     reader.force_login(run.brief.owner)
 
-    assert reader.get(f"/runs/{run.pk}/").status_code == 200
+    run_page = reader.get(f"/runs/{run.pk}/")
+    assert run_page.status_code == 200
+    # Every fan-out the run started was declared on one of its stages, and the run page says why it may.
+    declared = {breadth.name: breadth for stage in workflow.stages for breadth in stage.fan_outs}
+    assert fanout.started, f"{name}: no call ran side by side"
+    assert set(fanout.started) <= set(declared), f"{name}: undeclared fan-outs"
+    for breadth in declared.values():
+        assert f"Side by side: {breadth.name}." in unescape(run_page.content.decode()), breadth.name
     done = list(AgentStep.objects.filter(run=run, status=AgentStep.Status.DONE))
     assert done and {step.kind for step in done} <= set(workflow.kinds)
     for step in done:

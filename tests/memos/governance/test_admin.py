@@ -69,6 +69,16 @@ def test_a_version_page_shows_what_the_code_reads_from_it(client: Client, desk_a
     assert "{aperture}" in page and "agents.memo.schemas:SynthesisIteration" in page
 
 
+def test_a_rubric_version_page_shows_every_level_with_its_quoted_example(
+    client: Client, desk_admin: User
+) -> None:
+    page = client.get(f"{RUBRICS}{_active(RubricVersion, 'deck_r1').pk}/change/").content.decode()
+    row = page[page.index("Thesis clarity</td>") : page.index("</tr>", page.index("Thesis clarity</td>"))]
+    assert row.count('class="anchor-example"') == 6  # levels 0 to 5, each quoted
+    assert "<strong>0</strong> No thesis at all: the deck is a sequence of facts" in row
+    assert "Slide one: Company overview. Slide two: Revenue history." in row
+
+
 def test_saving_an_edit_makes_the_next_version_and_leaves_the_shown_one_as_it_was(
     client: Client, desk_admin: User
 ) -> None:
@@ -118,6 +128,14 @@ REFUSED = [
     (PromptVersion, "synthesizer", "at least 1.5", "a little", "rubric term(s) the prompt-content tests"),
     (RubricVersion, MEMO_RUBRIC, "weight: 0.2", "weight: 0.25", "sum to 1.05, not 1"),
     (RubricVersion, "deck_r2", "weight: 0.15", "weight: 0.05", "sum to 0.9, not 1"),
+    # A level left with an adjective and no quoted example (seed 000: "each level has a quoted example").
+    (
+        RubricVersion,
+        MEMO_RUBRIC,
+        "          1: 'Services growth should support margins over time.'\n",
+        "",
+        "dimension 'causal_mechanism' has no quoted example at level 1",
+    ),
 ]
 
 

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.test import override_settings
 from django.utils import timezone
 
+from agents.llm.config import load_llm_settings
 from agents.memo.roster import DEFAULT_PROFILES
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS
 from memos.models import AgentStep, ArtefactVersion, FactRecord, LLMCall, Motion, Run
@@ -35,9 +37,9 @@ def _output(run: Run, key: str) -> dict[str, Any]:
     return output
 
 
-def _run(profile: str = "quick") -> Run:
+def _run(profile: str = "quick", username: str = "ana") -> Run:
     load_desk_data("AAPL")
-    user = analyst()
+    user = analyst(username)
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
     return start_run(brief=brief, user=user, profile=profile, enqueue=False, workflow="memo")
 
@@ -86,12 +88,20 @@ def test_a_quick_run_produces_a_cited_memo_with_every_layer_done() -> None:
 
 
 def test_the_evaluator_runs_on_its_own_model() -> None:
-    run = _run("quick")
+    # Started under the settings the fake server's run uses: the evaluator on a model of its own family.
+    own_model = load_llm_settings({"LLM_MODEL": "fake-synthesizer", "LLM_MODEL_EVALUATOR": "fake-evaluator"})
+    with override_settings(LLM_SETTINGS=own_model):
+        run = _run("quick")
     with fake_llm(script_for(run)) as server:
         driver.run_inline(str(run.pk))
         models = {entry["prompt_name"]: entry["model"] for entry in server.requests}
     assert models["evaluator"] == "fake-evaluator" and models["synthesizer"] == "fake-synthesizer"
     assert _output(run, "evaluation")["same_model_warning"] == ""
+    # On one model, the evaluator's step says its grades come from the memo's own family.
+    shared = _run("quick", username="ben")
+    with fake_llm(script_for(shared)):
+        driver.run_inline(str(shared.pk))
+    assert _output(shared, "evaluation")["same_model_warning"].startswith("Same family as the work it judges")
 
 
 def test_a_rerun_with_unchanged_inputs_makes_no_llm_calls() -> None:

@@ -18,7 +18,7 @@ from memos.models import AgentStep, Brief, FactRecord, Run, SourceDocument
 from memos.pipeline import driver
 from memos.services.runs import create_brief, start_run
 from memos.views.run_socket import RunConsumer
-from tests.memos.factories import company, evaluation_output, revenue_fact, run_for
+from tests.memos.factories import company, revenue_fact, run_for
 from tests.memos.pipeline_support import analyst, evidence_of, fake_llm, load_desk_data, script_for
 
 QUESTION = "Should the committee add to the position ahead of the next product cycle?"
@@ -137,26 +137,6 @@ def test_another_analysts_run_and_its_documents_are_not_found(client: Client, al
     assert client.get(f"/runs/{run.pk}/steps/{step.pk}/").status_code == 200
     other = run_for(alice, company("MSFT", "Microsoft", 789019))
     assert client.get(f"/runs/{other.pk}/steps/{step.pk}/").status_code == 404  # a step of another run
-
-
-@pytest.mark.django_db
-def test_the_run_page_warns_when_the_evaluator_shared_the_synthesizers_model(
-    client: Client, alice: User
-) -> None:
-    run = run_for(alice)
-    warning = "The evaluator uses the same model as the synthesizer (local)"
-    AgentStep.objects.create(
-        run=run,
-        stage="evaluation",
-        key="evaluation",
-        kind="evaluation",
-        title="Evaluator's report",
-        status="done",
-        output=evaluation_output(same_model_warning=warning).model_dump(mode="json"),
-    )
-    client.force_login(alice)
-    page = client.get(f"/runs/{run.pk}/").content.decode()
-    assert 'class="banner warn"' in page and warning in page
 
 
 # --- documents built from a real run

@@ -136,6 +136,9 @@ def changed_values(version: ArtefactVersion, other_run: Run) -> dict[str, Any]:
         "prompt_versions": {},
         "rubric_versions": {},
         "model_versions": {"synthesizer": "another-model"},
+        "verdict_families": [
+            {"judge": "evaluator", "judge_family": "claimed-other", "work": [], "work_families": []}
+        ],
         "data_version": "e" * 64,
         "changelog": "nothing to see",
         "created_at": datetime(2020, 1, 1, tzinfo=UTC),

@@ -1,8 +1,9 @@
 """The investment memo (seed 000) as the rest of the desk knows it: its step pages, its part of a version's
-page (drift against the memo before, the weekly schedule, the falsifiers watched), the export's changelog
-(one row per synthesis iteration), what it does when newer figures load (checks its falsifiers), its own
-actions (re-run the evaluation, set the weekly memo), what the scheduler starts (the weekly memos) and its
-command (``manage.py run memo``, alias ``analyze``).
+page (drift against the memo before, contradictions between its claims and against other briefs' memos,
+the weekly schedule, the falsifiers watched), the export's changelog (one row per synthesis iteration),
+what it does when newer figures load (checks its falsifiers), its own actions (re-run the evaluation, set
+the weekly memo), what the scheduler starts (the weekly memos) and its command (``manage.py run memo``,
+alias ``analyze``).
 
 This module is the memo's one public module for code outside its package (memos.services.surfaces reads
 ``SURFACE``); the run engine never imports it (memos.pipeline.memo names it in its ``Workflow``).
@@ -20,6 +21,7 @@ from django.urls import URLPattern, path
 
 from memos.models import ArtefactVersion
 from memos.pipeline.memo.desk import pages
+from memos.pipeline.memo.desk.contradictions import memo_contradictions
 from memos.pipeline.memo.desk.drift import memo_drift
 from memos.pipeline.memo.desk.export import iterations
 from memos.pipeline.memo.desk.falsifier_hits import check_after_commit
@@ -31,6 +33,12 @@ from memos.services.surfaces import Export, Panel, StepPages, Surface, VersionPa
 def _drift(user: User, version: ArtefactVersion, previous: ArtefactVersion | None) -> dict[str, Any] | None:
     found = memo_drift(previous, version)
     return {"drift": found, "previous": previous} if found else None
+
+
+def _contradictions(
+    user: User, version: ArtefactVersion, previous: ArtefactVersion | None
+) -> dict[str, Any] | None:
+    return memo_contradictions(user, version)
 
 
 def _schedule(
@@ -73,6 +81,7 @@ SURFACE = Surface(
     version=VersionPage(
         panels=(
             Panel("memos/versions/_drift.html", _drift, place="top"),
+            Panel("memos/versions/_contradictions.html", _contradictions, place="top"),
             Panel("memos/versions/_memo_schedule.html", _schedule),
             Panel("memos/versions/_falsifiers.html", _register, place="below"),
         )

@@ -104,6 +104,9 @@ def audit_context(output: AuditOutput, step: AgentStep, refs: Refs) -> dict[str,
         "gap_grades": output.gap_grades,
         "invented": output.invented,
         "penalties": output.penalties,
+        "claim_contradictions": output.claim_contradictions,
+        "compared_with": output.compared_with,
+        "directed": output.directed,
     }
 
 
@@ -186,7 +189,6 @@ def evaluation_context(output: EvaluationOutput, step: AgentStep, refs: Refs) ->
         "next_run_recommendation": evaluation.next_run_recommendation,
         "verdict": verdict,
         "recalibrated": verdict.recalibrated_hill_climb,
-        "same_model_warning": output.same_model_warning,
         # A second evaluator on another model: whose verdict was kept, the other's, and where they part ways.
         "kept_role": output.kept_role,
         "other": output.other,

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from agents.screen.chart import PriceChart, chart_svg
 from agents.screen.criteria import model_part
 from agents.screen.display import LABELS, metric_of, value_text
+from agents.screen.evidence import symbol_evidence
 from agents.screen.flags import UNREAD_SUMMARY
 from agents.screen.inputs import Input, declared_gaps
 from agents.screen.outputs import (
@@ -73,8 +74,9 @@ class SymbolView:
     rows: list[tuple[str, str, str]]  # (label, printed value, fact id)
     reason: list[Part]  # the protocol's sentence (code's) then the senior analyst's reason
     concern: list[Part]
-    sources: list[Document]
+    sources: list[Document]  # what names the symbol (agents.screen.evidence): its own evidence
     chart: SafeString
+    context: list[Document] = field(default_factory=list)  # its sector's cited documents, said to be so
     rule: str = ""  # the protocol's part of the reason (code's)
     model_reason: list[Part] = field(default_factory=list)  # the senior analyst's part
 
@@ -403,6 +405,7 @@ class _Sectors:
         self, profile: SymbolProfile, assessment: Assessment, documents: dict[str, Document]
     ) -> SymbolView:
         chart = self.charts.get(profile.symbol)
+        chosen = symbol_evidence(profile.symbol, profile.name, list(documents.values()), assessment.sources)
         return SymbolView(
             assessment=assessment,
             profile=profile,
@@ -414,7 +417,8 @@ class _Sectors:
             rule=assessment.flag_reason.removesuffix(model_part(assessment.flag_reason)).strip(),
             model_reason=parts(model_part(assessment.flag_reason), self.figures),
             concern=parts(assessment.key_concern, self.figures),
-            sources=[documents[ref] for ref in assessment.sources if ref in documents],
+            sources=chosen.own,
+            context=chosen.context,
             # Drawn by code from numbers; every text in it is escaped (agents.screen.chart).
             chart=mark_safe(chart_svg(chart)) if chart else mark_safe(""),  # noqa: S308
         )
