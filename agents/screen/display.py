@@ -4,9 +4,11 @@ levels, %B and beta as ratios, volume as a multiple. Only code prints a figure; 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 
 from agents.screen.quant import Figure
+from agents.text.figures import REF
 
 LABELS = {
     "return_1w": "return, 1 week",
@@ -21,6 +23,16 @@ LABELS = {
     "close": "close",
     "avg_return_1w": "mean return, 1 week",
     "avg_alpha_1w": "mean alpha residual, 1 week",
+    "candidates": "candidates",
+    "sectors": "sectors",
+    "largest_sector_share": "largest sector's share of the candidates",
+    "hhi": "sector concentration (HHI)",
+    "share_green": "share flagged GREEN",
+    "share_yellow": "share flagged YELLOW",
+    "share_red": "share flagged RED",
+    "review_share_green": "share flagged GREEN before the review",
+    "review_share_yellow": "share flagged YELLOW before the review",
+    "review_share_red": "share flagged RED before the review",
 }
 
 
@@ -29,7 +41,8 @@ def metric_of(fact_id: str) -> str:
 
 
 def subject_of(fact_id: str) -> str:
-    """XOM for ``XOM:rsi14:...``; the sector's slug for ``sector:<slug>:avg_alpha_1w:...``."""
+    """XOM for ``XOM:rsi14:...``; the sector's slug for ``sector:<slug>:avg_alpha_1w:...``; "watchlist" for
+    ``watchlist:hhi:...``."""
     parts = fact_id.split(":")
     return parts[1] if parts[0] == "sector" else parts[0]
 
@@ -46,6 +59,17 @@ FORMATS = {
     "volume_ratio": "{:.1f}x",
     "rsi14": "{:.1f}",
     "close": "{:.1f}",
+    # The portfolio's (agents.screen.portfolio): counts, shares of the candidates, an index from 0 to 1.
+    "candidates": "{:.0f}",
+    "sectors": "{:.0f}",
+    "largest_sector_share": "share",
+    "share_green": "share",
+    "share_yellow": "share",
+    "share_red": "share",
+    "review_share_green": "share",
+    "review_share_yellow": "share",
+    "review_share_red": "share",
+    "hhi": "{:.3f}",
 }
 
 
@@ -53,6 +77,8 @@ def value_text(metric: str, value: float | None) -> str:
     if value is None:
         return "n/a"
     form = FORMATS.get(metric, "{:.2f}")
+    if form == "share":
+        return f"{value * 100:.1f}%"
     return f"{value * 100:+.2f}%" if form == "ratio" else form.format(value)
 
 
@@ -65,6 +91,17 @@ def figure_line(figure: Figure) -> str:
     metric = metric_of(figure.fact_id)
     label = LABELS.get(metric, metric)
     return f"[{figure.fact_id}] {subject_of(figure.fact_id)} {label}: {figure_text(figure)}"
+
+
+def printed(text: str, figures: Mapping[str, Figure]) -> str:
+    """``text`` with each ``[[fact id]]`` printed as its figure (an unknown one kept as its id), as plain
+    text: a frozen version's sections, which are read without the dashboard."""
+
+    def value(match: re.Match[str]) -> str:
+        figure = figures.get(match.group(1))
+        return figure_text(figure) if figure else f"[{match.group(1)}]"
+
+    return REF.sub(value, text)
 
 
 def figure_lines(figures: Iterable[Figure]) -> str:

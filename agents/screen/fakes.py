@@ -4,7 +4,10 @@ prompt offered (the document ids and symbols in the schema's enums, the sector i
 Deterministic: the same prompt gets the same answer, so a rerun costs nothing. The answers spread over what
 the protocol must handle: a sector whose drivers are transient or structural (by the sector's name), strong
 or weak evidence (by how many documents were found), every flag proposed somewhere (by the symbol), and a
-managing director who asks for one change the protocol refuses and one it admits.
+managing director who asks for one change the protocol refuses and one it admits, names the first symbols
+listed as its strongest (a list in list order, as the embedded model's was, which code's ranking withholds),
+and on a screen of three sectors or more sends the first one back to the senior analyst, who rewrites it
+("Revised after the managing director's review: ...").
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from agents.llm.fakes.server import FakeAnswer
 
 FLAGS = ("GREEN", "YELLOW", "RED")
 SECTOR = re.compile(r"^Sector: (.+?), in the week", re.MULTILINE)
+SENT_BACK = "The managing director's reason for sending it back"
+SEND_BACK_FROM = 3  # sectors on the screen before the fake director sends one back
 # A symbol's line of the senior analyst's prompt (memos.pipeline.screen.handoffs.sector_block).
 SIGNAL = r"^{symbol} \(.*?\), signal ([^.\n]+)\."
 
@@ -76,8 +81,10 @@ def _synthesis(schema: Mapping[str, Any], user: str) -> dict[str, Any]:
     symbols = schema_enum(schema, "symbol")
     found = SECTOR.search(user)
     sector = found.group(1) if found else "the sector"
+    revised = "Revised after the managing director's review: " if SENT_BACK in user else ""
+    said = f"Most of the week in {sector} was the market's move; the news explains some more."
     return {
-        "synthesis": f"Most of the week in {sector} was the market's move; the news explains some more.",
+        "synthesis": revised + said,
         "drop_type": "transient",
         "confidence": "medium",
         "symbols": [
@@ -112,6 +119,7 @@ def _overall() -> dict[str, Any]:
 
 def _director(schema: Mapping[str, Any]) -> dict[str, Any]:
     symbols = schema_enum(schema, "symbol")
+    sectors = schema_enum(schema, "sector")
     changes = []
     if symbols:
         changes.append({"symbol": symbols[0], "to": "GREEN", "reason": "The driver looks transient to me."})
@@ -126,6 +134,11 @@ def _director(schema: Mapping[str, Any]) -> dict[str, Any]:
         "blind_spots": ["No view on rates or currencies."],
         "executive_summary": "A broad sell-off explains most of the week; a few sectors moved on their own.",
         "portfolio_note": "Candidates are spread across sectors.",
+        "inconsistent_sectors": [
+            {"sector": sectors[0], "reason": "Its flags read more certain than its evidence allows."}
+        ]
+        if len(sectors) >= SEND_BACK_FROM
+        else [],
     }
 
 

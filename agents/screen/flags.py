@@ -46,6 +46,9 @@ UNASSESSED = (
     "the same as no news). The flag stays YELLOW until it is read: never RED for unexplained alpha, never "
     "GREEN."
 )
+UNREAD_SUMMARY = (
+    "Unread: the news analyst's reading of this sector did not finish; its symbols are unassessed."
+)
 LIMITED = (
     "Limited evidence found: {cited}. Insufficient to determine a specific catalyst with confidence; no "
     "specific catalyst identified."

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, create_model
 
 from agents.llm.schema import ids_field
 from agents.screen.schemas import (
+    SEND_BACKS,
     DirectorReview,
     Driver,
     Event,
@@ -21,6 +22,7 @@ from agents.screen.schemas import (
     OverallSynthesis,
     SectorNews,
     SectorSynthesis,
+    SendBack,
     SymbolCall,
 )
 from agents.text.patterns import Prose, patterned
@@ -91,8 +93,13 @@ def overall_schema(facts: tuple[str, ...]) -> type[OverallSynthesis]:
 
 
 @lru_cache(maxsize=64)
-def director_schema(symbols: tuple[str, ...], facts: tuple[str, ...]) -> type[DirectorReview]:
+def director_schema(
+    symbols: tuple[str, ...], facts: tuple[str, ...], sectors: tuple[str, ...] = ()
+) -> type[DirectorReview]:
     prose = Prose(facts)
+    send_back = create_model(
+        "NarrowSendBack", __base__=patterned(SendBack, prose, ["reason"]), sector=(_one_of(sectors), ...)
+    )
     change = create_model(
         "NarrowFlagChange",
         __base__=patterned(FlagChange, prose, ["reason"]),
@@ -108,5 +115,9 @@ def director_schema(symbols: tuple[str, ...], facts: tuple[str, ...]) -> type[Di
         flag_adjustments=(list[change], Field(max_length=10)),
         strongest_candidates=(list[str], ids_field(symbols, min_length=0, max_length=5)),
         weakest_candidates=(list[str], ids_field(symbols, min_length=0, max_length=5)),
+        inconsistent_sectors=(
+            list[send_back],
+            Field(default_factory=list, max_length=SEND_BACKS if sectors else 0),
+        ),
     )
     return cast(type[DirectorReview], answer)

@@ -13,9 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.screen.chart import PriceChart
 from agents.screen.config import ResolvedUniverse
 from agents.screen.flags import Assessed, Evidence, Flag
+from agents.screen.portfolio import Portfolio
 from agents.screen.quant import QuantOutput
 from agents.screen.schemas import DriverType
 from agents.screen.search import Query
+from agents.screen.summary import ListCheck, Ranked
 
 
 class _Frozen(BaseModel):
@@ -123,17 +125,34 @@ class FlagChangeOut(_Frozen):
     reason: str
 
 
+class Revisit(_Frozen):
+    """A sector the managing director found inconsistent and sent back to the senior analyst, once."""
+
+    sector: str
+    reason: str  # the managing director's, as shown (a typed figure withheld)
+
+
 class DirectorOutput(_Frozen):
     quality_score: int
     quality_rationale: str
     flag_adjustments: list[FlagChangeOut]
-    strongest_candidates: list[str]
+    strongest_candidates: list[str]  # as the managing director named them (code checks them: *_check)
     weakest_candidates: list[str]
     blind_spots: list[str]
-    executive_summary: str
+    executive_summary: str  # the model's sentences code kept (summary_notes: those it withheld, and why)
     portfolio_note: str
     same_model_warning: str = ""
     dropped: list[str] = Field(default_factory=list)
+    # Code's (issue 32, 4); empty in versions frozen before: the portfolio the director read, the lists
+    # ranked by the week's own move, its lists checked against them, and the market's week in code's words.
+    portfolio: Portfolio | None = None
+    strongest: list[Ranked] = Field(default_factory=list)
+    weakest: list[Ranked] = Field(default_factory=list)
+    strongest_check: ListCheck | None = None
+    weakest_check: ListCheck | None = None
+    market_week: str = ""
+    summary_notes: list[str] = Field(default_factory=list)
+    revisits: list[Revisit] = Field(default_factory=list)
 
 
 class AdjustmentOut(_Frozen):
@@ -217,3 +236,5 @@ class ScreenResult(_Frozen):
         0  # requests the model was paid for, re-asks after a cut-off or invalid answer included
     )
     criteria: Criteria | None = None  # seed 002's success criteria, measured by code (agents.screen.criteria)
+    portfolio: Portfolio | None = None  # the portfolio under the final flags (agents.screen.portfolio)
+    revised: list[str] = Field(default_factory=list)  # sectors whose synthesis the senior analyst revised

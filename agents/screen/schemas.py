@@ -92,6 +92,18 @@ class FlagChange(_Strict):
     reason: Line
 
 
+class SendBack(_Strict):
+    """A sector the managing director finds inconsistent (its flags or synthesis against its evidence): the
+    senior analyst rewrites it once (memos.pipeline.screen.revisits)."""
+
+    sector: str
+    reason: Line
+
+
+# The most sectors one review may send back: each costs one more call, said with the run's call bound.
+SEND_BACKS = 2
+
+
 class DirectorReview(_Strict):
     """The managing director, who alone sees everything: consistency, blind spots, concentration, the
     executive summary, flag changes with reasons (code refuses those the protocol does not admit)."""
@@ -104,3 +116,4 @@ class DirectorReview(_Strict):
     blind_spots: list[Line] = Field(max_length=4)
     executive_summary: Text
     portfolio_note: Line
+    inconsistent_sectors: list[SendBack] = Field(default_factory=list, max_length=SEND_BACKS)

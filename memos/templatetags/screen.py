@@ -8,7 +8,8 @@ from typing import Any
 
 from django import template
 
-from agents.screen.display import LABELS, value_text
+from agents.screen.display import LABELS, figure_text, value_text
+from agents.screen.quant import Figure
 from memos.models import Run
 from memos.pipeline.screen.desk import dashboard_of
 from memos.services.access import visible_versions
@@ -29,6 +30,12 @@ def screen_value(figures: object, metric: str) -> str:
 def screen_number(value: object, metric: str) -> str:
     """A single figure: ``group.avg_alpha_1w|screen_number:"avg_alpha_1w"``."""
     return value_text(metric, float(value)) if isinstance(value, (int, float)) else "n/a"
+
+
+@register.filter
+def screen_figure(figure: object) -> str:
+    """A figure code computed (agents.screen.quant.Figure), printed as the dashboard prints it."""
+    return figure_text(figure) if isinstance(figure, Figure) else "n/a"
 
 
 @register.filter

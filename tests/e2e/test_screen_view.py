@@ -29,6 +29,13 @@ def test_a_screen_from_the_form_ends_in_its_dashboard(browser: Browser, desk_fac
     expect(page.get_by_role("heading", name="Executive summary")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(page.get_by_role("heading", name="Sector themes")).to_be_visible()
     expect(page.locator(".sector-card")).to_have_count(3)
+    # Issue 32, 4: the portfolio and the lists are code's, each text says who wrote it, the gap is declared.
+    summary = page.locator(".dash-summary")
+    expect(summary.locator(".dash-market-week .by-code")).to_be_visible()
+    expect(summary.locator(".dash-portfolio")).to_contain_text("candidates in 3 sectors")
+    expect(summary.locator(".candidate-list[data-side=strongest] li")).to_have_count(3)
+    expect(summary).to_contain_text("Not held: yield curve")
+    expect(page.locator(".sector-card .by-senior-analyst").first).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "screen-run.png"), full_page=True)
     page.locator(".symbol-table a", has_text="XOM").click()
     inspector = page.locator("#inspect-XOM")
@@ -40,6 +47,19 @@ def test_a_screen_from_the_form_ends_in_its_dashboard(browser: Browser, desk_fac
     expect(page.get_by_role("heading", name="Executive summary")).to_be_visible()
     report = page.get_by_role("link", name="The standalone HTML report")
     expect(report).to_have_attribute("href", re.compile(r"/versions/\d+/files/report\.html$"))
+    # The standalone report labels its texts by writer and declares the gap too.
+    html = page.request.get(desk.base_url + (report.get_attribute("href") or "")).text()
+    report_page = browser.new_page(viewport={"width": 1200, "height": 1000})
+    report_page.set_content(html)  # served as a download: opened as the file a reader saves
+    expect(report_page.locator(".dash-market-week .by-code")).to_be_visible()
+    expect(report_page.locator(".screen-inputs")).to_contain_text("Not held: yield curve")
+    report_page.screenshot(path=str(SCREENSHOTS / "screen-report.png"), full_page=True)
+    report_page.close()
+    # The strategy's page: the week this screen froze, with its criteria.
+    page.get_by_role("link", name="The strategy and its success criteria, week by week").click()
+    expect(page.locator("tr[data-week='2015-08-21']")).to_have_count(1)
+    page.screenshot(path=str(SCREENSHOTS / "screen-strategy.png"), full_page=True)
+    page.go_back()
     # Every finished step opens its document, the code-only ones included (they once said "Not written yet").
     page.go_back()
     expect(page.get_by_role("heading", name="Executive summary")).to_be_visible()

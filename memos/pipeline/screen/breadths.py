@@ -12,3 +12,8 @@ SECTOR_REPORTS = Breadth(
     "sector reports",
     "each sector's senior analyst writes from that sector's figures and news only",
 )
+SENT_BACK = Breadth(
+    "sectors sent back",
+    "each rewrite reads one sector's figures and news, its first synthesis and the managing director's "
+    "reason only; asked one at a time, after the review",
+)

@@ -10,8 +10,8 @@ from collections import Counter
 
 from agents.screen.config import ScreenConfig
 from agents.screen.criteria import measure
-from agents.screen.display import LABELS, figure_text
-from agents.screen.flags import UNREAD, adjust
+from agents.screen.display import LABELS, figure_text, printed
+from agents.screen.flags import UNREAD, UNREAD_SUMMARY, adjust
 from agents.screen.outputs import (
     AdjustmentOut,
     Assessment,
@@ -21,12 +21,14 @@ from agents.screen.outputs import (
     ScreenResult,
     SectorView,
 )
+from agents.screen.portfolio import portfolio
 from agents.screen.quant import decomposition
+from agents.screen.summary import market_week, portfolio_text
 from agents.screen.verdicts import decisions, proposals
 from memos.models import AgentStep, LLMCall, Run
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
-from memos.pipeline.screen.director import syntheses_by_sector
+from memos.pipeline.screen.director import revisions, syntheses_by_sector
 from memos.pipeline.screen.news import quant_of
 from memos.pipeline.screen.plan import (
     CHARTS,
@@ -42,9 +44,6 @@ from memos.pipeline.screen.synthesis import news_by_sector, overview_of
 from memos.pipeline.workflows import Artefact, Ending
 
 KIND = "screen"
-UNREAD_SUMMARY = (
-    "Unread: the news analyst's reading of this sector did not finish; its symbols are unassessed."
-)
 DATA_CONSTRAINED = (
     "Analysis is data-constrained this week. {thin} of {sectors} sectors lack strong news evidence. Quant "
     "signals are the primary basis for recommendations."
@@ -120,6 +119,10 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
     ]
     thin = sum(1 for view in sectors if view.evidence_quality != "strong")
     counted = Counter(a.flag for a in assessments)
+    # The sectors the managing director sent back and the senior analyst rewrote: one call each, added to
+    # seed 002's bound (and said where the bound is shown).
+    revised = list(revisions(ctx))
+    bound = screen.call_bound() + len(revised)
     ledger = LLMCall.objects.filter(run_id=ctx.run.pk)
     asked = ledger.filter(outcome__in=(LLMCall.Outcome.OK, LLMCall.Outcome.CACHED)).count()
     paid = ledger.exclude(outcome=LLMCall.Outcome.CACHED).count()
@@ -132,11 +135,11 @@ def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
         else "",
         flag_counts={flag: counted.get(flag, 0) for flag in ("GREEN", "YELLOW", "RED")},
         llm_calls=asked,
-        call_bound=screen.call_bound(),
+        call_bound=bound,
         paid_requests=paid,
-        criteria=measure(
-            assessments, quant, news, llm_calls=asked, call_bound=screen.call_bound(), seed=str(ctx.run.pk)
-        ),
+        criteria=measure(assessments, quant, news, llm_calls=asked, call_bound=bound, seed=str(ctx.run.pk)),
+        portfolio=portfolio(quant, {a.symbol: a.flag for a in assessments}, stage="watchlist"),
+        revised=revised,
     )
 
 
@@ -176,18 +179,22 @@ def screen_artefact(ctx: StageContext) -> Artefact:
     charts = ctx.output(PREPARE, CHARTS, ChartsOutput)
     market = quant.market
     figures = {f.fact_id: f for f in quant.figures}
+    everything = figures | {f.fact_id: f for f in (result.portfolio.figures if result.portfolio else [])}
     market_line = "; ".join(
         f"{market.benchmark} {LABELS.get(name, name)} {figure_text(figures[ref])}"
         for name, ref in market.facts.items()
         if ref in figures
     )
     sections = {
+        # Code's paragraphs first (the market's week, the portfolio), then the director's words code kept.
         "Executive summary": "\n".join(
             part
             for part in (
+                printed(market_week(quant), everything),
                 director.executive_summary if director else "",
                 result.data_note,
-                director.portfolio_note if director else "",
+                printed(portfolio_text(result.portfolio), everything) if result.portfolio else "",
+                printed(director.portfolio_note, everything) if director else "",
             )
             if part
         ),

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 
 from agents.data.types import SourceDocument
 from agents.screen.display import figure_lines, value_text
+from agents.screen.inputs import declared_gaps
 from agents.screen.outputs import Document, NewsOutput, SynthesisOutput
 from agents.screen.quant import Figure, QuantOutput, SectorGroup, SymbolProfile
 
@@ -27,6 +28,7 @@ def market_block(quant: QuantOutput) -> str:
         [
             f"Regime: {market.regime} ({market.regime_signal}).",
             figure_lines(figures_of(quant, market_ids(quant))),
+            *(f"Not held: {gap.name}: {gap.detail}." for gap in declared_gaps()),
         ]
     )
 

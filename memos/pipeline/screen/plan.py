@@ -10,6 +10,7 @@ from typing import Any
 
 from agents.screen.config import ScreenConfig
 from agents.screen.quant import slug
+from agents.screen.schemas import SEND_BACKS
 from memos.pipeline.workflows import PlannedStep
 
 # The workflow's name: stored in Run.workflow, and the kind of the versions its runs freeze.
@@ -41,6 +42,14 @@ def synthesis_key(sector: str) -> str:
     return f"senior-{slug(sector)}"
 
 
+def revise_key(index: int) -> str:
+    """The ``index``th (from 1) sector the managing director may send back to the senior analyst."""
+    return f"revise-{index}"
+
+
+REVISE_KEYS = tuple(revise_key(i) for i in range(1, SEND_BACKS + 1))
+
+
 def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
     screen = ScreenConfig.model_validate(config)
     sectors = screen.sector_names
@@ -66,6 +75,19 @@ def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
     ]
     planned += [
         PlannedStep(DIRECTOR_STAGE, DIRECTOR, DIRECTOR, "Managing director: review", "managing_director")
+    ]
+    # The seed's stretch: a sector the review finds inconsistent goes back to the senior analyst once. Its
+    # steps are planned (skipped when the director sends none back); the run's bound rises by those used.
+    planned += [
+        PlannedStep(
+            DIRECTOR_STAGE,
+            key,
+            SYNTHESIS_KIND,
+            f"Senior analyst: a sector the managing director sent back ({index} of {SEND_BACKS} at most)",
+            "senior_analyst",
+            index,
+        )
+        for index, key in enumerate(REVISE_KEYS, start=1)
     ]
     planned += [PlannedStep(FINAL, FLAGS, FLAGS, "Flags (code, under the honesty protocol)")]
     return planned

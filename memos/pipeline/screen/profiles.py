@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from agents.llm.config import LLMSettings
 from agents.llm.roles import Role
 from agents.screen.config import ScreenConfig, Strategy, StrategyError, load_strategy, parse_strategy
+from agents.screen.schemas import SEND_BACKS
 from memos.pipeline.gateway import llm_settings, with_models
 from memos.pipeline.screen import universe
 from memos.pipeline.screen.settings import screen_settings
@@ -79,10 +80,11 @@ def run_models(config: Mapping[str, Any]) -> Mapping[str, str]:
 
 
 def budget(config: Mapping[str, Any], default: int | None) -> int | None:
-    """A run's token budget: the desk's default, or enough for the call bound if that is more."""
+    """A run's token budget: the desk's default, or enough for the call bound if that is more (with the
+    sectors the managing director may send back to the senior analyst)."""
     if default is None:
         return None
-    return max(default, ScreenConfig.model_validate(config).call_bound() * TOKENS_PER_CALL)
+    return max(default, (ScreenConfig.model_validate(config).call_bound() + SEND_BACKS) * TOKENS_PER_CALL)
 
 
 def describe(config: Mapping[str, Any]) -> str:

@@ -15,9 +15,10 @@ from agents.llm.types import CallContext
 from agents.screen.config import ScreenConfig
 from agents.screen.narrowing import overall_schema, synthesis_schema
 from agents.screen.outputs import NewsOutput, OverallOutput, QuantStep, SymbolCallOut, SynthesisOutput
+from agents.screen.prose import screen_shown as shown
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
-from agents.text.shown import Shown, shown
+from agents.text.shown import Shown
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
 from memos.pipeline.language import brief_language
@@ -65,6 +66,14 @@ class Writer:
     news: Mapping[str, NewsOutput]
 
     def sector(self, sector: str) -> SynthesisOutput:
+        return self._sector(sector, None, None)
+
+    def revise(self, sector: str, reason: str, first: SynthesisOutput | None) -> SynthesisOutput:
+        """The sector written again, once, after the managing director found it inconsistent: the same
+        hand-offs, with the first synthesis and the director's reason (both model text, fenced)."""
+        return self._sector(sector, reason, first)
+
+    def _sector(self, sector: str, sent_back: str | None, first: SynthesisOutput | None) -> SynthesisOutput:
         quant = self.step.quant
         group = quant.sector(sector)
         if group is None:
@@ -79,15 +88,17 @@ class Writer:
         facts = tuple(sector_ids(profiles, SENIOR_FIGURES))
         symbols = tuple(p.symbol for p in profiles)
         self.ctx.check()
-        prompt = template("screen_senior_sector", self.ctx.run).render(
-            {
-                "sector": sector,
-                "as_of": str(quant.market.as_of),
-                "quant": sector_block(quant, group, profiles, SENIOR_FIGURES),
-            },
-            {"news": news_block(self.news.get(sector))},
-            nonce=self.ctx.run.nonce,
-        )
+        trusted = {
+            "sector": sector,
+            "as_of": str(quant.market.as_of),
+            "quant": sector_block(quant, group, profiles, SENIOR_FIGURES),
+        }
+        untrusted = {"news": news_block(self.news.get(sector))}
+        name = "screen_senior_sector"
+        if sent_back is not None:
+            name = "screen_senior_revise"
+            untrusted |= {"first": synthesis_block(sector, first), "review": sent_back}
+        prompt = template(name, self.ctx.run).render(trusted, untrusted, nonce=self.ctx.run.nonce)
         context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
         answer, _ = trim_cut(self.gw.complete(prompt, synthesis_schema(symbols, facts), context=context))
         known = frozenset(facts)

@@ -22,7 +22,7 @@ from memos.models import AgentStep
 from memos.pipeline.judge_families import Judged
 from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
-from memos.pipeline.screen.breadths import SECTOR_NEWS, SECTOR_REPORTS
+from memos.pipeline.screen.breadths import SECTOR_NEWS, SECTOR_REPORTS, SENT_BACK
 from memos.pipeline.screen.director import run_director
 from memos.pipeline.screen.final import ending, run_final, screen_artefact
 from memos.pipeline.screen.news import run_news
@@ -106,8 +106,9 @@ WORKFLOW = Workflow(
         Stage(
             plan.DIRECTOR_STAGE,
             "Managing director",
-            "Sees everything: consistency, blind spots, summary",
+            "Sees everything: consistency, blind spots, summary; may send a sector back once",
             run_director,
+            fan_outs=(SENT_BACK,),
         ),
         Stage(plan.FINAL, "Flags", "Code decides each flag under the honesty protocol", run_final),
     ),

@@ -59,9 +59,12 @@ def test_a_screen_runs_within_the_call_bound_and_flags_every_symbol_by_the_proto
     result = ScreenResult.model_validate(_output(run, FLAGS))
     sectors = {a.sector for a in result.assessments}
     assert sectors == {"Basic Materials", "Utilities", "Financial"}
-    # Seed 002: a news reading and a synthesis per sector, the overview, the overall view, the director.
+    # Seed 002: a news reading and a synthesis per sector, the overview, the overall view, the director;
+    # and one more for the sector the (fake) managing director sent back, the bound raised by it.
     paid = LLMCall.objects.filter(run=run).exclude(outcome="cached").count()
-    assert result.llm_calls == result.paid_requests == paid <= 2 * len(sectors) + 3 == result.call_bound
+    assert len(result.revised) == 1
+    bound = 2 * len(sectors) + 3 + len(result.revised)
+    assert result.llm_calls == result.paid_requests == paid <= bound == result.call_bound
     assert {a.symbol for a in result.assessments} == set(SYMBOLS)
     for a in result.assessments:
         # Alpha/beta clarity: every assessment splits the week into the market's part and its own, in numbers.

@@ -158,6 +158,8 @@ def test_a_model_that_obeys_the_planted_words_moves_nothing_code_decides(tmp_pat
         "screen_news_sector": [_obeying()] * 10,
         "screen_senior_sector": [_obeying(always=True)] * 10,
         "screen_director": [_obeying(always=True)] * 4,
+        # A sector the obeying director sends back is rewritten by an obeying senior analyst too.
+        "screen_senior_revise": [_obeying(always=True)] * 4,
     }
     with (
         override_settings(SNAPSHOT_DIR=_snapshot_with_a_planted_post(tmp_path / "snapshot")),

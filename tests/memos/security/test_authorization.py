@@ -345,6 +345,8 @@ TABLE: dict[str, Row] = {
     ),
     # A screen version's standalone report: whoever may read the version's page.
     "versions/<int:version_id>/report.html": Row("/versions/{screen_version}/report.html", VERSION_READERS),
+    # The screen's strategy and its criteria by week: every signed-in reader, each seeing the versions it may.
+    "screen/strategy/": Row("/screen/strategy/", signed_in(OK)),
     # A deck version's slide images and downloads, and the slides of a deck run's step (memos/views/decks.py):
     # whoever may read the version's page, or the step's document, and nobody else.
     "versions/<int:version_id>/slides/<int:number>.png": Row(

@@ -52,9 +52,13 @@ def _files(version: ArtefactVersion) -> list[Rendered]:
 
 
 def _urls() -> Sequence[URLPattern]:
+    from memos.pipeline.screen.desk.strategy import strategy_page
     from memos.pipeline.screen.desk.views import version_report
 
-    return (path("versions/<int:version_id>/report.html", version_report, name="version_report"),)
+    return (
+        path("versions/<int:version_id>/report.html", version_report, name="version_report"),
+        path("screen/strategy/", strategy_page, name="screen_strategy"),
+    )
 
 
 def _command() -> type[BaseCommand]:

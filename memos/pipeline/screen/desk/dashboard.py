@@ -17,8 +17,11 @@ from django.utils.safestring import SafeString, mark_safe
 from pydantic import ValidationError
 
 from agents.screen.chart import PriceChart, chart_svg
+from agents.screen.criteria import model_part
 from agents.screen.display import LABELS, metric_of, value_text
 from agents.screen.evidence import symbol_evidence
+from agents.screen.flags import UNREAD_SUMMARY
+from agents.screen.inputs import Input, declared_gaps
 from agents.screen.outputs import (
     Assessment,
     ChartsOutput,
@@ -30,13 +33,25 @@ from agents.screen.outputs import (
     QuantStep,
     ScreenResult,
 )
+from agents.screen.portfolio import Portfolio, portfolio
 from agents.screen.quant import SHOWN, Figure, MarketContext, QuantOutput, SectorGroup, SymbolProfile
+from agents.screen.summary import ListCheck, check_list, kept_summary, market_week, portfolio_text
+from agents.screen.summary import strongest as code_strongest
+from agents.screen.summary import weakest as code_weakest
 from agents.text.figures import REF
+from agents.text.slots import FILLER, filler_word
 from memos.cache import KeptInProcess
 from memos.models import ArtefactVersion
 
 KIND = "screen"
 PROFILE_ROWS = SHOWN  # the quant profile panel: the figures the screen shows per symbol
+# Who wrote each text on the dashboard and the report (issue 32, 4): a role's name, or code.
+ROLES = {
+    "code": "code",
+    "news": "news analyst",
+    "senior": "senior analyst",
+    "director": "managing director",
+}
 
 
 @dataclass(frozen=True)
@@ -57,11 +72,13 @@ class SymbolView:
     assessment: Assessment
     profile: SymbolProfile
     rows: list[tuple[str, str, str]]  # (label, printed value, fact id)
-    reason: list[Part]
+    reason: list[Part]  # the protocol's sentence (code's) then the senior analyst's reason
     concern: list[Part]
     sources: list[Document]  # what names the symbol (agents.screen.evidence): its own evidence
     chart: SafeString
     context: list[Document] = field(default_factory=list)  # its sector's cited documents, said to be so
+    rule: str = ""  # the protocol's part of the reason (code's)
+    model_reason: list[Part] = field(default_factory=list)  # the senior analyst's part
 
     @property
     def market_part_text(self) -> str:
@@ -82,6 +99,7 @@ class SectorView:
     drivers: list[DriverView]
     symbols: list[SymbolView]
     flags: dict[str, int]
+    summary_rule: str = ""  # the protocol's sentences in the news summary (code's)
 
     @property
     def mean_week(self) -> str:
@@ -90,6 +108,27 @@ class SectorView:
     @property
     def mean_alpha(self) -> str:
         return value_text("avg_alpha_1w", self.group.avg_alpha_1w)
+
+
+@dataclass(frozen=True)
+class RankedView:
+    symbol: str
+    alpha: str  # printed by code
+    ref: str
+    flag: str
+
+
+@dataclass(frozen=True)
+class ListView:
+    """Code's list of one side, and the managing director's, checked against it."""
+
+    side: str
+    ranked: list[RankedView]
+    check: ListCheck | None
+
+    @property
+    def named_kept(self) -> list[str]:
+        return self.check.named if self.check and self.check.kept else []
 
 
 @dataclass(frozen=True)
@@ -116,6 +155,42 @@ class Dashboard:
     paid_requests: int
     warning: str
     refused: list[Assessment] = field(default_factory=list)  # the managing director's changes code refused
+    market_week: list[Part] = field(default_factory=list)  # code's paragraph
+    portfolio_text: list[Part] = field(default_factory=list)  # code's paragraph
+    portfolio: Portfolio | None = None
+    lists: list[ListView] = field(default_factory=list)
+    summary_notes: list[str] = field(default_factory=list)  # the summary's sentences code withheld, and why
+    revised: list[tuple[str, str]] = field(default_factory=list)  # (sector, the director's reason)
+    base_bound: int = 0  # seed 002's bound before the sectors sent back
+    inputs: list[Input] = field(default_factory=list)
+    overview_rule: str = ""  # the protocol's sentences in the overview (code's)
+
+    @property
+    def roles(self) -> dict[str, str]:
+        return ROLES
+
+    @property
+    def portfolio_rows(self) -> list[tuple[str, str, str, str]]:
+        """(sector, candidates, its share printed, the count's fact id), largest first."""
+        book = self.portfolio
+        if book is None or not book.candidates:
+            return []
+        return [
+            (c.sector, str(c.candidates), value_text("share_red", c.candidates / book.candidates), c.fact_id)
+            for c in book.sectors
+        ]
+
+    @property
+    def portfolio_chips(self) -> list[tuple[str, str, str]]:
+        book = self.portfolio
+        if book is None:
+            return []
+        names = ("candidates", "largest_sector_share", "hhi", "share_green", "share_yellow", "share_red")
+        return [
+            (LABELS.get(name, name), value_text(name, figure.value), figure.fact_id)
+            for name in names
+            if (figure := book.figure(name)) is not None
+        ]
 
     @property
     def symbols(self) -> list[SymbolView]:
@@ -168,7 +243,12 @@ def build(content: dict[str, Any]) -> Dashboard:
     overall = OverallOutput.model_validate(content["overall"]) if content.get("overall") else None
     director = DirectorOutput.model_validate(content["director"]) if content.get("director") else None
     quant = step.quant
-    figures = {f.fact_id: f for f in quant.figures}
+    # Versions frozen before the portfolio was code's get it computed here from their own flags.
+    book = result.portfolio or portfolio(
+        quant, {a.symbol: a.flag for a in result.assessments}, stage="watchlist"
+    )
+    reviewed = director.portfolio.figures if director and director.portfolio else []
+    figures = {f.fact_id: f for f in [*quant.figures, *reviewed, *book.figures]}
     assessments = {a.symbol: a for a in result.assessments}
     builder = _Sectors(result, quant, assessments, charts, figures)
     sectors = [builder.sector(group, news.get(group.sector)) for group in quant.sectors]
@@ -177,19 +257,44 @@ def build(content: dict[str, Any]) -> Dashboard:
     def said(text: str) -> list[Part]:
         return parts(text, figures)
 
+    symbols = {p.symbol for p in quant.symbols}
+    strong, weak = code_strongest(quant), code_weakest(quant)
+    summary = kept_summary(director.executive_summary, symbols, strong, weak) if director else None
+    notes = list(director.summary_notes) if director else []
+    notes += [n for n in (summary.notes if summary else []) if n not in notes]
+    note = director.portfolio_note if director else ""
+    if note and filler_word(note):
+        notes.append(f"Code withheld the managing director's note on concentration: {FILLER}.")
+        note = ""
+    lists = [
+        ListView(
+            side,
+            [
+                RankedView(r.symbol, value_text("alpha_1w", r.alpha), r.fact_id, assessments[r.symbol].flag)
+                for r in ranked
+                if r.symbol in assessments
+            ],
+            check_list(named, ranked, side, quant) if director else None,
+        )
+        for side, ranked, named in (
+            ("strongest", strong, director.strongest_candidates if director else []),
+            ("weakest", weak, director.weakest_candidates if director else []),
+        )
+    ]
     return Dashboard(
         as_of=str(result.as_of),
         market=market,
         market_rows=_market_rows(market, figures),
-        executive_summary=said(director.executive_summary) if director else [],
-        portfolio_note=said(director.portfolio_note) if director else [],
+        executive_summary=said(summary.text) if summary else [],
+        portfolio_note=said(note),
         data_note=result.data_note,
         quality=director.quality_score if director else None,
         quality_rationale=said(director.quality_rationale) if director else [],
         blind_spots=[said(line) for line in director.blind_spots] if director else [],
         strongest=director.strongest_candidates if director else [],
         weakest=director.weakest_candidates if director else [],
-        overview=said(overview.summary) if overview else [],
+        overview=said(_said(overview.summary)) if overview else [],
+        overview_rule=_rule(overview.summary) if overview else "",
         overview_sources=[d for d in overview.documents if d.doc_id in overview.cited] if overview else [],
         market_view=said(overall.market_view) if overall else [],
         themes=[said(theme) for theme in overall.themes] if overall else [],
@@ -200,7 +305,54 @@ def build(content: dict[str, Any]) -> Dashboard:
         paid_requests=result.paid_requests,
         warning=step.same_model_warning,
         refused=[a for a in result.assessments if a.adjustment is not None and not a.adjustment.accepted],
+        market_week=said(market_week(quant)),
+        portfolio_text=said(portfolio_text(book)),
+        portfolio=book,
+        lists=lists,
+        summary_notes=notes,
+        revised=[(r.sector, r.reason) for r in director.revisits if r.sector in result.revised]
+        if director
+        else [],
+        base_bound=result.call_bound - len(result.revised),
+        inputs=_inputs(quant, news, overview),
     )
+
+
+def _said(text: str) -> str:
+    """A news summary's words a model wrote (the protocol's and the unread sentence are code's)."""
+    return "" if text == UNREAD_SUMMARY else model_part(text)
+
+
+def _rule(text: str) -> str:
+    """The protocol's sentences code wrote into a text a model's words follow (agents.screen.flags)."""
+    if text == UNREAD_SUMMARY:
+        return text
+    return text.removesuffix(model_part(text)).strip()
+
+
+def _inputs(quant: QuantOutput, news: dict[str, NewsOutput], overview: NewsOutput | None) -> list[Input]:
+    """What the screen read, and what seed 002 asks for that the desk does not hold."""
+    market = quant.market
+    documents = {
+        d.doc_id for reading in [*news.values(), *([overview] if overview else [])] for d in reading.documents
+    }
+    held = [
+        Input(f"{market.benchmark} daily prices", True, "the market's week, its averages and each beta"),
+        Input("each symbol's daily prices", True, "its profile and its alpha residual"),
+        Input(
+            f"{market.volatility_index} closes",
+            market.volatility_level is not None,
+            "the volatility level"
+            if market.volatility_level is not None
+            else "no close near the as-of session",
+        ),
+        Input(
+            "documents the searches found",
+            bool(documents),
+            "the news analyst's evidence" if documents else "none found for this week",
+        ),
+    ]
+    return held + declared_gaps()
 
 
 def _market_rows(market: MarketContext, figures: dict[str, Figure]) -> list[tuple[str, str, str]]:
@@ -234,7 +386,8 @@ class _Sectors:
         return SectorView(
             group=group,
             evidence=view.evidence_quality if view else "none",
-            summary=parts(view.news_summary, figures) if view else [],
+            summary=parts(_said(view.news_summary), figures) if view else [],
+            summary_rule=_rule(view.news_summary) if view else "",
             synthesis=parts(view.synthesis, figures) if view else [],
             drivers=[
                 DriverView(
@@ -261,6 +414,8 @@ class _Sectors:
                 for key in PROFILE_ROWS
             ],
             reason=parts(assessment.flag_reason, self.figures),
+            rule=assessment.flag_reason.removesuffix(model_part(assessment.flag_reason)).strip(),
+            model_reason=parts(model_part(assessment.flag_reason), self.figures),
             concern=parts(assessment.key_concern, self.figures),
             sources=chosen.own,
             context=chosen.context,
