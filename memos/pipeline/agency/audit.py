@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from functools import partial
 
-from agents.agency.critic import CRITIC_ROLE
 from agents.agency.jury import JURY_ROLE, Verdict, rejection_schema, verdict
 from agents.agency.narrowing import jury_schema
 from agents.agency.outputs import JuryOutput, RankingOutput
-from agents.agency.personas import ANALYST_ROLE
 from agents.llm.types import CallContext
 from agents.text.sentences import trim_cut
 from memos.pipeline import fanout
@@ -25,21 +23,9 @@ from memos.pipeline.agency.debate import move_document
 from memos.pipeline.agency.plan import FINAL
 from memos.pipeline.agency.reads import findings, merged, proposed
 from memos.pipeline.context import StageContext
-from memos.pipeline.gateway import gateway, llm_settings
+from memos.pipeline.gateway import gateway
+from memos.pipeline.judge_families import badges
 from memos.pipeline.prompts import template
-
-
-def same_family() -> str:
-    """Seed 003's warning when the jury shares the family of the work it audits, or ""."""
-    llm = llm_settings()
-    jury = llm.family_for(JURY_ROLE)
-    shared = [role for role in (ANALYST_ROLE, CRITIC_ROLE) if llm.family_for(role) == jury]
-    if not shared:
-        return ""
-    return (
-        f"The jury runs on the same model family ({jury}) as the {' and the '.join(str(r) for r in shared)}: "
-        "set LLM_MODEL_JURY (and LLM_FAMILY_JURY) to yet another family."
-    )
 
 
 def audit(ctx: StageContext, ranking: RankingOutput) -> JuryOutput:
@@ -74,5 +60,6 @@ def audit(ctx: StageContext, ranking: RankingOutput) -> JuryOutput:
     return JuryOutput(
         verdicts=verdicts,
         disagreements=[v.line for v in verdicts if not v.survives],
-        same_model_warning=same_family(),
+        # Seed 003: the jury's family as the run recorded it when it started (memos.pipeline.judge_families).
+        same_model_warning=" ".join(badges(ctx.run.verdict_families, role=JURY_ROLE)),
     )

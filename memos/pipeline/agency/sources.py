@@ -13,18 +13,19 @@ import hashlib
 from datetime import date, timedelta
 from typing import Protocol
 
+from agents.agency.board import SCORING_ROLE
 from agents.agency.outputs import Source, SourceKind, SourcesOutput
 from agents.data.industries import peers
 from agents.evidence import EvidenceItem, FundamentalMetric
 from agents.text.sentences import fit
 from memos.models import Company, SourceDocument
 from memos.pipeline.agency.plan import SOURCES_KIND
-from memos.pipeline.agency.profiles import shared_judge
 from memos.pipeline.company_facts import ensure_company_facts
 from memos.pipeline.context import StageContext
 from memos.pipeline.data_sources import constituents_file, social_source
 from memos.pipeline.evidence import annual, fact_item, latest_quarter, quant
 from memos.pipeline.fact_store import save_documents
+from memos.pipeline.judge_families import badges
 
 STALE_AFTER = timedelta(days=365)
 YEARS_OF_HISTORY = 3
@@ -57,7 +58,9 @@ def run_sources(ctx: StageContext) -> None:
         return
     ctx.start(step)
     ensure_company_facts(ctx, step, company)
-    output = gather(company).model_copy(update={"same_model_warning": shared_judge()})
+    # Seed 003: the board's family as the run recorded it when it started (memos.pipeline.judge_families).
+    warning = " ".join(badges(ctx.run.verdict_families, role=SCORING_ROLE))
+    output = gather(company).model_copy(update={"same_model_warning": warning})
     ctx.set_run(data_version=output.data_version)
     ctx.finish(step, output)
 

@@ -8,8 +8,6 @@ everywhere; ``agency/`` at the top of the tree is the Django project).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from agents.agency.outputs import (
     DebateOutput,
     InferenceOutput,
@@ -20,7 +18,6 @@ from agents.agency.outputs import (
     SourcesOutput,
 )
 from agents.llm.roles import Role
-from memos.models import AgentStep
 from memos.pipeline.agency import plan, profiles
 from memos.pipeline.agency.breadths import INFERENCES, JURY_AUDITS, PERSONAS, SCORES, TURNS
 from memos.pipeline.agency.final import agency_artefact, ending, run_final
@@ -38,7 +35,6 @@ from memos.pipeline.agency.proposals import run_proposals
 from memos.pipeline.agency.sandbox import run_sandbox
 from memos.pipeline.agency.sources import run_sources
 from memos.pipeline.judge_families import Judged
-from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/agency"
@@ -82,14 +78,6 @@ def _jury(output: JuryOutput) -> str:
     held = sum(1 for verdict in output.verdicts if verdict.survives)
     return f"{held} of {len(output.verdicts)} recommended moves survive" + (
         " · same family" if output.same_model_warning else ""
-    )
-
-
-def notices(steps: Sequence[AgentStep]) -> list[str]:
-    """Seed 003: the board scoring (or the jury auditing) on the model family of the analysts or the
-    critic."""
-    return same_model_notices(steps, SOURCES_KIND, SourcesOutput) + same_model_notices(
-        steps, JURY, JuryOutput
     )
 
 
@@ -151,7 +139,6 @@ WORKFLOW = Workflow(
     profiles=profiles.profiles,
     configure=profiles.configure,
     describe=profiles.describe,
-    notices=notices,
     artefact=agency_artefact,
     budget=profiles.budget,
     # Seed 003: the board's scores and the jury judge the analysts' moves and the debate on them.

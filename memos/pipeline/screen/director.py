@@ -28,7 +28,8 @@ from agents.screen.verdicts import decisions
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.pipeline.context import StageContext
-from memos.pipeline.gateway import gateway, llm_settings, with_models
+from memos.pipeline.gateway import gateway
+from memos.pipeline.judge_families import badges
 from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.breadths import SENT_BACK
@@ -43,7 +44,6 @@ from memos.pipeline.screen.plan import (
     SYNTHESIS_KIND,
     synthesis_key,
 )
-from memos.pipeline.screen.profiles import shared_reviewer
 from memos.pipeline.screen.synthesis import Writer, news_by_sector, overview_of
 from memos.pipeline.skips import skip_steps
 
@@ -174,7 +174,7 @@ def director_output(ctx: StageContext, screen: ScreenConfig, step: QuantStep) ->
         blind_spots=[b.text for b in blind if b.text],
         executive_summary=summary.text,
         portfolio_note=texts["portfolio_note"].text,
-        same_model_warning=shared_reviewer(with_models(llm_settings(), screen.strategy.models)),
+        same_model_warning=" ".join(badges(ctx.run.verdict_families, role=Role.MANAGING_DIRECTOR)),
         dropped=dropped,
         portfolio=book,
         strongest=strong,

@@ -11,6 +11,7 @@ from decimal import Decimal
 from agents.data.errors import DataError
 from agents.data.prices import PriceSeries
 from agents.data.types import Citation, Fact
+from agents.llm.roles import Role
 from agents.screen.chart import price_chart
 from agents.screen.config import ScreenConfig
 from agents.screen.outputs import ChartsOutput, QuantStep
@@ -20,16 +21,17 @@ from memos.models import Company
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.fact_store import save_facts
-from memos.pipeline.gateway import llm_settings, with_models
+from memos.pipeline.judge_families import badges
 from memos.pipeline.screen import universe
 from memos.pipeline.screen.plan import CHARTS, QUANT
-from memos.pipeline.screen.profiles import shared_reviewer
 
 
 def run_prepare(ctx: StageContext) -> None:
     screen = ScreenConfig.model_validate(ctx.config)
     prices = Prices(screen)
-    step = ctx.once(QUANT, QuantStep, lambda: quant_step(screen, prices))
+    # Seed 003: the managing director's family as the run recorded it when it started.
+    warning = " ".join(badges(ctx.run.verdict_families, role=Role.MANAGING_DIRECTOR))
+    step = ctx.once(QUANT, QuantStep, lambda: quant_step(screen, prices, warning))
     if step is not None:
         ctx.once(CHARTS, ChartsOutput, lambda: charts_step(step, prices))
 
@@ -55,7 +57,7 @@ def charts_step(step: QuantStep, prices: Prices) -> ChartsOutput:
     )
 
 
-def quant_step(screen: ScreenConfig, prices: Prices) -> QuantStep:
+def quant_step(screen: ScreenConfig, prices: Prices, warning: str) -> QuantStep:
     started = time.perf_counter()
     strategy, resolved = screen.strategy, screen.universe
     problems: list[str] = []
@@ -96,7 +98,7 @@ def quant_step(screen: ScreenConfig, prices: Prices) -> QuantStep:
         universe=resolved,
         quant=quant,
         seconds=round(seconds, 3),
-        same_model_warning=shared_reviewer(with_models(llm_settings(), strategy.models)),
+        same_model_warning=warning,
     )
 
 

@@ -6,8 +6,6 @@ epistemic honesty protocol. Its runs are ``Run.workflow == "screen"``; its versi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from agents.llm.roles import Role
 from agents.screen.outputs import (
     ChartsOutput,
@@ -18,9 +16,7 @@ from agents.screen.outputs import (
     ScreenResult,
     SynthesisOutput,
 )
-from memos.models import AgentStep
 from memos.pipeline.judge_families import Judged
-from memos.pipeline.model_warnings import same_model_notices
 from memos.pipeline.screen import plan, profiles
 from memos.pipeline.screen.breadths import SECTOR_NEWS, SECTOR_REPORTS, SENT_BACK
 from memos.pipeline.screen.director import run_director
@@ -78,11 +74,6 @@ def _flags(output: ScreenResult) -> str:
     )
 
 
-def notices(steps: Sequence[AgentStep]) -> list[str]:
-    """Seed 003: the managing director reviewing on the analysts' model family."""
-    return same_model_notices(steps, QUANT, QuantStep)
-
-
 WORKFLOW = Workflow(
     name=plan.NAME,
     choice="Screen: a watchlist by sector, flags under the honesty protocol",
@@ -126,7 +117,6 @@ WORKFLOW = Workflow(
     profiles=profiles.profiles,
     configure=profiles.configure,
     describe=profiles.describe,
-    notices=notices,
     artefact=screen_artefact,
     budget=profiles.budget,
     # Seed 003: the managing director reviews the news and senior analysts' work.

@@ -71,7 +71,7 @@ def test_the_jury_runs_by_default_in_two_threads_the_second_seeing_only_the_move
     assert {_rejection_of(_messages(entry)).split(".")[0] for entry in rulings} == memos
     assert all((v.standing, v.answered, v.unsupported, v.survives) == (0, 2, 1, True) for v in jury.verdicts)
     # The fake's jury shares the analysts' model: seed 003's warning says so.
-    assert "same model family" in jury.same_model_warning
+    assert jury.same_model_warning.startswith("Same family as the work it judges: the jury")
     version = ArtefactVersion.objects.get(brief=run.brief, kind="agency")
     assert "survives the jury" in version.sections["Jury"]
 
