@@ -34,6 +34,7 @@ from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.breadths import SENT_BACK
 from memos.pipeline.screen.handoffs import market_block, market_ids, synthesis_block
+from memos.pipeline.screen.narratives import cited_figures, narrative
 from memos.pipeline.screen.news import quant_of
 from memos.pipeline.screen.plan import (
     DIRECTOR,
@@ -144,22 +145,23 @@ def director_output(ctx: StageContext, screen: ScreenConfig, step: QuantStep) ->
     answer, _ = trim_cut(gw.complete(prompt, director_schema(symbols, facts, sectors), context=context))
     known = frozenset(facts)
     said_in = brief_language(ctx.run.brief)
+    figures = cited_figures(quant)
     texts = {
-        "quality_rationale": shown(answer.quality_rationale, known, language=said_in),
-        "executive_summary": shown(answer.executive_summary, known, language=said_in),
-        "portfolio_note": shown(answer.portfolio_note, known, language=said_in),
+        "quality_rationale": narrative(answer.quality_rationale, known, said_in, figures),
+        "executive_summary": narrative(answer.executive_summary, known, said_in, figures),
+        "portfolio_note": narrative(answer.portfolio_note, known, said_in, figures),
     }
     changes = []
     dropped = [f"{name}: {text.note}" for name, text in texts.items() if text.note]
     for change in answer.flag_adjustments:
-        reason = shown(change.reason, known, language=said_in)
+        reason = narrative(change.reason, known, said_in, figures)
         if change.symbol not in symbols:
             dropped.append(f"a flag change for {change.symbol}, not on the watchlist, left out")
         elif reason.withheld or reason.empty:
             dropped.append(f"the change of {change.symbol}: {reason.note or 'no reason left to show'}")
         else:
             changes.append(FlagChangeOut(symbol=change.symbol, to=change.to, reason=reason.text))
-    blind = [shown(line, known, language=said_in) for line in answer.blind_spots]
+    blind = [narrative(line, known, said_in, figures) for line in answer.blind_spots]
     summary = kept_summary(texts["executive_summary"].text, symbols, strong, weak)
     said_notes = [texts["executive_summary"].note] if texts["executive_summary"].note else []
     named_strong = [s for s in answer.strongest_candidates if s in symbols]

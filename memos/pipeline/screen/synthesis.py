@@ -15,7 +15,7 @@ from agents.llm.types import CallContext
 from agents.screen.config import ScreenConfig
 from agents.screen.narrowing import overall_schema, synthesis_schema
 from agents.screen.outputs import NewsOutput, OverallOutput, QuantStep, SymbolCallOut, SynthesisOutput
-from agents.screen.prose import screen_shown as shown
+from agents.text.figure_claims import CitedFigure
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from agents.text.shown import Shown
@@ -33,6 +33,7 @@ from memos.pipeline.screen.handoffs import (
     sector_ids,
     synthesis_block,
 )
+from memos.pipeline.screen.narratives import cited_figures, narrative
 from memos.pipeline.screen.news import quant_of
 from memos.pipeline.screen.plan import NEWS, OVERALL, OVERVIEW, SYNTHESIS, news_key, synthesis_key
 
@@ -103,6 +104,7 @@ class Writer:
         answer, _ = trim_cut(self.gw.complete(prompt, synthesis_schema(symbols, facts), context=context))
         known = frozenset(facts)
         said_in = brief_language(self.ctx.run.brief)
+        figures = cited_figures(self.step.quant)
         dropped: list[str] = []
         calls: dict[str, SymbolCallOut] = {}
         for call in answer.symbols:
@@ -111,16 +113,16 @@ class Writer:
                 dropped.append(f"a proposal for {call.symbol} ({why}) left out")
                 continue
             reason, concern = (
-                shown(call.flag_reason, known, language=said_in),
-                shown(call.key_concern, known, language=said_in),
+                narrative(call.flag_reason, known, said_in, figures),
+                narrative(call.key_concern, known, said_in, figures),
             )
             dropped += [f"{call.symbol}: {t.note}" for t in (reason, concern) if t.note]
             calls[call.symbol] = SymbolCallOut(
                 symbol=call.symbol,
                 proposed=call.flag,
                 flag_reason=reason.text,
-                bullish_signals=_kept(call.bullish_signals, known, said_in),
-                bearish_signals=_kept(call.bearish_signals, known, said_in),
+                bullish_signals=_kept(call.bullish_signals, known, said_in, figures),
+                bearish_signals=_kept(call.bearish_signals, known, said_in, figures),
                 key_concern=concern.text,
             )
         missing = [s for s in symbols if s not in calls]
@@ -128,7 +130,7 @@ class Writer:
             dropped.append(
                 f"no proposal for {', '.join(missing)}: code decides their flags from the protocol"
             )
-        synthesis = shown(answer.synthesis, known, language=said_in)
+        synthesis = narrative(answer.synthesis, known, said_in, figures)
         return SynthesisOutput(
             sector=sector,
             synthesis=synthesis.text or "(the synthesis typed figures; code withheld it)",
@@ -158,8 +160,9 @@ class Writer:
         answer, _ = trim_cut(self.gw.complete(prompt, overall_schema(facts), context=context))
         known = frozenset(facts)
         said_in = brief_language(self.ctx.run.brief)
-        view = shown(answer.market_view, known, language=said_in)
-        themes = [shown(theme, known, language=said_in) for theme in answer.themes]
+        figures = cited_figures(quant)
+        view = narrative(answer.market_view, known, said_in, figures)
+        themes = [narrative(theme, known, said_in, figures) for theme in answer.themes]
         return OverallOutput(
             market_view=view.text or "(the view typed figures; code withheld it)",
             themes=[t.text for t in themes if t.text],
@@ -167,6 +170,8 @@ class Writer:
         )
 
 
-def _kept(lines: list[str], known: frozenset[str], said_in: Language) -> list[str]:
-    texts: list[Shown] = [shown(line, known, language=said_in) for line in lines]
+def _kept(
+    lines: list[str], known: frozenset[str], said_in: Language, figures: Mapping[str, CitedFigure]
+) -> list[str]:
+    texts: list[Shown] = [narrative(line, known, said_in, figures) for line in lines]
     return [t.text for t in texts if t.text and not t.withheld]
