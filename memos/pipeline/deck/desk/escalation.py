@@ -61,8 +61,9 @@ def escalation(run: Run) -> Escalation | None:
         warning = ScopeOutput.model_validate(steps[SCOPE]).same_model_warning
     if warning:
         advice.append(
-            "Give the judge a model of its own (LLM_MODEL_SCORER, ideally another family): it grades the "
-            "drafter's own words now, and a small model grades them low and unevenly."
+            "Give the judge a model of another family (LLM_JUDGE_MODEL, or LLM_MODEL_SCORER for the deck's "
+            "judge alone): it grades its own family's words now, and a small model grades them low and "
+            "unevenly."
         )
     else:
         advice.append(
