@@ -1,7 +1,8 @@
 """Loading the bundled real-data snapshot into the fact store.
 
 What is loaded, all read through the same adapters the live mode uses:
-- SEC companyfacts for every company that has a file (AAPL, NVDA, TSLA, TSM): annual, quarterly, derived;
+- SEC companyfacts for every company that has a file (AAPL, GOOG, META, NVDA, TSLA, TSM): annual, quarterly,
+  derived;
 - inline XBRL filings (10-K/10-Q primary documents) for figures companyfacts does not hold (KO, the
   quarters after TSLA's stale companyfacts); a fact id already taken by companyfacts is never overwritten,
   so the citation stays the filing that first reported the figure;

@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agents.screen.display import figure_text, metric_of
+from agents.screen.prose import screen_shown
 from agents.screen.quant import QuantOutput
 from agents.text.figure_claims import CitedFigure, cited_figure, read_text
 from agents.text.figures import Ids
 from agents.text.scripts import Language
-from agents.text.shown import Shown, shown
+from agents.text.shown import Shown
 
 
 def cited_figures(quant: QuantOutput) -> dict[str, CitedFigure]:
@@ -34,8 +35,9 @@ def cited_figures(quant: QuantOutput) -> dict[str, CitedFigure]:
 
 
 def narrative(text: str, known: Ids, language: Language, figures: Mapping[str, CitedFigure]) -> Shown:
-    """``text`` as a reader sees it (agents.text.shown), less each sentence its cited figures contradict."""
-    seen = shown(text, known, language=language)
+    """``text`` as a reader sees it (agents.screen.prose: a filler in a figure's place withheld too), less
+    each sentence its cited figures contradict."""
+    seen = screen_shown(text, frozenset(known), language=language)
     read = read_text(seen.text, figures)
     if not read.withheld:
         return seen

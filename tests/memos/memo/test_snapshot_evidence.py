@@ -28,8 +28,11 @@ QUICK = ("fundamentals", "quant", "news")
 # statements feed fundamentals, a price file feeds quant, an article that names the company feeds news.
 FED: dict[str, set[str]] = {
     "AAPL": {"fundamentals", "quant", "news"},
+    # Alphabet and Meta: companyfacts only (bundled for the agency's feasibility checks of a move's target).
+    "GOOG": {"fundamentals"},
     "JPM": {"quant"},
     "KO": {"fundamentals", "quant"},
+    "META": {"fundamentals"},
     "MSFT": {"quant", "news"},
     "NVDA": {"fundamentals", "news"},
     "TSLA": {"fundamentals"},
@@ -112,8 +115,8 @@ def test_quant_figures_stand_at_the_last_session_of_the_stock_s_own_price_file(
 def test_the_load_report_says_what_the_snapshot_holds_no_file_for(loaded: LoadReport) -> None:
     assert loaded.gaps == [
         "no financial statements in the snapshot for JPM, MSFT",
-        "no daily prices in the snapshot for NVDA, TSLA, TSM",
-        "no news articles in the snapshot for JPM, KO, NVDA, TSLA, TSM",
+        "no daily prices in the snapshot for GOOG, META, NVDA, TSLA, TSM",
+        "no news articles in the snapshot for GOOG, JPM, KO, META, NVDA, TSLA, TSM",
         "quant figures stand at 2017-09-01, the last session of the price files, for AAPL, JPM, KO, MSFT",
     ]
     assert loaded.summary().endswith("\n  " + "\n  ".join(loaded.gaps))
