@@ -71,7 +71,8 @@ class Repaired:
 REASKS = Breadth(
     "re-asks",
     "each section's withheld sentences are asked again of their writer, once, apart from the other sections",
-    distinct_verdicts="each asks about another section's text, of the role that wrote it",
+    distinct_verdicts="where the writer is a verdict role (the managing director), each asks about another "
+    "section's text",
 )
 
 
