@@ -56,18 +56,15 @@ class FamilyCheck:
 
     @property
     def badge(self) -> str:
-        """``Same family as the work it judges: the evaluator's grades come from the evaluator (family qwen),
-        judging the specialists' briefs and the synthesizer's memo (family qwen).``"""
+        """``Same family as the work it judges: the evaluator's grades (family qwen) judge the specialists'
+        briefs and the synthesizer's memo (family qwen).``"""
         if not self.same_family:
             return ""
         # The work in the workflow's words when all of it shares the judge's family, else the roles that do.
         whole = self.whose and set(self.shared) == set(self.work)
         judged = self.whose if whole else "the " + " and the ".join(_spoken(role) for role in self.shared)
         family = self.judge_family
-        return (
-            f"{SAME_FAMILY}: {self.what} come from the {_spoken(self.judge)} (family {family}), "
-            f"judging {judged} (family {family})."
-        )
+        return f"{SAME_FAMILY}: {self.what} (family {family}) judge {judged} (family {family})."
 
     @property
     def families_named(self) -> str:

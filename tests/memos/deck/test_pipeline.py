@@ -78,5 +78,4 @@ def test_the_run_page_badges_the_judge_of_the_writers_family(client: Client) -> 
         driver.run_inline(str(run.pk))
     client.force_login(run.brief.owner)
     page = unescape(client.get(f"/runs/{run.pk}/").content.decode())
-    assert "Same family as the work it judges: the judge's scores come from the scorer" in page
-    assert "judging the drafts and their revisions" in page
+    assert "Same family as the work it judges: the judge's scores (family qwen) judge the drafts" in page

@@ -116,7 +116,7 @@ def test_a_judge_of_another_family_is_not_badged_and_the_desk_setting_refuses_on
     ):
         start_run(brief=other, user=user, workflow="memo", profile="quick", enqueue=False)
     message = str(refused.value)
-    assert "the evaluator (family qwen)" in message and "REQUIRE_SEPARATE_JUDGE" in message
+    assert "the evaluator's grades (family qwen)" in message and "REQUIRE_SEPARATE_JUDGE" in message
     assert "LLM_JUDGE_MODEL" in message
     assert not Run.objects.filter(brief=other).exists()  # refused: nothing was started
 
@@ -139,7 +139,7 @@ def test_the_badge_is_on_the_verdict_s_step_the_run_the_frozen_version_its_expor
     run.refresh_from_db()
     version = run.versions.get()
     badge = stored(version.verdict_families)[0].badge
-    assert "the evaluator (family qwen)" in badge and "synthesizer" in badge
+    assert "the evaluator's grades (family qwen)" in badge and "synthesizer" in badge
 
     client.force_login(ana)
     assert badge in text_of(client.get(f"/runs/{run.pk}/").content.decode())
