@@ -200,3 +200,10 @@ class JuryOutput(_Output):
     verdicts: list[Verdict]
     disagreements: list[str]  # recommended moves the jury would not let through, in code's words
     same_model_warning: str = ""
+
+    @property
+    def checked_nothing(self) -> bool:
+        """Not one of its rulings quoted words code found: every verdict stands on unchecked objections, so
+        "survives" says only that the jury could not check what it raised (seen on the embedded 1.5B)."""
+        rulings = [item for verdict in self.verdicts for item in verdict.objections]
+        return bool(rulings) and not any(item.quote_found for item in rulings)

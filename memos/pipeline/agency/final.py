@@ -123,6 +123,12 @@ def ending(ctx: StageContext) -> Ending:
     jury = ctx.output(FINAL, JURY, JuryOutput)
     if jury is not None and jury.disagreements:
         return Ending(Run.Status.NEEDS_REVIEW, f"{line}; the jury disagrees: {'; '.join(jury.disagreements)}")
+    if jury is not None and jury.checked_nothing:
+        return Ending(
+            Run.Status.DONE,
+            f"{line}; the jury could not check any of its objections (no ruling quoted words code found): "
+            "its verdicts say nothing either way",
+        )
     return Ending(Run.Status.DONE, line + ("; every recommended move survives the jury" if jury else ""))
 
 

@@ -179,3 +179,27 @@ def test_a_resumed_jury_pays_for_no_call_twice() -> None:
     assert LLMCall.objects.filter(run=run).exclude(outcome=LLMCall.Outcome.CACHED).count() == before
     assert LLMCall.objects.filter(run=run, outcome=LLMCall.Outcome.CACHED, role="jury").count() == 6
     assert len(_jury(run).verdicts) == 3
+
+
+def test_a_jury_that_could_check_none_of_its_objections_says_so_instead_of_letting_every_move_survive() -> (
+    None
+):
+    # The embedded 1.5B's rulings: objections that restate the instructions, quotes that are nowhere.
+    unchecked = {
+        "objections": [
+            {
+                "objection": "The rejection asserts it with nothing in the move behind it.",
+                "ruling": "stands",
+                "quote": "The rejection does not provide any information from the move.",
+            }
+        ]
+        * 3
+    }
+    run = _run()
+    with fake_llm({"agency_jury_rulings": [unchecked] * 6}):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    assert _jury(run).checked_nothing
+    assert "the jury could not check any of its objections" in run.status_message
+    assert "survives the jury" not in run.status_message
