@@ -141,6 +141,19 @@ class Run(models.Model):
         related_name="retries",
         help_text="the run whose failed parts this one retries, with its configuration and pins",
     )
+    # Work the desk started on its own (the week, a scheduled screen, a refinement cycle, a weekly memo): it
+    # runs after people's runs, on the queue and on the LLM's slots (memos.pipeline.priority).
+    scheduled = models.BooleanField(
+        default=False, help_text="started by the desk's schedule, not by a person: runs after people's work"
+    )
+    part_of = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="parts",
+        help_text="the run that started this one as a part of its work (a week's screen, memos and cycles)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -127,7 +127,9 @@ def check_active_runs(user: User) -> None:
     transaction that makes the run active: the person's row stays locked until it commits, so two requests
     at once cannot both slip under the bound."""
     User.objects.select_for_update().filter(pk=user.pk).first()
-    active = Run.objects.filter(created_by=user, status__in=Run.ACTIVE_STATUSES).count()
+    # The desk's scheduled work (memos.models.runs.Run.scheduled) runs in the analyst's name but is not theirs
+    # to wait for: it never counts against the runs a person may start.
+    active = Run.objects.filter(created_by=user, status__in=Run.ACTIVE_STATUSES, scheduled=False).count()
     if active >= settings.RUN_MAX_ACTIVE_PER_USER:
         raise ServiceError(
             f"You have {active} run{'' if active == 1 else 's'} queued or running, the most one "
@@ -143,6 +145,8 @@ def start_run(
     profile: str,
     options: Mapping[str, Any] | None = None,
     enqueue: bool = True,
+    scheduled: bool = False,
+    part_of: Run | None = None,
 ) -> Run:
     """The one way a run starts, whoever asks (the brief form, ``analyze``, ``deck``, a refinement cycle, a
     falsifier hit): create the run, configured by its workflow from the profile, the rubric versions active
@@ -153,6 +157,9 @@ def start_run(
     for the workflow; a second run of a brief while one is queued or running (a partial unique constraint,
     memos.models.runs); more than ``RUN_MAX_ACTIVE_PER_USER`` active runs for one person (checked with the
     person's row locked, so two requests at once cannot both slip under the bound).
+
+    ``scheduled``: the desk started it on its own (a schedule, a week), so it runs after people's runs and
+    is not counted against its owner's bound; ``part_of``: the run (a week) that started it as its part.
     """
     try:
         engine = workflow_for(workflow)
@@ -164,7 +171,8 @@ def start_run(
             f"this brief is about a {brief.subject_kind} ({brief.subject})."
         )
     with one_active_run_per_brief(brief), transaction.atomic():
-        check_active_runs(user)
+        if not scheduled:
+            check_active_runs(user)
         # The prompt and rubric versions active now: the run keeps them to its end, resumes included.
         pins = governance.current_pins()
         try:
@@ -191,6 +199,8 @@ def start_run(
             status_message="queued",
             prompt_versions=pins.prompts,
             rubric_versions=pins.rubrics,
+            scheduled=scheduled,
+            part_of=part_of,
         )
         return planned(run, engine, enqueue=enqueue)
 
@@ -276,6 +286,8 @@ def ask(
     audience: str = "",
     notes: str = "",
     enqueue: bool = True,
+    scheduled: bool = False,
+    part_of: Run | None = None,
 ) -> Run:
     """A new question and its run, as the brief form and the run commands ask it: find the company (outside
     any transaction: it may ask SEC), then in one transaction reuse the owner's identical brief or write a
@@ -287,7 +299,15 @@ def ask(
         brief = Brief.objects.filter(owner=owner, company=company, **fields).order_by(
             "-created_at"
         ).first() or Brief.objects.create(owner=owner, company=company, **fields)
-        return start_run(brief=brief, user=owner, workflow=workflow, profile=profile, enqueue=enqueue)
+        return start_run(
+            brief=brief,
+            user=owner,
+            workflow=workflow,
+            profile=profile,
+            enqueue=enqueue,
+            scheduled=scheduled,
+            part_of=part_of,
+        )
 
 
 # A watchlist's symbol as the brief stores it (memos.models.runs.Brief.symbols: 16 characters at most).
@@ -305,6 +325,8 @@ def ask_watchlist(
     audience: str = "",
     notes: str = "",
     enqueue: bool = True,
+    scheduled: bool = False,
+    part_of: Run | None = None,
 ) -> Run:
     """``ask`` for a brief about a watchlist (a screen): reuse the owner's identical brief or write one, and
     start its run with ``options`` (the screen's strategy), in one transaction."""
@@ -322,5 +344,12 @@ def ask_watchlist(
             "-created_at"
         ).first() or Brief.objects.create(owner=owner, symbols=cleaned, **fields)
         return start_run(
-            brief=brief, user=owner, workflow=workflow, profile=profile, options=options, enqueue=enqueue
+            brief=brief,
+            user=owner,
+            workflow=workflow,
+            profile=profile,
+            options=options,
+            enqueue=enqueue,
+            scheduled=scheduled,
+            part_of=part_of,
         )
