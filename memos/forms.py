@@ -22,6 +22,8 @@ def profile_choices() -> list[ProfileChoice]:
     workflows declare them: memos.pipeline.workflows)."""
     found: dict[str, list[tuple[str, str]]] = {}
     for workflow in registry.WORKFLOWS.values():
+        if not workflow.offered:
+            continue
         for name, meaning in workflow.profiles().items():
             found.setdefault(name, []).append((workflow.choice.split(":")[0], meaning))
     return [ProfileChoice(name, meanings) for name, meanings in found.items()]

@@ -60,6 +60,7 @@ class Profile:
 
 
 MAX_EVALUATION_RERUNS = 20
+MAX_FOCUS = 600
 
 
 class MemoConfig(BaseModel):
@@ -75,6 +76,9 @@ class MemoConfig(BaseModel):
     # How many times a person re-ran the evaluation alone (memos.pipeline.memo.desk.rerun): the evaluator's
     # prompt says so, which makes it a new request rather than the one that failed.
     evaluation_reruns: int = Field(default=0, ge=0, le=MAX_EVALUATION_RERUNS)
+    # What this run looks at beyond its brief, written by code (the desk's week: the name's flag and its
+    # reason); prompts carry it beside the brief, and "" says nothing.
+    focus: str = Field(default="", max_length=MAX_FOCUS)
 
     @field_validator("roster")
     @classmethod

@@ -9,7 +9,7 @@ from memos.models.falsifiers import FalsifierWatch
 from memos.models.governance import PromptVersion, RubricVersion
 from memos.models.ledger import LLMCall
 from memos.models.runs import DEFAULT_AUDIENCE, DEFAULT_WORKFLOW, AgentStep, Brief, Run, StageClaim
-from memos.models.schedules import MemoSchedule, RefineSchedule
+from memos.models.schedules import MemoSchedule, RefineSchedule, WeekSchedule
 from memos.models.versions import (
     ArtefactVersion,
     AuditEvent,
@@ -52,4 +52,5 @@ __all__ = [
     "StageClaim",
     "VersionFile",
     "Vote",
+    "WeekSchedule",
 ]

@@ -149,3 +149,21 @@ class MemoSchedule(models.Model):
 
     def __str__(self) -> str:
         return f"weekly memo of {self.brief_id}: day {self.weekday} at {self.at:%H:%M} UTC"
+
+
+class WeekSchedule(models.Model):
+    """The desk's week on its schedule (``DESK_WEEK_SCHEDULE``): one row, written by the scheduler's tick
+    (memos.pipeline.week.desk.schedule). ``first_seen_at`` is when the tick first met the schedule: a slot
+    before it is never acted on, so a fresh desk waits for the next slot instead of starting at once for one
+    that passed before it was installed. Each slot is acted on once (``last_slot_at``, recorded before the
+    week starts), whether the week starts or is refused; ``last_outcome`` says which."""
+
+    name = models.CharField(max_length=40, unique=True, default="week")
+    first_seen_at = models.DateTimeField(help_text="when the scheduler first met the schedule")
+    last_slot_at = models.DateTimeField(null=True, blank=True, help_text="the latest slot acted on")
+    last_run = models.ForeignKey(Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    last_outcome = models.TextField(blank=True, help_text="what the scheduler's last attempt did")
+    last_outcome_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"the desk's {self.name}: last slot {self.last_slot_at or 'none yet'}"

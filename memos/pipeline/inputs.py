@@ -12,7 +12,10 @@ from memos.pipeline.language import brief_language
 def brief_block(ctx: StageContext) -> str:
     """The analyst's own words: a person typed them, so prompts carry them fenced, like any untrusted text."""
     brief = ctx.run.brief
-    return f"Question: {brief.question}\nAudience: {brief.audience}\nNotes: {brief.notes or '(none)'}"
+    block = f"Question: {brief.question}\nAudience: {brief.audience}\nNotes: {brief.notes or '(none)'}"
+    # A run may look at something beyond its brief, written by code (a week's flag and its reason).
+    focus = str(ctx.config.get("focus") or "")
+    return f"{block}\nThis run's focus: {focus}" if focus else block
 
 
 def brief_words(ctx: StageContext) -> tuple[str, str, str]:
@@ -21,8 +24,9 @@ def brief_words(ctx: StageContext) -> tuple[str, str, str]:
 
 
 def kept_numbers(ctx: StageContext) -> frozenset[str]:
-    """Numbers the analyst's brief contains: the memo may repeat them (they are not the model's)."""
-    return brief_numbers(*brief_words(ctx))
+    """Numbers the analyst's brief (and the run's focus code wrote) contains: the memo may repeat them
+    (they are not the model's)."""
+    return brief_numbers(*brief_words(ctx), str(ctx.config.get("focus") or ""))
 
 
 def language(ctx: StageContext) -> Language:

@@ -11,4 +11,5 @@ PACKAGES = (
     "memos.pipeline.deck",
     "memos.pipeline.agency",
     "memos.pipeline.screen",
+    "memos.pipeline.week",
 )

@@ -42,8 +42,8 @@ def workflow_for(name: str) -> Workflow:
 
 
 def form_choices() -> list[tuple[str, str]]:
-    """(name, how the form offers it), in the order the workflows are listed above."""
-    return [(workflow.name, workflow.choice) for workflow in WORKFLOWS.values()]
+    """(name, how the form offers it) of the workflows the brief form offers, in the order listed above."""
+    return [(workflow.name, workflow.choice) for workflow in WORKFLOWS.values() if workflow.offered]
 
 
 def rehearsal(run: Run) -> dict[str, list[Any]]:

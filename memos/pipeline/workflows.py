@@ -196,6 +196,9 @@ class Workflow:
     verdicts: tuple[Judged, ...] = ()
     # The models a run's config names per role (a screen's strategy), over the desk's settings; {} for none.
     run_models: Callable[[Mapping[str, Any]], Mapping[str, str]] = field(default=lambda config: {})
+    # Whether the brief form offers it: the desk's week is started by its schedule, its command and the home
+    # page's "Run this week now", never as a brief a person types.
+    offered: bool = True
 
     @property
     def stage_names(self) -> tuple[str, ...]:

@@ -128,6 +128,9 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
     ]
     # Seed 003: a verdict from the model family of the work it judges is said so wherever it is shown.
     lines += badges(version.verdict_families)
+    more = version_page_of(version).mail(version)
+    if more:
+        lines += ["", *more]
     if note:
         lines.append(f"Note: {note}")
     lines += ["", f"Open it: {version_url(version)}", "(you will be asked to sign in first)"]

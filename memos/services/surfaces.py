@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from memos.models import AgentStep, ArtefactVersion, Company, Run
 from memos.services.refs import Refs
+from memos.services.week_parts import WeekPart
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -108,6 +109,9 @@ class VersionPage:
     # Why a reader may not see the evaluator's scores of a version yet ("" when they may): a deck's judge is
     # hidden from a committee member until they have scored the deck. None: every reader sees them.
     sealed: Callable[[User, ArtefactVersion], str] | None = None
+    # What an e-mail about a version says beyond its header, one paragraph each (the week's digest, section
+    # by section); nothing by default.
+    mail: Callable[[ArtefactVersion], list[str]] = lambda version: []
 
 
 @dataclass(frozen=True)
@@ -178,9 +182,13 @@ class Surface:
     # Newer figures of these companies were loaded: what the workflow does about it once the load commits (a
     # memo's falsifiers are checked against them). Called inside the loading transaction.
     on_new_facts: Sequence[Callable[[Sequence[int]], None]] = ()
+    # The parts it plays in the desk's week (memos.services.week_parts): the screen screens, the memo looks
+    # closer, the deck follows up.
+    week: Sequence[WeekPart] = ()
 
 
 PLAIN = Surface()
+PartT = TypeVar("PartT", bound=WeekPart)
 
 
 def version_page_of(version: ArtefactVersion) -> VersionPage:
@@ -222,6 +230,15 @@ def surfaces() -> dict[str, Surface]:
     from memos.pipeline.registry import WORKFLOWS
 
     return {name: surface_of(workflow) for name, workflow in WORKFLOWS.items()}
+
+
+def week_part(kind: type[PartT]) -> tuple[str, PartT] | None:
+    """The workflow that plays ``kind`` in the desk's week, and how; None when none does."""
+    for name, surface in surfaces().items():
+        for part in surface.week:
+            if isinstance(part, kind):
+                return name, part
+    return None
 
 
 def new_facts(company_ids: Iterable[int]) -> None:

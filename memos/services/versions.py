@@ -356,6 +356,10 @@ def _announce(version: ArtefactVersion) -> None:
     """The committee hears that its vote is needed (or that the version waits for an evaluation), the
     reviewers that a version is ready for review: one notice each. A deck that never cleared the entry bar
     (escalated) is its analyst's to act on: they hear of it too."""
+    if version.run.part_of_id is not None:
+        # A part of the desk's week (its screen, a closer look, a deck cycle): the week's digest announces
+        # it with the rest of the week, one e-mail per person when the week ends, not one per part.
+        return
     people = notifications.members_of(Roles.COMMITTEE, Roles.REVIEWER)
     committee = people[Roles.COMMITTEE]
     reviewers = [user for user in people[Roles.REVIEWER] if user not in committee]

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from memos.models import ArtefactVersion, Vote
 from memos.services import review
+from memos.services.access import visible_versions
 from memos.services.review import ReviewRefused
 from memos.views.users import user_of
 from memos.views.versions import refused, version_for
@@ -31,7 +32,16 @@ def act(request: HttpRequest, version_id: int, action: Action) -> HttpResponse:
         action(user, version, request)
     except ReviewRefused as exc:
         return refused(request, version, str(exc))
-    return redirect("version", version_id=version.pk)
+    return redirect("version", version_id=_back_to(user, request) or version.pk)
+
+
+def _back_to(user: User, request: HttpRequest) -> int | None:
+    """The page a form asked to come back to (the week's digest, where a member votes on each version it
+    links): another version's page, only one the user may see."""
+    raw = request.POST.get("back_to", "")
+    if not raw.isdigit():
+        return None
+    return visible_versions(user).filter(pk=int(raw)).values_list("pk", flat=True).first()
 
 
 def _vote(user: User, version: ArtefactVersion, request: HttpRequest) -> object:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agents.memo.roster import MemoConfig, Profile
+from agents.memo.roster import MAX_FOCUS, MemoConfig, Profile
 from memos.pipeline.memo.settings import memo_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
 
@@ -37,7 +37,10 @@ def configure(request: RunRequest) -> dict[str, Any]:
         raise ConfigurationError(
             f"Unknown profile {request.profile!r}; choose one of {', '.join(sorted(_profiles()))}."
         )
-    return found.config().model_dump()
+    focus = request.options.get("focus", "")
+    if not isinstance(focus, str) or len(focus) > MAX_FOCUS:
+        raise ConfigurationError(f"A memo's focus is a sentence of at most {MAX_FOCUS} characters.")
+    return found.config().model_copy(update={"focus": focus.strip()}).model_dump()
 
 
 def describe(config: Mapping[str, Any]) -> str:

@@ -26,6 +26,7 @@ from memos.pipeline.deck.desk import calibration, escalation, factcheck, gold_sc
 from memos.pipeline.deck.desk.export import laps
 from memos.pipeline.deck.desk.schedule import cycles_due, schedule_panel
 from memos.pipeline.deck.desk.viewer import DECK_PPTX, deck_context, version_deck
+from memos.pipeline.deck.desk.week import WEEK_PART
 from memos.services.surfaces import (
     PDF,
     RENDER_PDF,
@@ -126,5 +127,6 @@ SURFACE = Surface(
     export=Export(changelog=laps),
     urls=_urls,
     ticks=(cycles_due,),
+    week=(WEEK_PART,),
     command=_command,
 )

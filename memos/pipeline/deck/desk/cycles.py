@@ -40,12 +40,19 @@ def cycles_today(brief: Brief, *, now: datetime | None = None) -> int:
 
 
 def start_cycle(
-    *, brief: Brief, asked_by: User | None = None, enqueue: bool = True, now: datetime | None = None
+    *,
+    brief: Brief,
+    asked_by: User | None = None,
+    enqueue: bool = True,
+    now: datetime | None = None,
+    scheduled: bool = False,
+    part_of: Run | None = None,
 ) -> Run:
     """Start a cycle on the brief's latest deck version, as the brief's owner; ServiceError says why not.
     At most ``CYCLES_PER_DAY`` a day (UTC), the schedule's and a person's "refine now" counted together.
     ``asked_by`` is the person who pressed "refine now" (None: the scheduler): while an admin holds the
-    brief's refinement off, only an admin may start one (the scheduler starts none: the schedule is off)."""
+    brief's refinement off, only an admin may start one (the scheduler starts none: the schedule is off).
+    ``scheduled`` and ``part_of`` as ``start_run`` takes them (the desk's week starts cycles as its parts)."""
     held = RefineSchedule.objects.filter(brief=brief, held_off_by_admin=True).exists()
     if held and asked_by is not None and not asked_by.is_superuser:
         raise ServiceError(
@@ -72,4 +79,6 @@ def start_cycle(
         profile=profile,
         options={"base_version": base.pk},
         enqueue=enqueue,
+        scheduled=scheduled,
+        part_of=part_of,
     )

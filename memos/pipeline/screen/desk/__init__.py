@@ -20,6 +20,7 @@ from memos.pipeline.screen.desk import pages
 from memos.pipeline.screen.desk.dashboard import dashboard_of
 from memos.pipeline.screen.desk.report import report_html, report_pdf
 from memos.pipeline.screen.desk.schedule import screens_due
+from memos.pipeline.screen.desk.week import WEEK_PART
 from memos.services.surfaces import (
     PDF,
     RENDER_PDF,
@@ -86,5 +87,6 @@ SURFACE = Surface(
     urls=_urls,
     ticks=(screens_due,),
     command=_command,
+    week=(WEEK_PART,),
     readable=lambda version: dashboard_of(version) is not None,
 )

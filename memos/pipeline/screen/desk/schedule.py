@@ -5,7 +5,8 @@
 The slot is acted on once: a screen of the scheduled brief created since the slot means it is done, and the
 one-active-run-per-brief constraint keeps two ticks at once from starting two. A slot more than
 ``CATCH_UP`` old is let go (a desk started on Monday does not screen last Friday's week unasked); the next
-one runs as planned. In snapshot mode the strategy's as-of date holds, so a repeat costs no LLM call.
+one runs as planned. It screens the latest week the desk's data holds (memos.pipeline.screen.weeks), never the
+strategy file's example week: in snapshot mode that is the last bundled week, so a repeat costs no LLM call.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from django.contrib.auth.models import User
 from agents.weekly import ScheduleError, last_slot, parse_schedule
 from memos.models import Run
 from memos.pipeline.screen.plan import NAME as SCREEN
-from memos.pipeline.screen.profiles import WEEKLY, default_strategy
+from memos.pipeline.screen.profiles import WEEKLY
 from memos.pipeline.screen.settings import screen_settings
 from memos.pipeline.screen.universe import default_symbols
+from memos.pipeline.screen.weeks import this_weeks_strategy
 from memos.pipeline.workflows import ConfigurationError
 from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
@@ -60,7 +62,7 @@ def weekly_screen(*, now: datetime, enqueue: bool = True) -> str:
 
 def _start(owner: User, slot: datetime, *, enqueue: bool) -> str:
     try:
-        strategy = default_strategy()
+        strategy = this_weeks_strategy()
         run = ask_watchlist(
             owner=owner,
             symbols=default_symbols(strategy),

@@ -1,0 +1,54 @@
+"""The desk's week on its schedule (``DESK_WEEK_SCHEDULE``, "fri 21:30" UTC by default: after Friday's US
+close): the scheduler's tick (memos.services.scheduler) starts it once a slot. The first slot acted on is
+the first one after the tick first met the schedule (``WeekSchedule.first_seen_at``): a desk installed on a
+Saturday waits for next Friday instead of starting a week at once for the slot that passed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+
+from agents.weekly import ScheduleError, last_slot, parse_schedule
+from memos.models import WeekSchedule
+from memos.pipeline.week.desk.start import start_week
+from memos.pipeline.week.settings import week_settings
+from memos.services.errors import ServiceError
+
+
+def claim_slot(now: datetime) -> datetime | None:
+    """The slot to act on now, recorded as acted on; None when nothing is due (off, or already acted on, or
+    a slot before the desk first met the schedule)."""
+    try:
+        planned = parse_schedule(week_settings().schedule, setting="DESK_WEEK_SCHEDULE")
+    except ScheduleError:
+        return None
+    if planned is None:
+        return None
+    with transaction.atomic():
+        row, created = WeekSchedule.objects.select_for_update().get_or_create(
+            name="week", defaults={"first_seen_at": now}
+        )
+        slot = last_slot(now, *planned)
+        acted = row.first_seen_at if row.last_slot_at is None else max(row.first_seen_at, row.last_slot_at)
+        if created or slot <= acted:
+            return None
+        row.last_slot_at = slot
+        row.save(update_fields=["last_slot_at"])
+    return slot
+
+
+def weeks_due(now: datetime) -> list[str]:
+    """The week's part of the scheduler's tick: a line when it started one or could not."""
+    slot = claim_slot(now)
+    if slot is None:
+        return []
+    try:
+        run = start_week()
+    except ServiceError as exc:
+        said = f"The desk's week not started for the slot of {slot:%Y-%m-%d %H:%M} UTC: {exc}"
+        WeekSchedule.objects.filter(name="week").update(last_outcome=said, last_outcome_at=now)
+        return [said]
+    said = f"Started the desk's week, run {str(run.pk)[:8]}, for the slot of {slot:%Y-%m-%d %H:%M} UTC."
+    WeekSchedule.objects.filter(name="week").update(last_run=run, last_outcome=said, last_outcome_at=now)
+    return [said]
