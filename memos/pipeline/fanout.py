@@ -137,10 +137,20 @@ def in_parallel(
     return ((futures[future], future) for future in as_completed(futures))
 
 
-def start_outer(task: Callable[[], T], *, size: int) -> Future[T]:
+def start_outer(task: Callable[[], T], *, size: int, breadth: Breadth | None = None) -> Future[T]:
     """Start ``task`` now on the outer pool (of at least ``size`` threads) and return its future: work that
-    fans out itself (a move's debate) whose caller goes on meanwhile."""
-    return _outer.submit(max(1, size), task)
+    fans out itself (a move's debate, a week's closer looks) whose caller goes on meanwhile. With a
+    ``breadth``, the task runs marked as one of that declared fan-out's (a week's parts)."""
+    if breadth is None:
+        return _outer.submit(max(1, size), task)
+    started[breadth.name] = breadth
+    mark = breadth.mark
+
+    def marked() -> T:
+        with inside(mark):
+            return task()
+
+    return _outer.submit(max(1, size), marked)
 
 
 def shutdown() -> None:

@@ -60,9 +60,10 @@ class ScreenedWeek:
 
 @dataclass(frozen=True)
 class Screens:
-    # The last week the desk's data holds (snapshot: the last Friday on or before the last price date; live:
-    # the last close): what the week screens unless a person names a week.
-    latest_week: Callable[[], date | None]
+    # The last week the desk's data holds for a watchlist (or its own, given none; snapshot: the last Friday
+    # on or before the last price date; live: None, the last close): what the week screens unless a person
+    # names a week. A ServiceError says why there is none.
+    latest_week: Callable[[Sequence[str]], date | None]
     # (owner, the watchlist or () for the desk's own, the week's last session or None for the latest, the
     # week run, enqueue) -> the screen's run; a ServiceError says why it cannot start.
     start: Callable[[User, Sequence[str], date | None, Run, bool], Run]

@@ -9,6 +9,7 @@ from typing import Any
 
 from memos.pipeline.week.settings import week_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
+from memos.services.errors import ServiceError
 from memos.services.surfaces import week_part
 from memos.services.week_parts import Screens
 
@@ -20,12 +21,15 @@ def profiles() -> dict[str, str]:
     return {WEEKLY: "the screen, a quick memo on each flagged name, the followed decks' cycles, one digest"}
 
 
-def _week(raw: Any) -> date | None:
+def _week(raw: Any, symbols: tuple[str, ...]) -> date | None:
     if raw in (None, ""):
         found = week_part(Screens)
         if found is None:
             raise ConfigurationError("No workflow of this desk screens a watchlist: the week cannot start.")
-        return found[1].latest_week()
+        try:
+            return found[1].latest_week(symbols)
+        except ServiceError as exc:
+            raise ConfigurationError(str(exc)) from exc
     try:
         return raw if isinstance(raw, date) else date.fromisoformat(str(raw))
     except ValueError as exc:
@@ -38,7 +42,7 @@ def configure(request: RunRequest) -> dict[str, Any]:
     names = request.options.get("max_names", week_settings().max_names)
     if not isinstance(names, int) or not 0 <= names <= MOST_NAMES:
         raise ConfigurationError(f"A week looks closer at 0 to {MOST_NAMES} names, not {names!r}.")
-    week = _week(request.options.get("as_of"))
+    week = _week(request.options.get("as_of"), request.symbols)
     return {"name": WEEKLY, "as_of": week.isoformat() if week else None, "max_names": names}
 
 

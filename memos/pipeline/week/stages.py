@@ -29,6 +29,8 @@ from memos.pipeline import fanout
 from memos.pipeline.context import StageContext
 from memos.pipeline.skips import skip_steps
 from memos.pipeline.week import parts
+from memos.pipeline.week.breadths import FOLLOW_UPS
+from memos.pipeline.week.breadths import LOOKS as LOOKS_BREADTH
 from memos.pipeline.week.plan import DECKS, LOOKS, NAMES, SCREEN, look_key, max_names
 from memos.services.errors import ServiceError
 from memos.services.surfaces import week_part
@@ -149,7 +151,10 @@ def run_looks(ctx: StageContext) -> None:
         if step.status in (step.Status.DONE, step.Status.SKIPPED):
             continue
         ctx.start(step)
-        todo[step.key] = (pick, fanout.start_outer(_looker(ctx, found, pick), size=len(chosen)))
+        todo[step.key] = (
+            pick,
+            fanout.start_outer(_looker(ctx, found, pick), size=len(chosen), breadth=LOOKS_BREADTH),
+        )
     for key, (pick, future) in todo.items():
         step = ctx.step(key)
         try:
@@ -248,7 +253,7 @@ def decks_step(ctx: StageContext) -> DecksOutput:
     if not followups and not skipped:
         return DecksOutput(decks=[], note="the committee follows no deck on this week's flagged names")
     futures = {
-        brief_id: fanout.start_outer(_runner(ctx, run), size=len(followups))
+        brief_id: fanout.start_outer(_runner(ctx, run), size=len(followups), breadth=FOLLOW_UPS)
         for brief_id, run in followups
         if run is not None
     }

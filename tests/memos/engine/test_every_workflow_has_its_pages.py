@@ -75,11 +75,18 @@ def test_a_finished_run_of_every_workflow_has_every_page(name: str, tmp_path: Pa
     run_page = reader.get(f"/runs/{run.pk}/")
     assert run_page.status_code == 200
     # Every fan-out the run started was declared on one of its stages, and the run page says why it may.
-    declared = {breadth.name: breadth for stage in workflow.stages for breadth in stage.fan_outs}
+    # A run that starts other runs as its parts (the desk's week) runs their fan-outs too: each declared on
+    # its own workflow's stage and shown on that part's run page.
+    pages = [(workflow, run_page)] + [
+        (WORKFLOWS[part.workflow], reader.get(f"/runs/{part.pk}/"))
+        for part in Run.objects.filter(part_of=run)
+    ]
+    declared = {breadth.name for flow, _ in pages for stage in flow.stages for breadth in stage.fan_outs}
     assert fanout.started, f"{name}: no call ran side by side"
-    assert set(fanout.started) <= set(declared), f"{name}: undeclared fan-outs"
-    for breadth in declared.values():
-        assert f"Side by side: {breadth.name}." in unescape(run_page.content.decode()), breadth.name
+    assert set(fanout.started) <= declared, f"{name}: undeclared fan-outs"
+    for flow, shown in pages:
+        for breadth in (b for stage in flow.stages for b in stage.fan_outs):
+            assert f"Side by side: {breadth.name}." in unescape(shown.content.decode()), breadth.name
     done = list(AgentStep.objects.filter(run=run, status=AgentStep.Status.DONE))
     assert done and {step.kind for step in done} <= set(workflow.kinds)
     for step in done:

@@ -29,7 +29,7 @@ def start_screen(owner: User, symbols: Sequence[str], as_of: date | None, week: 
     week's run; on the desk's own watchlist it is the scheduled screen's line (the same brief), so each
     week's screen is the next version of it."""
     try:
-        strategy = this_weeks_strategy(as_of)
+        strategy = this_weeks_strategy(as_of, symbols)
         return ask_watchlist(
             owner=owner,
             symbols=list(symbols) or universe.default_symbols(strategy),
@@ -84,4 +84,11 @@ def read_screen(version: ArtefactVersion) -> ScreenedWeek:
     )
 
 
-WEEK_PART = Screens(latest_week=latest_week, start=start_screen, read=read_screen)
+def latest_for(symbols: Sequence[str]) -> date | None:
+    try:
+        return latest_week(None, symbols)
+    except ConfigurationError as exc:
+        raise ServiceError(str(exc)) from exc
+
+
+WEEK_PART = Screens(latest_week=latest_for, start=start_screen, read=read_screen)
