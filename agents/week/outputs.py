@@ -27,6 +27,7 @@ class Part(_Frozen):
     message: str  # its status line
     version_id: int | None = None  # what it froze
     version_label: str = ""  # "memo v3"
+    partial: bool = False  # what it froze lacks parts that did not finish
     calls: int = 0  # its LLM calls, answered by the model or from the ledger
     paid_calls: int = 0  # those the model was asked for (not answered from the ledger)
     tokens: int = 0
@@ -34,7 +35,9 @@ class Part(_Frozen):
 
     @property
     def finished(self) -> bool:
-        return self.status == "done"
+        """It froze a whole version: done, or ended needing review for its verdict (a memo its evaluator
+        sent back is finished work with a verdict); failed, partial or nothing frozen is not finished."""
+        return self.version_id is not None and not self.partial and self.status in ("done", "needs_review")
 
 
 class Name(_Frozen):

@@ -67,9 +67,16 @@ def digest_of(ctx: StageContext) -> DigestOutput:
     )
 
 
-def _part_problem(part: Part, what: str) -> Unfinished | None:
-    if part.status == Run.Status.DONE:
+def _part_problem(part: Part, what: str, *, may_freeze_nothing: bool = False) -> Unfinished | None:
+    """A part that froze no whole version: failed, froze nothing (unless it ``may_freeze_nothing``: a deck's
+    cycle with nothing to change), or froze a partial version."""
+    if part.finished:
         return None
+    ended = part.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW)
+    if may_freeze_nothing and ended and part.version_id is None:
+        return None
+    if part.partial:
+        return Unfinished(what=what, reason=f"{part.version_label} is partial: {part.message}")
     return Unfinished(what=what, reason=f"its run ended {part.status.replace('_', ' ')}: {part.message}")
 
 
@@ -97,7 +104,9 @@ def unfinished_of(
         ):
             found.append(problem)
     for deck in decks.decks if decks else []:
-        if deck.part is not None and (problem := _part_problem(deck.part, f"the cycle of {deck.title}")):
+        if deck.part is not None and (
+            problem := _part_problem(deck.part, f"the cycle of {deck.title}", may_freeze_nothing=True)
+        ):
             found.append(problem)
     return found
 
@@ -143,6 +152,7 @@ def sections(digest: DigestOutput) -> dict[str, str]:
         head = f"{look.symbol}: {look.recommendation or 'no recommendation'}"
         head += f", sizing {look.sizing}" if look.sizing else ""
         head += f" ({part.version_label})" if part and part.version_label else ""
+        head += f" [{part.message}]" if part and part.status == Run.Status.NEEDS_REVIEW else ""
         against = f" against {look.previous}" if look.previous else ""
         drift = (
             "; ".join(look.drift)

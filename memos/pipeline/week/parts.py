@@ -79,6 +79,7 @@ def read(run: Run) -> Part:
         message=run.status_message,
         version_id=version.pk if version is not None else None,
         version_label=version.named if version is not None else "",
+        partial=bool(version.unfinished) if version is not None else False,
         calls=calls["calls"] or 0,
         paid_calls=calls["paid"] or 0,
         tokens=run.tokens_spent,
