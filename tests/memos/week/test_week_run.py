@@ -87,8 +87,8 @@ def test_a_week_looks_closer_at_the_names_code_picks_and_freezes_one_digest(desk
         assert run.config["focus"] == pick.question
         assert pick.name.flag in pick.question and pick.name.symbol in pick.question
     flagged = [n.symbol for n in digest.screen.flagged]
-    assert {s.symbol for s in digest.names.skipped} == set(flagged) - set(expected)  # type: ignore[union-attr]
-    assert all("bound of 2" in s.reason for s in digest.names.skipped)  # type: ignore[union-attr]
+    assert {s.symbol for s in digest.names.skipped} == set(flagged) - set(expected)
+    assert all("bound of 2" in s.reason for s in digest.names.skipped)
     assert digest.screen.market and digest.screen.as_of == AS_OF
     for look in digest.looks:
         assert look.recommendation in ("BUY", "HOLD", "SELL", "WATCH")
