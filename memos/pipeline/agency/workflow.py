@@ -75,10 +75,7 @@ def _ranking(output: RankingOutput) -> str:
 
 
 def _jury(output: JuryOutput) -> str:
-    held = sum(1 for verdict in output.verdicts if verdict.survives)
-    return f"{held} of {len(output.verdicts)} recommended moves survive" + (
-        " · same family" if output.same_model_warning else ""
-    )
+    return output.summary + (" · same family" if output.same_model_warning else "")
 
 
 # The moves' authors and the debate's voices, whose work the board's scores and the jury judge.
