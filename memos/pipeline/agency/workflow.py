@@ -138,6 +138,7 @@ WORKFLOW = Workflow(
     describe=profiles.describe,
     artefact=agency_artefact,
     budget=profiles.budget,
+    separate_judge=profiles.separate_judge,
     # Seed 003: the board's scores and the jury judge the analysts' moves and the debate on them.
     verdicts=(
         Judged(Role.SCORING, DEBATERS, "the board's scores", "the analysts' moves and the debate on them"),
