@@ -8,8 +8,9 @@ one.
 ``AGENCY_SEQUENTIAL_MOVES`` debates one move at a time, the seed's own order (seed 003's tier 3: the same
 shards one by one, the same verdict); otherwise each worker process debates up to
 ``AGENCY_MOVES_PER_WORKER`` moves at once and leaves the rest to the next worker that frees up.
-``AGENCY_REQUIRE_SEPARATE_JUDGE`` refuses a run whose board scores on the model family of the analysts or
-the critic (seed 003: generators never judge).
+``AGENCY_REQUIRE_SEPARATE_JUDGE`` refuses a run whose board's scores or jury share a model family with the
+work they judge (seed 003: generators never judge), through the desk's one check
+(memos.pipeline.judge_families).
 """
 
 from __future__ import annotations

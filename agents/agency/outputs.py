@@ -207,3 +207,17 @@ class JuryOutput(_Output):
         "survives" says only that the jury could not check what it raised (seen on the embedded 1.5B)."""
         rulings = [item for verdict in self.verdicts for item in verdict.objections]
         return bool(rulings) and not any(item.quote_found for item in rulings)
+
+    @property
+    def unchecked(self) -> list[str]:
+        """The moves on which the jury could check nothing: its verdict on them says nothing either way."""
+        return [verdict.move_id for verdict in self.verdicts if verdict.outcome == "unchecked"]
+
+    @property
+    def summary(self) -> str:
+        """The step's line: the moves that survive, never counting one the jury could not check."""
+        held = sum(1 for verdict in self.verdicts if verdict.outcome == "survives")
+        line = f"{held} of {len(self.verdicts)} recommended moves survive"
+        if self.unchecked:
+            line += f" · {len(self.unchecked)} unchecked (the jury could check none of its objections)"
+        return line

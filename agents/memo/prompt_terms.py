@@ -8,7 +8,8 @@ One list for both places that check it: the prompt-content test over the files i
 from __future__ import annotations
 
 from agents.memo.roster import SPECIALISTS
-from agents.memo.rubric import anchor_examples
+
+ANCHORS = "{anchors}"  # where the evaluator's prompt takes every level's quoted example of the pinned rubric
 
 SYNTHESIZER_TERMS = (
     "causal_mechanism",
@@ -57,8 +58,9 @@ SPECIALIST_TERMS = (
 # Prompt name (its front matter's ``name``) -> the terms it must contain, verbatim.
 REQUIRED_TERMS: dict[str, tuple[str, ...]] = {
     "synthesizer": SYNTHESIZER_TERMS,
-    # The evaluator compares a memo with each level's quoted example: a version that drops one is refused.
-    "evaluator": EVALUATOR_TERMS + anchor_examples(),
+    # The evaluator compares a memo with each level's quoted example, filled in from the run's pinned rubric
+    # (memos.pipeline.memo.evaluation): a version that drops the placeholder is refused.
+    "evaluator": (*EVALUATOR_TERMS, ANCHORS),
     **{f"specialist_{name}": SPECIALIST_TERMS for name in SPECIALISTS},
 }
 

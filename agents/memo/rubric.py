@@ -75,8 +75,8 @@ def anchors_text(rubric: Rubric) -> str:
 
 
 def anchor_examples() -> tuple[str, ...]:
-    """The seed rubric's quoted examples: the evaluator's prompt quotes each one (agents.memo.prompt_terms),
-    since the evaluator compares a memo with them."""
+    """The seed rubric's quoted examples: the evaluator's prompt, filled in with the seed rubric's anchors
+    (``anchors_text``), quotes each one, since the evaluator compares a memo with them."""
     return tuple(
         example
         for objective in seed_rubric().rubric.objectives

@@ -6,7 +6,9 @@ judges). When a run starts, the desk reads each role's family from the settings 
 the run and, when it freezes, on the version: a verdict whose judge shares a family with the work it judges is
 badged "same family as the work it judges", the two families named, wherever it is shown (its step page, the
 run page, the version, e-mails). On the embedded default every role is one model, so every verdict is badged.
-``REQUIRE_SEPARATE_JUDGE`` refuses such runs outright (memos.services.runs.start_run).
+``REQUIRE_SEPARATE_JUDGE`` refuses such runs outright (memos.services.runs.start_run), and so does a
+workflow's own switch for its runs alone (``Workflow.separate_judge``: the agency's
+``AGENCY_REQUIRE_SEPARATE_JUDGE``, the screen's ``SCREEN_REQUIRE_SEPARATE_REVIEWER``), through ``refusal``.
 """
 
 from __future__ import annotations
@@ -128,14 +130,14 @@ def badges(rows: Sequence[Mapping[str, Any]] | None, *, role: str | None = None)
     return [check.badge for check in stored(rows) if check.same_family and role in (None, check.judge)]
 
 
-def refusal(checks: Sequence[FamilyCheck]) -> str:
-    """Why ``REQUIRE_SEPARATE_JUDGE`` refuses a run, or "" when every verdict comes from another family."""
+def refusal(checks: Sequence[FamilyCheck], *, setting: str = "REQUIRE_SEPARATE_JUDGE") -> str:
+    """Why ``setting`` (the desk's ``REQUIRE_SEPARATE_JUDGE`` or a workflow's own switch) refuses a run, or ""
+    when every verdict comes from another family."""
     shared = [check.badge for check in checks if check.same_family]
     if not shared:
         return ""
     return (
-        " ".join(shared)
-        + " This desk requires every verdict from another model family (REQUIRE_SEPARATE_JUDGE): set "
+        " ".join(shared) + f" This desk requires every verdict from another model family ({setting}): set "
         "LLM_JUDGE_MODEL (and LLM_JUDGE_FAMILY) to a model of another family, or that role's "
         "LLM_MODEL_<ROLE>."
     )

@@ -194,6 +194,10 @@ class Workflow:
     # their model families when a run starts and badges a verdict of the work's own family (seed 003,
     # memos.pipeline.judge_families).
     verdicts: tuple[Judged, ...] = ()
+    # A switch of the workflow's own asking what REQUIRE_SEPARATE_JUDGE asks, for its runs alone (the agency's
+    # and the screen's older settings): the setting's name when it is on, "" when off. start_run refuses
+    # through the one check either way (memos.pipeline.judge_families.refusal).
+    separate_judge: Callable[[], str] = field(default=lambda: "")
     # The models a run's config names per role (a screen's strategy), over the desk's settings; {} for none.
     run_models: Callable[[Mapping[str, Any]], Mapping[str, str]] = field(default=lambda config: {})
     # Whether the brief form offers it: the desk's week is started by its schedule, its command and the home

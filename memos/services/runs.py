@@ -182,7 +182,8 @@ def start_run(
         families = judge_families.checked(
             engine.verdicts, with_models(settings.LLM_SETTINGS, engine.run_models(config))
         )
-        refused = judge_families.refusal(families) if settings.REQUIRE_SEPARATE_JUDGE else ""
+        required = "REQUIRE_SEPARATE_JUDGE" if settings.REQUIRE_SEPARATE_JUDGE else engine.separate_judge()
+        refused = judge_families.refusal(families, setting=required) if required else ""
         if refused:
             raise ServiceError(refused)
         run = Run.objects.create(

@@ -12,7 +12,7 @@ import yaml
 
 from agents.deck.rubrics import DECK_R1, DECK_R2, R1_CONTRACT, R2_CONTRACT
 from agents.llm.prompts import load_prompt
-from agents.memo.prompt_terms import missing_terms
+from agents.memo.prompt_terms import ANCHORS, missing_terms
 from agents.memo.rubric import MEMO_CONTRACT, MEMO_RUBRIC, anchor_examples, anchors_text, seed_rubric
 from agents.rubrics import Contract, RubricError, parse_rubric
 
@@ -110,11 +110,16 @@ def test_a_level_reads_as_its_descriptor_and_its_example_quoted() -> None:
     )
 
 
-def test_the_evaluators_prompt_quotes_every_example_of_the_memo_rubric() -> None:
+def test_the_evaluators_prompt_quotes_every_example_of_the_memo_rubric_it_is_filled_in_with() -> None:
     text = (ROOT / "prompts" / "evaluator.md").read_text(encoding="utf-8")
-    assert load_prompt(ROOT / "prompts" / "evaluator.md").name == "evaluator"
+    evaluator = load_prompt(ROOT / "prompts" / "evaluator.md")
+    assert evaluator.name == "evaluator" and "anchors" in evaluator.system_placeholders
     examples = anchor_examples()
     assert len(examples) == 30  # ten dimensions, three levels each
+    # The examples are the rubric's, not the prompt's: filled in, every one is quoted.
+    assert not any(example in text for example in examples)
+    filled = text.replace(ANCHORS, anchors_text(seed_rubric().rubric))
+    assert all(example in filled for example in examples)
     assert missing_terms("evaluator", text) == []
-    dropped = text.replace(examples[4], "a plausible link")
-    assert missing_terms("evaluator", dropped) == [examples[4]]  # the admin refuses a version without it
+    dropped = text.replace(ANCHORS, "")
+    assert missing_terms("evaluator", dropped) == [ANCHORS]  # the admin refuses a version without them

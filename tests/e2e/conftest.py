@@ -30,7 +30,7 @@ import pytest
 import redis
 from django.conf import settings
 from django.db import connection
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from agents.llm.fakes.server import FakeLLMServer
 from memos.models import Brief, Company, Run
@@ -64,6 +64,7 @@ E2E_REDIS_DB = 14
 START_TIMEOUT_S = 30.0
 DESK_WORKER = "memos.pipeline.worker.DeskWorker"
 STOP_TIMEOUT_S = 10.0
+RUN_PAGE = re.compile(r"/runs/[0-9a-f-]{36}/$")
 T = TypeVar("T")
 
 
@@ -344,3 +345,15 @@ def start_desk(
         log.unlink()
     desk.start_server()
     return desk
+
+
+def start_from_form(page: Page, *, ticker: str, question: str, workflow: str, profile: str) -> None:
+    """Start a run through the brief form, as an analyst does, from a page where the person is logged in;
+    back on the new run's page."""
+    page.get_by_role("link", name="New brief").click()
+    page.fill("input[name=ticker]", ticker)
+    page.fill("textarea[name=question]", question)
+    page.check(f"input[name=workflow][value={workflow}]")
+    page.check(f"input[name=profile][value={profile}]")
+    page.get_by_role("button", name="Start the run").click()
+    page.wait_for_url(RUN_PAGE)

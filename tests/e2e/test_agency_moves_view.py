@@ -14,8 +14,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from agents.agency.fakes import REJECTION_LINE
 from agents.llm.fakes.reading import message_text
-from tests.e2e.conftest import SCREENSHOTS, Desk, start_desk
-from tests.e2e.test_agency_view import log_in
+from tests.e2e.conftest import SCREENSHOTS, Desk, start_desk, start_from_form
+from tests.e2e.test_agency_view import QUESTION, log_in
 from tests.memos.pipeline_support import analyst, load_desk_data
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -76,13 +76,7 @@ def test_the_moves_set_aside_and_the_jury_s_standing_objections_read_on_the_page
     )
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     log_in(page, desk)
-    page.get_by_role("link", name="New brief").click()
-    page.fill("input[name=ticker]", "AAPL")
-    page.fill("textarea[name=question]", "Which strategic moves should the company make next?")
-    page.check("input[name=workflow][value=agency]")
-    page.check("input[name=profile][value=quick]")
-    page.get_by_role("button", name="Start the run").click()
-    page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}/$"))
+    start_from_form(page, ticker="AAPL", question=QUESTION, workflow="agency", profile="quick")
     desk.start_worker()
     expect(page.locator("#run-status")).to_have_attribute(
         "data-status", re.compile("done|needs_review"), timeout=RUN_TIMEOUT_MS

@@ -12,12 +12,13 @@ from itertools import pairwise
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import SCREENSHOTS, Desk, start_desk
+from tests.e2e.conftest import SCREENSHOTS, Desk, start_desk, start_from_form
 from tests.memos.pipeline_support import analyst, load_desk_data
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 RUN_TIMEOUT_MS = 120_000
+QUESTION = "Which strategic moves should the company make next?"
 # What the zoom animates (its Web Animations, not the cards' own CSS transitions): transform and opacity only.
 ANIMATED = """() => document.getAnimations()
   .filter((a) => !(a instanceof CSSTransition) && !(a instanceof CSSAnimation))
@@ -71,13 +72,7 @@ def test_the_agency_s_layers_zoom_and_its_debates_read_live(
     desk = start_desk(desk_factory, {}, latency_ms=400)
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     log_in(page, desk)
-    page.get_by_role("link", name="New brief").click()
-    page.fill("input[name=ticker]", "AAPL")
-    page.fill("textarea[name=question]", "Which strategic moves should the company make next?")
-    page.check("input[name=workflow][value=agency]")
-    page.check("input[name=profile][value=quick]")
-    page.get_by_role("button", name="Start the run").click()
-    page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}/$"))
+    start_from_form(page, ticker="AAPL", question=QUESTION, workflow="agency", profile="quick")
     expect(page.locator("#pipeline.layers > .stage")).to_have_count(5)
     expect(page.locator("#live")).to_have_attribute("data-state", "live")
     desk.start_worker()

@@ -129,6 +129,13 @@ def ending(ctx: StageContext) -> Ending:
             f"{line}; the jury could not check any of its objections (no ruling quoted words code found): "
             "its verdicts say nothing either way",
         )
+    if jury is not None and jury.unchecked:
+        # Some verdicts checked, some not: the ones code could not check are named, never counted as survived.
+        return Ending(
+            Run.Status.DONE,
+            f"{line}; the jury could not check any objection on {', '.join(jury.unchecked)} (its verdict "
+            "there says nothing either way); the other recommended moves survive it",
+        )
     return Ending(Run.Status.DONE, line + ("; every recommended move survives the jury" if jury else ""))
 
 

@@ -1,6 +1,7 @@
-"""The agency's profiles, how a run is configured from one, and seed 003's rule on who judges: the board's
-scores (and the jury) on another model family than the analysts' and the critic's, where one is configured.
-The run page warns when they share one; ``AGENCY_REQUIRE_SEPARATE_JUDGE`` refuses such runs."""
+"""The agency's profiles and how a run is configured from one. Seed 003's rule on who judges (the board's
+scores and the jury on another model family than the moves' authors and the debate) is the desk's one check
+(memos.pipeline.judge_families): ``AGENCY_REQUIRE_SEPARATE_JUDGE`` asks it for the agency's runs alone, as
+``REQUIRE_SEPARATE_JUDGE`` asks it for every workflow's."""
 
 from __future__ import annotations
 
@@ -9,13 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agents.agency.board import SCORING_ROLE
 from agents.agency.config import AgencyConfig, AgencySettings
-from agents.agency.critic import CRITIC_ROLE
-from agents.agency.personas import ANALYST_ROLE
-from agents.llm.config import LLMSettings
 from memos.pipeline.agency.settings import agency_settings
-from memos.pipeline.gateway import llm_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
 
 
@@ -37,18 +33,9 @@ def profiles() -> dict[str, str]:
     }
 
 
-def shared_judge(llm: LLMSettings | None = None) -> str:
-    """Seed 003's warning when the board scores on the family of a role whose work it judges, or ""."""
-    config = llm or llm_settings()
-    judge = config.family_for(SCORING_ROLE)
-    shared = [role for role in (ANALYST_ROLE, CRITIC_ROLE) if config.family_for(role) == judge]
-    if not shared:
-        return ""
-    return (
-        f"The board's scores come from the same model family ({judge}) as the "
-        f"{' and the '.join(str(role) for role in shared)}: generators would judge their own family's work. "
-        "Set LLM_MODEL_SCORING (and LLM_FAMILY_SCORING) to another family."
-    )
+def separate_judge() -> str:
+    """``AGENCY_REQUIRE_SEPARATE_JUDGE`` when it is on (Workflow.separate_judge), else ""."""
+    return "AGENCY_REQUIRE_SEPARATE_JUDGE" if _settings().require_separate_judge else ""
 
 
 def configure(request: RunRequest) -> dict[str, Any]:
@@ -58,9 +45,6 @@ def configure(request: RunRequest) -> dict[str, Any]:
         raise ConfigurationError(
             f"Unknown profile {request.profile!r}; choose one of {', '.join(sorted(agency.profiles))}."
         )
-    warning = shared_judge()
-    if warning and agency.require_separate_judge:
-        raise ConfigurationError(f"{warning} (AGENCY_REQUIRE_SEPARATE_JUDGE refuses such runs.)")
     order = request.options.get("order", 0)
     if not isinstance(order, int) or order < 0:
         raise ConfigurationError(f"The order of the moves is a whole number from 0, got {order!r}.")

@@ -75,10 +75,7 @@ def _ranking(output: RankingOutput) -> str:
 
 
 def _jury(output: JuryOutput) -> str:
-    held = sum(1 for verdict in output.verdicts if verdict.survives)
-    return f"{held} of {len(output.verdicts)} recommended moves survive" + (
-        " · same family" if output.same_model_warning else ""
-    )
+    return output.summary + (" · same family" if output.same_model_warning else "")
 
 
 # The moves' authors and the debate's voices, whose work the board's scores and the jury judge.
@@ -141,6 +138,7 @@ WORKFLOW = Workflow(
     describe=profiles.describe,
     artefact=agency_artefact,
     budget=profiles.budget,
+    separate_judge=profiles.separate_judge,
     # Seed 003: the board's scores and the jury judge the analysts' moves and the debate on them.
     verdicts=(
         Judged(Role.SCORING, DEBATERS, "the board's scores", "the analysts' moves and the debate on them"),

@@ -23,7 +23,7 @@ from agents.memo.opinions import Opinion, conservative, disagreements
 from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.quotes import check as check_quotes
 from agents.memo.quotes import iteration_texts
-from agents.memo.rubric import MEMO_RUBRIC, MemoRubric
+from agents.memo.rubric import MEMO_RUBRIC, MemoRubric, anchors_text
 from agents.memo.schemas import Evaluation, SynthesisIteration
 from agents.memo.verdict import decide
 from agents.text.sentences import trim_cut
@@ -51,8 +51,13 @@ def run_evaluation(ctx: StageContext) -> None:
     briefs = briefs_text(specialist_outputs(ctx), audit_output(ctx))
     # A re-run of this stage (memos.pipeline.memo.desk.rerun) is a new request, not the one that failed.
     request = str(config(ctx).evaluation_reruns + 1)
-    prompt = template("evaluator", ctx.run).render(
-        {"company": company.name, "ticker": company.ticker, "request": request},
+    memo_rubric = MemoRubric(rubric(MEMO_RUBRIC, ctx.run))
+    evaluator = template("evaluator", ctx.run)
+    # Each level's quoted example from the rubric version the run pinned: an admin's new version changes what
+    # the evaluator compares a memo with (an evaluator version pinned before it read them holds them as text).
+    anchors = {"anchors": anchors_text(memo_rubric.rubric)} if "anchors" in evaluator.placeholders else {}
+    prompt = evaluator.render(
+        {"company": company.name, "ticker": company.ticker, "request": request, **anchors},
         {
             "brief": brief_block(ctx),
             "briefs": briefs,
@@ -79,7 +84,6 @@ def run_evaluation(ctx: StageContext) -> None:
         except (InvalidOutput, ProviderFailure, TransientFailure) as exc:  # anything else ends the run
             results[role] = exc
     judged = [text for it in done for text in iteration_texts(it)] + [briefs]
-    memo_rubric = MemoRubric(rubric(MEMO_RUBRIC, ctx.run))
     penalties = audit_output(ctx).penalties  # unsupported names and invented facts count against it
     opinions = [
         _opinion(role, answer, done, judged, memo_rubric, penalties)

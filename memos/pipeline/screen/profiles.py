@@ -1,6 +1,7 @@
-"""The screen's profile, how a run is configured from a strategy and a watchlist, and seed 003's rule on
-who reviews: the managing director on another model family than the analysts', where one is configured.
-The run page warns when they share one; ``SCREEN_REQUIRE_SEPARATE_REVIEWER`` refuses such runs."""
+"""The screen's profile and how a run is configured from a strategy and a watchlist. Seed 003's rule on who
+reviews (the managing director on another model family than the analysts it reviews) is the desk's one check
+(memos.pipeline.judge_families), on the models the run's strategy names: ``SCREEN_REQUIRE_SEPARATE_REVIEWER``
+asks it for the screen's runs alone, as ``REQUIRE_SEPARATE_JUDGE`` asks it for every workflow's."""
 
 from __future__ import annotations
 
@@ -9,11 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agents.llm.config import LLMSettings
-from agents.llm.roles import Role
 from agents.screen.config import ScreenConfig, Strategy, StrategyError, load_strategy, parse_strategy
 from agents.screen.schemas import SEND_BACKS
-from memos.pipeline.gateway import llm_settings, with_models
 from memos.pipeline.screen import universe
 from memos.pipeline.screen.settings import screen_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
@@ -36,20 +34,9 @@ def default_strategy() -> Strategy:
         ) from exc
 
 
-def shared_reviewer(llm: LLMSettings | None = None) -> str:
-    """Seed 003's warning when the managing director reviews on the family of the analysts it reviews."""
-    config = llm or llm_settings()
-    reviewer = config.family_for(Role.MANAGING_DIRECTOR)
-    shared = [
-        role for role in (Role.NEWS_ANALYST, Role.SENIOR_ANALYST) if config.family_for(role) == reviewer
-    ]
-    if not shared:
-        return ""
-    return (
-        f"The managing director reviews on the same model family ({reviewer}) as the "
-        f"{' and the '.join(str(role).replace('_', ' ') for role in shared)}: the reviewer would judge its "
-        "own family's work. Set LLM_MODEL_MANAGING_DIRECTOR (and LLM_FAMILY_MANAGING_DIRECTOR) to another."
-    )
+def separate_judge() -> str:
+    """``SCREEN_REQUIRE_SEPARATE_REVIEWER`` when it is on (Workflow.separate_judge), else ""."""
+    return "SCREEN_REQUIRE_SEPARATE_REVIEWER" if screen_settings().require_separate_reviewer else ""
 
 
 def configure(request: RunRequest) -> dict[str, Any]:
@@ -60,9 +47,6 @@ def configure(request: RunRequest) -> dict[str, Any]:
         strategy = parse_strategy(raw) if raw is not None else default_strategy()
     except StrategyError as exc:
         raise ConfigurationError(f"The strategy is malformed: {exc}") from exc
-    warning = shared_reviewer(with_models(llm_settings(), strategy.models))
-    if warning and screen_settings().require_separate_reviewer:
-        raise ConfigurationError(f"{warning} (SCREEN_REQUIRE_SEPARATE_REVIEWER refuses such runs.)")
     symbols = list(request.symbols) or universe.default_symbols(strategy)
     missing = universe.unpriced(strategy, symbols)
     if missing:

@@ -129,6 +129,7 @@ WORKFLOW = Workflow(
         ),
     ),
     run_models=profiles.run_models,
+    separate_judge=profiles.separate_judge,
     run_banner="memos/screen/run_banner.html",
     fakes="agents.screen.fakes",
     surface="memos.pipeline.screen.desk",

@@ -177,16 +177,21 @@ def test_a_run_whose_board_scores_on_the_analysts_family_is_refused_when_the_set
     load_desk_data("AAPL")
     user = analyst()
     brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
+    llm = settings.LLM_SETTINGS
+    judge = llm.default.model_copy(update={"model": "fake-judge"})
     with fake_llm(), changed("memos.pipeline.agency", require_separate_judge=True):
-        with pytest.raises(ServiceError, match="same model family"):
+        with pytest.raises(ServiceError, match="AGENCY_REQUIRE_SEPARATE_JUDGE") as refused:
             start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
+        assert "Same family as the work it judges: the board's scores" in str(refused.value)
         assert not Run.objects.exists()
-        # The board's scores on a model of their own (another family): the run starts.
-        llm = settings.LLM_SETTINGS
-        judge = llm.default.model_copy(update={"model": "fake-judge"})
-        with override_settings(
-            LLM_SETTINGS=llm.model_copy(update={"roles": {**llm.roles, "scoring": judge}})
-        ):
+        # The board's scores on a model of another family, the jury still on the analysts': still refused.
+        scoring = llm.model_copy(update={"roles": {**llm.roles, "scoring": judge}})
+        with override_settings(LLM_SETTINGS=scoring), pytest.raises(ServiceError) as refused:
+            start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
+        assert "the jury's verdicts" in str(refused.value) and "board's scores" not in str(refused.value)
+        # Both verdicts on a model of another family: the run starts.
+        both = llm.model_copy(update={"roles": {**llm.roles, "scoring": judge, "jury": judge}})
+        with override_settings(LLM_SETTINGS=both):
             run = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="agency")
     assert run.status == Run.Status.QUEUED
 

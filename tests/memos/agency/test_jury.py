@@ -5,10 +5,14 @@ which stays the board's."""
 
 from __future__ import annotations
 
+import html
+import io
+import re
 from typing import Any
 
 import pytest
 from django.test import Client
+from pypdf import PdfReader
 
 from agents.agency.config import AgencyConfig
 from agents.agency.fakes import REJECTION_LINE
@@ -16,6 +20,7 @@ from agents.agency.outputs import JuryOutput, MovesOutput, RankingOutput
 from agents.llm.fakes.reading import message_text
 from memos.models import AgentStep, ArtefactVersion, LLMCall, Run
 from memos.pipeline import driver
+from memos.services import printing
 from memos.services.runs import create_brief, start_run
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data
 from tests.memos.workflow_settings import changed
@@ -203,3 +208,72 @@ def test_a_jury_that_could_check_none_of_its_objections_says_so_instead_of_letti
     assert _jury(run).checked_nothing
     assert "the jury could not check any of its objections" in run.status_message
     assert "survives the jury" not in run.status_message
+
+
+def _verdict_blocks(page: str) -> dict[str, str]:
+    """Each jury verdict a page shows (templates/memos/agency/_verdict.html), by move id, as its text."""
+    return {
+        found.group(1): " ".join(re.sub(r"<[^>]+>", " ", found.group(0)).split())
+        for found in re.finditer(r'<div class="jury-verdict[^"]*" data-move="([^"]+)".*?</div>', page, re.S)
+    }
+
+
+def test_a_move_the_jury_could_check_nothing_on_is_never_said_to_survive_on_any_page() -> None:
+    # The first ruling thread answers as the embedded 1.5B did: one objection written three times, its quote
+    # nowhere. The other moves' rulings quote the move and the rejection, as the canned answers do.
+    unchecked = {
+        "objections": [
+            {
+                "objection": "The rejection asserts it with nothing in the move behind it.",
+                "ruling": "stands",
+                "quote": "The rejection does not provide any information from the move.",
+            },
+            {
+                "objection": "The rejection asserts it, with nothing in the move behind it",
+                "ruling": "stands",
+                "quote": "The rejection does not provide any information from the move.",
+            },
+            {
+                "objection": "the rejection asserts this with nothing in the move behind it.",
+                "ruling": "answered",
+                "quote": "The move answers it with its own words entirely.",
+            },
+        ]
+    }
+    run = _run()
+    with fake_llm({"agency_jury_rulings": [unchecked]}):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    jury = _jury(run)
+    [blind] = [v for v in jury.verdicts if v.outcome == "unchecked"]
+    others = [v for v in jury.verdicts if v is not blind]
+    assert all(v.outcome == "survives" for v in others) and not jury.checked_nothing
+    # The three copies are one objection, ruled out by code (its quote is nowhere).
+    assert [(item.repeats, item.quote_found) for item in blind.objections] == [(3, False)]
+    assert run.status == Run.Status.DONE
+    assert f"could not check any objection on {blind.move_id}" in run.status_message
+    assert "every recommended move survives" not in run.status_message
+    step = AgentStep.objects.get(run=run, key="jury")
+    assert step.summary.startswith("2 of 3 recommended moves survive · 1 unchecked")
+    client = Client()
+    client.force_login(run.brief.owner)
+    sentence = "the jury could not check any of its 1 objection: no ruling quoted words code found"
+    version = ArtefactVersion.objects.get(brief=run.brief, kind="agency")
+    for url in (f"/runs/{run.pk}/steps/{step.pk}/", f"/versions/{version.pk}/"):
+        page = html.unescape(client.get(url).content.decode())
+        blocks = _verdict_blocks(page)
+        assert set(blocks) >= {v.move_id for v in jury.verdicts}, url
+        shown = blocks[blind.move_id]
+        assert sentence in shown and "says nothing either way" in shown
+        assert "surviv" not in shown, shown
+        # What code ruled out, with the quote it could not find.
+        assert "Ruled out by code" in shown and "(written 3 times)" in shown
+        assert "The rejection does not provide any information from the move." in shown
+        assert all(" survives. " in blocks[v.move_id] for v in others)
+    # The version's frozen content carries the verdicts the page reads, and its frozen text says the same.
+    frozen = JuryOutput.model_validate(version.content["jury"])
+    assert [v.outcome for v in frozen.verdicts] == [v.outcome for v in jury.verdicts]
+    assert f"{blind.move_id} (rank {blind.rank}): the jury could not check" in version.sections["Jury"]
+    # The printed version (its PDF) says it too.
+    printed = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(printing.print_page(version))).pages)
+    assert "says nothing either way" in " ".join(printed.split())

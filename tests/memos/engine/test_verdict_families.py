@@ -5,6 +5,8 @@ e-mails about it, and ``REQUIRE_SEPARATE_JUDGE`` refuses such runs before they s
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html import unescape
 
 import pytest
@@ -20,9 +22,10 @@ from memos.pipeline import driver
 from memos.pipeline.judge_families import SAME_FAMILY, stored
 from memos.pipeline.registry import WORKFLOWS
 from memos.services.errors import ServiceError
-from memos.services.runs import create_brief, start_run
+from memos.services.runs import ask_watchlist, create_brief, start_run
 from memos.services.version_export import index_row
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, person, script_for
+from tests.memos.workflow_settings import changed
 
 QUESTION = "Should the committee add to the position ahead of the next product cycle?"
 # The embedded default: every role on the local model (Qwen2.5-Coder).
@@ -119,6 +122,59 @@ def test_a_judge_of_another_family_is_not_badged_and_the_desk_setting_refuses_on
     assert "the evaluator's grades (family qwen)" in message and "REQUIRE_SEPARATE_JUDGE" in message
     assert "LLM_JUDGE_MODEL" in message
     assert not Run.objects.filter(brief=other).exists()  # refused: nothing was started
+
+
+@contextmanager
+def _both_switches_on() -> Iterator[None]:
+    """The agency's and the screen's older settings, on."""
+    with (
+        changed("memos.pipeline.agency", require_separate_judge=True),
+        changed("memos.pipeline.screen", require_separate_reviewer=True),
+    ):
+        yield
+
+
+@pytest.mark.django_db
+def test_the_agency_s_and_the_screen_s_own_settings_refuse_their_runs_alone_through_the_one_check() -> None:
+    load_desk_data("AAPL")
+    user = analyst("ana")
+    with override_settings(LLM_SETTINGS=EMBEDDED), _both_switches_on():
+        brief = create_brief(owner=user, ticker="AAPL", question=QUESTION)
+        with pytest.raises(ServiceError) as agency:
+            start_run(brief=brief, user=user, workflow="agency", profile="quick", enqueue=False)
+        with pytest.raises(ServiceError) as screen:
+            ask_watchlist(
+                owner=user,
+                symbols=["XOM", "CVX"],
+                question=QUESTION,
+                workflow="screen",
+                profile="weekly",
+                enqueue=False,
+            )
+        assert not Run.objects.exists()
+        # The agency's switch is the agency's alone: a memo run on the same models starts.
+        memo = start_run(brief=brief, user=user, workflow="memo", profile="quick", enqueue=False)
+    # One message, the desk's, naming each verdict of the work's own family and the setting that refused it.
+    said = str(agency.value)
+    assert "the board's scores (family qwen)" in said and "the jury's verdicts (family qwen)" in said
+    assert "(AGENCY_REQUIRE_SEPARATE_JUDGE)" in said and "LLM_JUDGE_MODEL" in said
+    said = str(screen.value)
+    assert "the managing director's review (family qwen)" in said
+    assert "(SCREEN_REQUIRE_SEPARATE_REVIEWER)" in said and "LLM_JUDGE_MODEL" in said
+    memo.status = Run.Status.DONE
+    memo.save(update_fields=["status"])
+    # Every verdict on a judge of another family: both workflows' runs start under their switches.
+    with override_settings(LLM_SETTINGS=OTHER_JUDGE), _both_switches_on():
+        run = start_run(brief=brief, user=user, workflow="agency", profile="quick", enqueue=False)
+        screened = ask_watchlist(
+            owner=user,
+            symbols=["XOM", "CVX"],
+            question=QUESTION,
+            workflow="screen",
+            profile="weekly",
+            enqueue=False,
+        )
+    assert run.status == screened.status == Run.Status.QUEUED
 
 
 # --- where the badge is shown

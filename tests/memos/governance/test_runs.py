@@ -141,3 +141,30 @@ def test_a_run_started_before_an_activation_keeps_its_versions_across_a_resume(
     assert _hashes(run, "synthesizer") == {pinned.content_hash}
     assert sent and not any(MARKER in text for text in sent)
     assert _verdict(run)["decision"] == "ACCEPT"  # the rubric it pinned, not the stricter one activated since
+
+
+SEED_EXAMPLE = "Apple is a best-in-class franchise and should keep doing well."
+NEW_EXAMPLE = "Apple sells beloved phones, so its shares will simply keep rising for ever."
+
+
+def test_the_evaluator_reads_the_anchor_examples_of_the_rubric_version_its_run_pinned(
+    ana: User, root: User
+) -> None:
+    before = _start(ana)
+    memo = RubricVersion.objects.get(name=MEMO_RUBRIC, is_active=True)
+    assert SEED_EXAMPLE in memo.content
+    edited = propose_rubric(base=memo, content=memo.content.replace(SEED_EXAMPLE, NEW_EXAMPLE), user=root)
+    activate(version=edited, user=root)
+    after = _start(ana, "Is the services mix durable, now?")
+    sent = {}
+    for run in (before, after):
+        with fake_llm(script_for(run)) as server:
+            driver.run_inline(str(run.pk))
+            sent[run.pk] = _system_texts(server.requests, "evaluator")
+    # The run pinned before the admin's version reads the seed's example; the run after it, the new one.
+    assert sent[before.pk] and all(
+        SEED_EXAMPLE in text and NEW_EXAMPLE not in text for text in sent[before.pk]
+    )
+    assert sent[after.pk] and all(NEW_EXAMPLE in text and SEED_EXAMPLE not in text for text in sent[after.pk])
+    after.refresh_from_db()
+    assert after.rubric_versions[MEMO_RUBRIC]["hash"] == edited.content_hash

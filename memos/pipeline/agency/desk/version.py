@@ -65,6 +65,10 @@ class AgencyView:
     recommended: list[MoveView]
     others: list[MoveView]
     set_aside: list[SetAsideMove]  # moves code set aside before the debate, with the reason and figures
+    # The jury's verdicts as frozen: the Jury section is drawn from them (what stands, what code ruled out,
+    # a verdict code could not check said so), not from the section's text, which older versions froze with
+    # "survives" on verdicts code could not check.
+    jury: JuryOutput | None = None
 
 
 def agency_context(version: ArtefactVersion) -> dict[str, Any]:
@@ -96,6 +100,7 @@ def agency_context(version: ArtefactVersion) -> dict[str, Any]:
             recommended=[view for view in views if view.row.recommended],
             others=[view for view in views if not view.row.recommended],
             set_aside=set_aside,
+            jury=jury,
         )
     }
 
