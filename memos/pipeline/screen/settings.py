@@ -19,10 +19,10 @@ class ScreenSettings:
     strategy: Path
     # Seed 003: refuse a screen whose managing director runs on the analysts' model family.
     require_separate_reviewer: bool
-    # The weekly screen's slot (seed 002: a weekly run): "DAY HH:MM" in UTC, after the US close on Fridays by
-    # default (16:00 New York is 20:00 or 21:00 UTC), or "off". It screens the strategy's watchlist as
-    # ``schedule_owner``'s brief; the scheduler's tick checks it (memos.services.scheduler). Off under test: a
-    # suite run on a Friday evening must not start screens of its own.
+    # The weekly screen's slot (seed 002: a weekly run) on its own: "DAY HH:MM" in UTC, or "off" (the
+    # default: the desk's week, DESK_WEEK_SCHEDULE, screens after Friday's close as its first part, in the
+    # same screen line). It screens the strategy's watchlist as ``schedule_owner``'s brief; the scheduler's
+    # tick checks it (memos.services.scheduler).
     schedule: str
     schedule_owner: str
     # In live mode, a screen reads its watchlist's daily prices from the live price adapter (Stooq over
@@ -33,7 +33,7 @@ class ScreenSettings:
 
 def load(environ: Mapping[str, str], desk: Desk) -> ScreenSettings:
     env = Env(environ)
-    schedule = env.text("SCREEN_SCHEDULE", "off" if desk.testing else "fri 21:30")
+    schedule = env.text("SCREEN_SCHEDULE", "off")
     parse_schedule(schedule)  # a malformed slot stops start-up, naming the variable
     return ScreenSettings(
         strategy=Path(env.text("SCREEN_STRATEGY", str(desk.base_dir / "data" / "screen" / "strategy.yaml"))),

@@ -1,0 +1,83 @@
+"""The desk's week on its schedule: never for a slot that passed before the desk first met the schedule,
+once per slot after that, nothing when off, and a refusal said and recorded; the week the data holds when
+nobody names one; the brief form never offers the week."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memos.forms import BriefForm
+from memos.models import Run, WeekSchedule
+from memos.pipeline.week.desk.schedule import weeks_due
+from memos.pipeline.week.desk.start import start_week
+from memos.services.errors import ServiceError
+from tests.memos.pipeline_support import analyst
+from tests.memos.workflow_settings import changed
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SATURDAY = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)  # the day after a Friday slot: a fresh desk
+FRIDAY_EVENING = datetime(2026, 11, 27, 21, 40, tzinfo=UTC)  # the next slot has come
+SYMBOLS = ["XOM", "CVX", "JPM"]
+
+
+@pytest.fixture
+def on() -> object:
+    with changed("memos.pipeline.week", schedule="fri 21:30"):
+        yield
+
+
+def test_a_fresh_desk_waits_for_the_next_slot_then_starts_one_week_per_slot(on: None) -> None:
+    analyst("analyst")
+    assert weeks_due(SATURDAY) == []  # Friday's slot passed before the desk met the schedule
+    assert not Run.objects.exists()
+    assert WeekSchedule.objects.get().first_seen_at == SATURDAY
+    [said] = weeks_due(FRIDAY_EVENING)
+    assert said.startswith("Started the desk's week")
+    week = Run.objects.get(workflow="week")
+    assert week.scheduled and week.brief.owner.username == "analyst"
+    row = WeekSchedule.objects.get()
+    assert row.last_run == week and row.last_slot_at == datetime(2026, 11, 27, 21, 30, tzinfo=UTC)
+    Run.objects.filter(pk=week.pk).update(status=Run.Status.DONE)
+    assert weeks_due(FRIDAY_EVENING) == []  # this slot is done
+    assert Run.objects.filter(workflow="week").count() == 1
+    with changed("memos.pipeline.week", schedule="off"):
+        assert weeks_due(datetime(2026, 12, 4, 22, 0, tzinfo=UTC)) == []
+    assert Run.objects.filter(workflow="week").count() == 1
+
+
+def test_a_slot_whose_owner_is_no_analyst_is_said_and_recorded(on: None) -> None:
+    assert weeks_due(SATURDAY) == []
+    [said] = weeks_due(FRIDAY_EVENING)
+    assert "not started" in said and "not an active analyst" in said
+    assert WeekSchedule.objects.get().last_outcome == said
+    assert not Run.objects.exists()
+    analyst("analyst")
+    assert weeks_due(FRIDAY_EVENING) == []  # the slot was acted on: refused once, not retried every tick
+
+
+def test_the_week_screens_the_last_week_the_watchlist_prices_reach_unless_one_is_named() -> None:
+    analyst("analyst")
+    week = start_week(symbols=SYMBOLS, enqueue=False)
+    # The stocknet prices end on Friday 2017-09-01 (the benchmark's file runs on to 2020).
+    assert week.config["as_of"] == "2017-09-01"
+    Run.objects.filter(pk=week.pk).update(status=Run.Status.CANCELLED)
+    named = start_week(as_of=date(2015, 8, 21), symbols=SYMBOLS, enqueue=False)
+    assert named.config["as_of"] == "2015-08-21"
+
+
+def test_a_week_beyond_its_bound_of_names_is_refused_and_nothing_is_written() -> None:
+    analyst("analyst")
+    with pytest.raises(ServiceError, match="0 to 10 names"):
+        start_week(max_names=99, symbols=SYMBOLS, enqueue=False)
+    assert not Run.objects.exists()
+
+
+def test_the_brief_form_never_offers_the_week() -> None:
+    offered = [name for name, _ in BriefForm().fields["workflow"].choices]  # type: ignore[attr-defined]
+    assert "week" not in offered and "screen" in offered
+    assert not BriefForm(
+        {"workflow": "week", "ticker": "AAPL", "question": "q", "profile": "weekly"}
+    ).is_valid()
