@@ -28,6 +28,8 @@ class Part(_Frozen):
     version_id: int | None = None  # what it froze
     version_label: str = ""  # "memo v3"
     partial: bool = False  # what it froze lacks parts that did not finish
+    # Seed 003: each verdict of the work's own model family, badged as its version froze it.
+    badges: list[str] = Field(default_factory=list)
     calls: int = 0  # its LLM calls, answered by the model or from the ledger
     paid_calls: int = 0  # those the model was asked for (not answered from the ledger)
     tokens: int = 0

@@ -136,6 +136,8 @@ def sections(digest: DigestOutput) -> dict[str, str]:
     """The digest as plain text, section by section: the version's text, its diff and its e-mail."""
     screen = digest.screen
     market = screen.market or screen.problem or "No screen was read this week."
+    if screen.part is not None and screen.part.badges:
+        market += "\n" + "\n".join(screen.part.badges)
     flags = ", ".join(f"{screen.flags.get(flag, 0)} {flag}" for flag in ("RED", "YELLOW", "GREEN"))
     flagged = [
         f"{n.symbol} ({n.sector}): {n.flag}"
@@ -161,6 +163,7 @@ def sections(digest: DigestOutput) -> dict[str, str]:
         )
         looks.append(f"{head}. Drift{against}: {drift}." if look.previous else f"{head}. {drift}.")
         looks += [f"  gap: {gap}" for gap in look.gaps]
+        looks += [f"  {badge}" for badge in (part.badges if part else [])]
     skipped = [f"{s.symbol}: {s.reason}" for s in (digest.names.skipped if digest.names else [])]
     decks = [_deck_line(deck) for deck in digest.decks]
     cost = (

@@ -18,6 +18,7 @@ from django.db.models import Count, Q, Sum
 from agents.week.outputs import Part
 from memos.models import LLMCall, Run
 from memos.pipeline.context import StageContext
+from memos.pipeline.judge_families import badges
 
 # How long the week waits before looking at a part again that another worker holds, or whose stage asked
 # to be resumed later.
@@ -80,6 +81,7 @@ def read(run: Run) -> Part:
         version_id=version.pk if version is not None else None,
         version_label=version.named if version is not None else "",
         partial=bool(version.unfinished) if version is not None else False,
+        badges=badges(version.verdict_families if version is not None else run.verdict_families),
         calls=calls["calls"] or 0,
         paid_calls=calls["paid"] or 0,
         tokens=run.tokens_spent,

@@ -6,12 +6,14 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
+from django.utils.html import escape
 
 from memos.models import ArtefactVersion, Run, Vote
 from memos.pipeline import driver
+from memos.pipeline.judge_families import badges
 from memos.pipeline.week.desk.start import start_week
-from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, person
+from tests.memos.pipeline_support import analyst, fake_llm, fake_settings, load_desk_data, person
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,7 +25,11 @@ def week() -> Run:
     run = start_week(
         as_of=date(2015, 8, 21), max_names=1, symbols=["AAPL", "XOM", "CVX", "JPM"], enqueue=False
     )
-    with fake_llm():
+    # Every role on one model, as on the embedded default: each verdict is of its work's own family.
+    with (
+        fake_llm() as server,
+        override_settings(LLM_SETTINGS=fake_settings(server).model_copy(update={"roles": {}})),
+    ):
         driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.DONE, run.status_message
@@ -65,3 +71,17 @@ def test_a_vote_sent_back_to_a_page_the_member_may_not_open_lands_on_the_voted_v
     member = _reader("committee")
     answer = member.post(f"/versions/{memo.pk}/vote/", {"choice": "approve", "back_to": "999999"})
     assert answer["Location"] == f"/versions/{memo.pk}/"
+
+
+def test_the_digest_badges_each_verdict_of_the_works_own_family(week: Run) -> None:
+    # The memo's evaluator and the screen's managing director judge their own family's work: the digest says
+    # so beside each, as their versions froze it.
+    digest = ArtefactVersion.objects.get(run=week)
+    memo = ArtefactVersion.objects.get(run__part_of=week, kind="memo")
+    screen = ArtefactVersion.objects.get(run__part_of=week, kind="screen")
+    page = _reader("committee").get(f"/versions/{digest.pk}/").content.decode()
+    assert badges(memo.verdict_families) and badges(screen.verdict_families)
+    for version in (memo, screen):
+        for badge in badges(version.verdict_families):
+            assert escape(badge) in page
+            assert badge in digest.rendered_text
