@@ -214,11 +214,8 @@ def _trend(sentence: str, named: list[Named], figures: Sequence[CitedFigure]) ->
         subject = _subject(named, since, start, end, until)
         if subject is not None:
             backing = [f for f in figures if subject.backs(f.metric, f.concept)]
-        elif not named and len({f.metric for f in figures}) == 1:
-            # The claim's one metric, said without its name ("It has grown"). Where the sentence names a
-            # metric, a trend word with none of its own is said of something else ("Lower costs lifted the
-            # margin": "lower" is the costs').
-            backing = list(figures)
+        elif index == 0 and len({f.metric for f in figures}) == 1:
+            backing = list(figures)  # the claim's one metric, said without its name ("It has grown")
         else:
             continue
         said = (trend, sentence[start:end])
