@@ -72,6 +72,11 @@ class InferenceOutput(_Output):
     gaps: list[str]
     dropped: list[str] = Field(default_factory=list)  # code's words for each claim it did not keep
     asked_model: bool = True
+    # Code's line on each claim merged into an earlier one that says the same (agents.agency.findings).
+    merged: list[str] = Field(default_factory=list)
+    # F2: each document left out as promotion or spam before F2 read them, and the run's line counting them.
+    promotional: list[str] = Field(default_factory=list)
+    promotional_note: str = ""
 
 
 class ProposedMove(_Output):

@@ -22,6 +22,10 @@ in a reader's words with the figures shown. Three rules, in this order:
    "rose", "declined" (agents.text.directions) at every step; "steady", "stable", "flat" within a stated
    tolerance at every step. One period named in the words ("rose in FY2025") judges the step into it only.
    A rate's direction beside rates of change ("revenue grew" over growth rates) is read by their sign.
+   A trend word over a level or a ratio (net income, a margin) needs two periods of it or more: "net income
+   has been increasing steadily" beside one quarter's net income is withheld with that figure shown, since
+   one period cannot show a trend. A figure that is itself a change (a growth rate, a week's return, alpha,
+   a step of the earnings bridge: metric_words.SIGNED) carries a direction by its sign alone.
 
 A claim that fails is withheld, not rewritten. A rewrite ("operating cash flow was mixed: it rose in FY2024
 and fell 5.7% in FY2025") would be a sentence code wrote standing where a reader expects the model's
@@ -214,13 +218,46 @@ def _trend(sentence: str, named: list[Named], figures: Sequence[CitedFigure]) ->
             backing = list(figures)  # the claim's one metric, said without its name ("It has grown")
         else:
             continue
+        said = (trend, sentence[start:end])
         # One series per company and metric: a peer's revenue is no step of the company's.
-        for series in dict.fromkeys((figure.entity, figure.metric) for figure in backing):
-            cited = [figure for figure in backing if (figure.entity, figure.metric) == series]
-            verdict = _judge(sentence, (trend, sentence[start:end]), cited, subject=subject)
+        found = dict.fromkeys((figure.entity, figure.metric) for figure in backing)
+        groups = [[figure for figure in backing if (figure.entity, figure.metric) == key] for key in found]
+        for cited in groups:
+            verdict = _judge(sentence, said, cited, subject=subject)
             if not verdict.kept:
                 return verdict
+        if groups and not any(_shows_a_trend(cited) for cited in groups):
+            return _one_period(said, groups, subject=subject)
     return KEPT
+
+
+def _shows_a_trend(cited: list[CitedFigure]) -> bool:
+    """Whether one series could bear a trend word at all: a rate of change by its sign (a growth rate of
+    +6% is a rise), a level or a ratio only by two periods or more of it."""
+    if SIGNED.fullmatch(cited[0].metric):
+        return True
+    series = _series(cited)
+    # Periods code cannot order are not read step by step, nor called one period when there are several.
+    return len(series) > 1 or (not series and len({figure.period for figure in cited}) > 1)
+
+
+def _one_period(
+    said: tuple[Trend, str], groups: list[list[CitedFigure]], *, subject: MetricWords | None
+) -> Verdict:
+    """A trend word over a level or a ratio cited for one period only ("net income has been increasing"
+    beside one quarter's net income): true or not, the figure cannot show it, and a reader takes the
+    figure as the proof. Withheld with the figure shown (each company's, where a peer's is cited too: a
+    peer's figure is no period of the company's series)."""
+    trend, word = said
+    name = subject.name if subject is not None else metric_words_for(groups[0][0].metric)
+    what = {"up": "rose", "down": "fell", "steady": "held steady"}[trend]
+    shown = [figure for cited in groups for figure in (_series(cited)[:1] or cited[:1])]
+    return Verdict(
+        "trend",
+        f"it says {name} {what} (\u201c{word}\u201d), but it cites {name} for one period only: "
+        f"{_shown(shown)}; one period cannot show a trend",
+        tuple(f.fact_id for f in shown),
+    )
 
 
 def _subject(named: list[Named], since: int, start: int, end: int, until: int) -> MetricWords | None:
@@ -255,7 +292,7 @@ def _judge(
         return KEPT
     series = _series(cited)
     if len(series) < 2:
-        return KEPT
+        return KEPT  # nothing to read step by step; a level's one period is _trend's to withhold
     steps = list(pairwise(series))
     judged = steps[slice(*_span(sentence, series))]
     if all(_holds(trend, earlier, later) for earlier, later in judged):

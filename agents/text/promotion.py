@@ -90,6 +90,19 @@ FEATURES: tuple[Feature, ...] = (
         True,
     ),
     Feature(
+        "trading-course advert",
+        "sells a trading course or service ('become a successful online trader', 'we teach you to trade')",
+        # Read on the agency's F2 for Apple (issue 32): each became a claim, then a move. Not a bare "free
+        # trial": a product's free trial is news (Apple Music's ended in September 2015).
+        re.compile(
+            r"\bbecome\s+a\s+(?:successful|profitable|better)\s+(?:online\s+|day\s+|stock\s+)?trader\b"
+            r"|\b(?:we|i)\s+teach\s+you\s+(?:how\s+)?to\s+(?:day\s+)?trade\b"
+            r"|\bsign\s+up\s+for\s+(?:our|a)\s+free\s+trial\b|\bfully\s+automated\s+trading\b",
+            _FLAGS,
+        ),
+        True,
+    ),
+    Feature(
         "app or service advert",
         "advertises an app, a watchlist or a free-analysis service",
         re.compile(

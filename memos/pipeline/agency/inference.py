@@ -6,14 +6,22 @@ Each claim is read against every figure it cites (agents.text.figure_claims, the
 deck share): a trend word must hold at each step of the cited series, the metric it names must be one it
 cites, and advice with no finding in it is no inference. Where every claim F2 wrote was withheld as advice,
 F2 says what its cited documents report, one line of code's quoting each, or that they report nothing the
-desk can state: never an empty finding, never advice."""
+desk can state: never an empty finding, never advice.
+
+F2 is shown no promotion or spam (agents.agency.findings.screened, the screen's reading): a post selling a
+trading course is no document to infer a move from, and its output lists each one left out and counts them.
+A claim that repeats an earlier one (the same sentence once case, punctuation and the company's name are set
+aside, or the same claim citing the same documents) is merged into it with both citations, before the moves
+stage reads them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
+from typing import Any
 
 from agents.agency.checks import NOTHING_REPORTED, cited_figures, reported, shown
+from agents.agency.findings import Screened, left_out_note, merge, names, same_as, screened
 from agents.agency.narrowing import inference_schema
 from agents.agency.outputs import Claim, InferenceOutput, Source, SourcesOutput
 from agents.agency.schemas import Inference
@@ -36,10 +44,13 @@ from memos.pipeline.prompts import template
 
 def run_inference(ctx: StageContext) -> None:
     gathered = sources(ctx)
+    shown_f2 = screened(gathered.documents)
     gw = gateway()
     work: dict[str, Callable[[], InferenceOutput]] = {
         F1: partial(financial, gw, ctx, gathered) if gathered.facts else partial(silent, F1, gathered),
-        F2: partial(trend, gw, ctx, gathered) if gathered.documents else partial(silent, F2, gathered),
+        F2: partial(trend, gw, ctx, gathered, shown_f2)
+        if shown_f2.kept
+        else partial(silent, F2, gathered, shown_f2),
     }
     done = ctx.fan_out(work, InferenceOutput, limit=gw.settings.max_concurrency, breadth=INFERENCES)
     # Code's line that the documents report nothing is no finding to propose a move from.
@@ -49,14 +60,27 @@ def run_inference(ctx: StageContext) -> None:
         )
 
 
-def silent(name: str, gathered: SourcesOutput) -> InferenceOutput:
+def silent(name: str, gathered: SourcesOutput, screen: Screened | None = None) -> InferenceOutput:
     what = "figures" if name == F1 else "documents"
+    gap = f"The desk holds no {what} for {gathered.ticker}: nothing to infer from."
+    if screen is not None and screen.left_out:
+        gap = (
+            f"Every document the desk holds for {gathered.ticker} was left out as promotion or spam: "
+            "nothing to infer from."
+        )
     return InferenceOutput(
         name=name,
         claims=[],
-        gaps=[f"The desk holds no {what} for {gathered.ticker}: nothing to infer from.", *gathered.gaps],
+        gaps=[gap, *gathered.gaps],
         asked_model=False,
+        **_promotion(screen),
     )
+
+
+def _promotion(screen: Screened | None) -> dict[str, Any]:
+    if screen is None:
+        return {}
+    return {"promotional": screen.left_out, "promotional_note": left_out_note(screen)}
 
 
 def financial(gw: LLMGateway, ctx: StageContext, gathered: SourcesOutput) -> InferenceOutput:
@@ -75,11 +99,12 @@ def financial(gw: LLMGateway, ctx: StageContext, gathered: SourcesOutput) -> Inf
     )
 
 
-def trend(gw: LLMGateway, ctx: StageContext, gathered: SourcesOutput) -> InferenceOutput:
-    ids = tuple(document.doc_id for document in gathered.documents)
+def trend(gw: LLMGateway, ctx: StageContext, gathered: SourcesOutput, screen: Screened) -> InferenceOutput:
+    """F2 over the documents that are not promotion or spam: what it is shown is all it may cite."""
+    ids = tuple(document.doc_id for document in screen.kept)
     values = {"peers": ", ".join(gathered.peers) or "none named"}
-    untrusted = {"documents": document_block(gathered.documents)}
-    return _infer(
+    untrusted = {"documents": document_block(screen.kept)}
+    output = _infer(
         gw,
         ctx,
         name=F2,
@@ -89,7 +114,9 @@ def trend(gw: LLMGateway, ctx: StageContext, gathered: SourcesOutput) -> Inferen
         ids=ids,
         facts=(),
         gathered=gathered,
+        documents=screen.kept,
     )
+    return output.model_copy(update=_promotion(screen))
 
 
 def document_block(documents: list[Source]) -> str:
@@ -112,6 +139,7 @@ def _infer(
     ids: tuple[str, ...],
     facts: tuple[str, ...],
     gathered: SourcesOutput,
+    documents: list[Source] | None = None,
 ) -> InferenceOutput:
     company = ctx.company
     ctx.check()
@@ -134,7 +162,8 @@ def _infer(
         cited_figures(gathered.facts),
         kept_numbers(ctx),
         said_in=language(ctx),
-        documents={document.doc_id: document for document in gathered.documents},
+        documents={document.doc_id: document for document in documents or []},
+        company=(company.name, company.ticker),
     )
 
 
@@ -147,11 +176,16 @@ def checked(
     *,
     said_in: Language | None = None,
     documents: Mapping[str, Source] | None = None,
+    company: tuple[str, str] = ("", ""),
 ) -> InferenceOutput:
     """The claims that cite only ids the role was shown, type no figure and stand against every figure they
-    cite, numbered F1.1, F1.2, ...; where F2's were all advice, code's lines on what its documents report."""
+    cite, numbered F1.1, F1.2, ..., each that repeats an earlier one merged into it; where F2's were all
+    advice, code's lines on what its documents report. ``company``: its name and ticker, set aside when
+    claims are compared."""
     claims: list[Claim] = []
     dropped: list[str] = []
+    merged: list[str] = []
+    company_names = names(*company)
     advised: list[str] = []  # the ids the claims withheld as advice cite, in order
     facts = frozenset(figures)
     for index, claim in enumerate(answer.claims, start=1):
@@ -167,6 +201,10 @@ def checked(
             advised += claim.citations if verdict.rule == "advice" else []
         elif text.withheld or text.empty:
             dropped.append(f"claim {index}: {text.note or 'nothing left to show'}")
+        elif (same := same_as(text.text, claim.citations, claims, company_names)) is not None:
+            at, why = same
+            claims[at] = merge(claims[at], claim.citations)
+            merged.append(f"claim {index} merged into {claims[at].claim_id} ({why}): \u201c{text.text}\u201d")
         else:
             claims.append(
                 Claim(claim_id=f"{name}.{len(claims) + 1}", statement=text.text, citations=claim.citations)
@@ -177,7 +215,7 @@ def checked(
     ]
     if name == F2 and advised and not claims:
         claims = _reported(list(dict.fromkeys(advised)), documents or {}, keep, said_in, dropped)
-    return InferenceOutput(name=name, claims=claims, gaps=gaps, dropped=dropped)
+    return InferenceOutput(name=name, claims=claims, gaps=gaps, dropped=dropped, merged=merged)
 
 
 def _reported(

@@ -51,9 +51,12 @@ def _sources(output: SourcesOutput) -> str:
 
 def _inference(output: InferenceOutput) -> str:
     if not output.asked_model:
-        return "nothing to read: not asked"
+        left_out = f" ({len(output.promotional)} promotional left out)" if output.promotional else ""
+        return "nothing to read: not asked" + left_out
     line = f"{_plural(len(output.claims), 'claim')} · {_plural(len(output.gaps), 'gap')}"
-    return line + (f" · {len(output.dropped)} dropped" if output.dropped else "")
+    line += f" · {len(output.dropped)} dropped" if output.dropped else ""
+    line += f" · {len(output.merged)} merged" if output.merged else ""
+    return line + (f" · {len(output.promotional)} promotional left out" if output.promotional else "")
 
 
 def _proposal(output: ProposalOutput) -> str:

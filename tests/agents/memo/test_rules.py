@@ -198,7 +198,16 @@ def test_the_audit_flags_briefs_reading_one_figure_in_opposite_directions() -> N
     up, _ = check_claims("fundamentals", _brief(_claim("Revenue rose", ["AAPL:revenue:FY2024"])), CATALOG)
     down, _ = check_claims("competitive", _brief(_claim("Revenue fell", ["AAPL:revenue:FY2024"])), CATALOG)
     audited, report = audit(up + down, CATALOG)
-    assert [c.kind for c in report.contradictions] == ["direction across briefs"]
+    # Each brief's word is also read against its one figure, which shows no trend (issue 32, row 5): both
+    # are flagged on their own before the briefs are set against each other.
+    assert [c.kind for c in report.contradictions] == [
+        "direction vs figures",
+        "direction vs figures",
+        "direction across briefs",
+    ]
+    assert all("one period cannot show a trend" in c.detail for c in report.contradictions[:2])
+    across = report.contradictions[2].detail
+    assert across == "fundamentals read AAPL:revenue:FY2024 as up; competitive as down"
     assert {c.tier for c in audited} == {"LOW"}
 
 

@@ -221,9 +221,17 @@ def test_a_direction_beside_growth_rates_is_read_by_their_sign() -> None:
 
 
 def test_a_peer_s_figures_are_no_step_of_the_company_s_series() -> None:
-    ours = series("revenue", (2024,))
     peer = CitedFigure("MSFT:revenue:FY2023", "revenue", "FY2023", Decimal("211915000000"), "USD 211,915 M")
-    assert read_claim("Revenue declined.", [peer, *ours]).kept
+    # Apple's three rising years beside a peer's one: the trend is read on Apple's series alone.
+    assert read_claim("Revenue has been increasing.", [peer, *series("revenue")]).kept
+    assert not read_claim("Revenue declined.", [peer, *series("revenue")]).kept
+    # One Apple year beside one peer year: this read as no step and stood; one period of each company's
+    # revenue shows no trend (issue 32, row 5), so it is withheld, and no step from the peer's figure to
+    # Apple's (a rise of 85%) is named.
+    verdict = read_claim("Revenue declined.", [peer, *series("revenue", (2024,))])
+    assert verdict.rule == "trend" and "one period cannot show a trend" in verdict.reason
+    assert "MSFT:revenue:FY2023" in verdict.reason and "AAPL:revenue:FY2024" in verdict.reason
+    assert "rose" not in verdict.reason
 
 
 def test_the_map_reads_the_longest_metric_words_first() -> None:
@@ -307,3 +315,71 @@ def test_the_screen_s_sector_figures_are_one_series_per_sector() -> None:
     week = sector("energy", "avg_return_1w", "2015-08-21", "0.012")
     read = read_text(f"The sector's share prices fell [[{week.fact_id}]].", {week.fact_id: week})
     assert "the share price went down" in read.withheld[0] and "above zero" in read.withheld[0]
+
+
+def _net_income(period: str, value: str) -> CitedFigure:
+    return CitedFigure(
+        f"AAPL:net_income:{period}",
+        "net_income",
+        period,
+        Decimal(value),
+        f"USD {Decimal(value) / 1_000_000:,.0f} M",
+        "us-gaap:NetIncomeLoss",
+        "USD",
+    )
+
+
+# Apple's net income in its fiscal third quarter (the June quarter), FY2023-FY2025, as filed on 10-Q.
+_JUNE_QUARTERS = [
+    _net_income("FY2023Q3", "19881000000"),
+    _net_income("FY2024Q3", "21448000000"),
+    _net_income("FY2025Q3", "23434000000"),
+]
+
+
+def test_a_trend_word_over_one_period_of_a_level_is_withheld_with_the_figure_shown() -> None:
+    """The embedded agency wrote "net income has been increasing steadily" citing one quarter's net income:
+    one figure cannot show a trend, however true the trend may be."""
+    sentence = "Apple's net income has been increasing steadily."
+    verdict = read_claim(sentence, _JUNE_QUARTERS[-1:])
+    assert verdict.rule == "trend" and not verdict.kept
+    assert verdict.reason == (
+        "it says net income rose (\u201cincreasing\u201d), but it cites net income for one period only: "
+        "FY2025Q3 USD 23,434 M (AAPL:net_income:FY2025Q3); one period cannot show a trend"
+    )
+    assert verdict.series == ("AAPL:net_income:FY2025Q3",)
+    # The same words over the three June quarters, each above the last: the trend is shown, and stands.
+    assert read_claim(sentence, _JUNE_QUARTERS).kept
+    # A ratio is a level too, and so is "steady": one margin shows neither a rise nor a flat line.
+    margin = series("net_margin", (2025,))
+    assert "one period cannot show a trend" in read_claim("Net margin has been rising.", margin).reason
+    assert "one period cannot show a trend" in read_claim("Net margin held steady.", margin).reason
+    # A quarter beside a year is no second period: no step is read from one kind to the other.
+    mixed = [series("revenue", (2025,))[0], *_JUNE_QUARTERS[-1:]]
+    assert not read_claim("Net income rose.", mixed).kept
+    # No trend word, one figure: nothing to withhold.
+    assert read_claim("Net income was USD 23,434 M in the June quarter.", _JUNE_QUARTERS[-1:]).kept
+
+
+def test_a_growth_rate_carries_its_direction_by_its_sign_alone() -> None:
+    """A figure that is itself a change shows a direction on its own: "revenue grew 6%" beside a growth rate
+    of +6% stands, beside -6% it is withheld."""
+
+    def growth(value: str) -> CitedFigure:
+        figure = cited_figure(
+            fact_id="AAPL:revenue_growth_yoy:FY2025",
+            metric="revenue_growth_yoy",
+            period="FY2025",
+            value=value,
+            shown=f"{Decimal(value) * 100:+.1f}%",
+            unit="pure",
+        )
+        assert figure is not None
+        return figure
+
+    assert read_claim("Revenue grew 6% in FY2025.", [growth("0.06")]).kept
+    fell = read_claim("Revenue grew 6% in FY2025.", [growth("-0.06")])
+    assert fell.rule == "trend" and "revenue growth is below zero in every figure it cites" in fell.reason
+    # Revenue's one year beside its growth rate: the rate carries the direction the level alone cannot.
+    assert read_claim("Revenue grew.", [*series("revenue", (2025,)), growth("0.06")]).kept
+    assert not read_claim("Revenue grew.", series("revenue", (2025,))).kept

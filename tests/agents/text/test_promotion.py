@@ -81,3 +81,18 @@ def test_a_weak_sign_alone_keeps_a_post_and_two_together_drop_it() -> None:
 
 def test_cashtags_are_read_without_their_dollar_sign_and_prices_are_not_cashtags() -> None:
     assert cashtags("$xom $RDS-B, $mor.de at $ 71.5 and $100") == {"XOM", "RDS-B", "MOR.DE"}
+
+
+def test_a_trading_course_advert_is_promotion_and_a_product_s_free_trial_is_news() -> None:
+    """The posts of the bundled tweets that reached the agency's F2 for Apple (issue 32) and became its
+    claims: each sells a course or a trading service. Read on the newest 200 posts of each of the 87
+    symbols, this feature catches these five posts (three distinct) and nothing else."""
+    for text in (
+        "5 steps to become a successful online trader | URL stocks trading $aapl $twtr $tasr $tsla $… URL",
+        "day trading strategies | we teach you how to trade URL stocks trading $spy $dia $aapl $fb $x URL",
+        "fully automated trading! sign up for our free trial! trade $googl $aapl $cmi $gs URL… URL",
+    ):
+        verdict = read(text)
+        assert verdict.promotional and "trading-course advert" in verdict.features, text
+    assert not read("apple music's free trial ends for millions of users $aapl URL").promotional
+    assert not read("how online traders reacted to the fed's decision $spy URL").promotional

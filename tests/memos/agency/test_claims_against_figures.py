@@ -13,6 +13,7 @@ from django.test import Client
 
 from agents.agency.outputs import InferenceOutput, SourcesOutput
 from agents.llm.fakes.reading import schema_enum
+from agents.text.promotion import read
 from memos.models import AgentStep, ArtefactVersion, Run
 from memos.pipeline import driver
 from memos.services.runs import create_brief
@@ -49,9 +50,13 @@ def financial(schema: Mapping[str, Any], _messages: Any) -> dict[str, Any]:
     }
 
 
+OFFERED: list[str] = []  # the ids F2 was offered to cite, as its schema listed them
+
+
 def trend(schema: Mapping[str, Any], _messages: Any) -> dict[str, Any]:
     """F2 as the embedded model wrote it: advice only, each citing a post."""
     posts = schema_enum(schema, "citations")
+    OFFERED[:] = posts
     return {
         "claims": [{"statement": s, "citations": [posts[i]]} for i, s in enumerate(ADVICE)],
         "gaps": ["No news from the last quarter."],
@@ -118,6 +123,18 @@ def test_misread_figures_and_advice_are_withheld_with_their_reasons_on_the_page_
     assert "it names cash flow, but the figures it cites are the cash balance" in f1_page
     f2_page = client.get(f"/runs/{run.pk}/steps/{f2_step.pk}/").content.decode()
     assert "advice, not a finding from the documents" in f2_page
+    # F2 was never shown Apple's promotional posts, and its page says how many code left out and why.
+    gathered = SourcesOutput.model_validate(AgentStep.objects.get(run=run, key="sources").output)
+    spam = [d for d in gathered.documents if read(f"{d.title} {d.text}").promotional]
+    assert any("become a successful online trader" in d.text for d in spam)
+    assert OFFERED and not {d.doc_id for d in spam} & set(OFFERED)
+    assert len(OFFERED) == len(gathered.documents) - len(spam)
+    assert f2.promotional_note == (
+        f"code left out {len(spam)} of {len(gathered.documents)} documents as promotion or spam "
+        "before F2 read them"
+    )
+    assert [line.split(" ", 1)[0] for line in f2.promotional] == [d.doc_id for d in spam]
+    assert "Code left out" in f2_page and "5 steps to become a successful online" in f2_page
     assert "code's line (every claim the model wrote here was advice" in f2_page
 
     version = ArtefactVersion.objects.get(brief=run.brief, kind="agency")
