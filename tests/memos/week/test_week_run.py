@@ -213,3 +213,19 @@ def test_week_refuses_a_malformed_date_and_changes_nothing(desk: None) -> None:
         call_command("week", "--as-of", "last friday", stderr=err)
     assert exited.value.code == 2 and "--as-of must be a date" in err.getvalue()
     assert not Run.objects.exists()
+
+
+def test_every_run_of_the_week_is_charged_to_the_weeks_budget(desk: None) -> None:
+    # A week whose budget the screen alone outspends: the screen stops saying so, no memo starts, and the
+    # digest says what did not finish.
+    with changed("memos.pipeline.week", budget_tokens=3_000):
+        week = _run(_week())
+    assert week.budget_tokens == 3_000
+    screen = Run.objects.get(part_of=week, workflow="screen")
+    assert screen.budget_tokens is not None and screen.budget_tokens <= 3_000
+    assert screen.status == Run.Status.FAILED and "budget" in screen.status_message
+    assert not Run.objects.filter(part_of=week, workflow="memo").exists()
+    digest = _digest(week)
+    assert week.status == Run.Status.NEEDS_REVIEW
+    assert [u.what for u in digest.unfinished] == ["the week's screen"]
+    assert "budget" in digest.unfinished[0].reason
