@@ -1,6 +1,7 @@
 """``manage.py bench_run --latency-ms L [--profile P] [--runs N] [--sequential] [--json]``: whole memo runs
 against the fake OpenAI-compatible server answering every call after L ms. ``--workflow agency`` measures an
-agency run instead (memos.pipeline.agency.desk.bench).
+agency run instead (memos.pipeline.agency.desk.bench), ``--workflow week [--as-of DATE]`` a whole week
+(memos.pipeline.week.desk.bench).
 
 The fake server runs in a process of its own, as any real endpoint does (``--fake-in-process`` serves it
 from a thread of this one instead, where its request handling competes with the pipeline for the GIL and
@@ -41,6 +42,7 @@ from memos.pipeline import driver
 from memos.pipeline.agency.desk import agency_bench, agency_stability
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers, rehearsal
+from memos.pipeline.week.desk.bench import week_bench
 from memos.pipeline.worker import warm_up
 from memos.services.errors import ServiceError
 from memos.services.notifications import wait_for_mail
@@ -53,7 +55,10 @@ class Command(BaseCommand):
     help = "Time whole memo runs against the fake LLM server and compare them with their critical-path bound."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("--workflow", choices=["memo", "agency"], default="memo")
+        parser.add_argument("--workflow", choices=["memo", "agency", "week"], default="memo")
+        parser.add_argument(
+            "--as-of", dest="as_of", help="week: the week ending on this session (YYYY-MM-DD)"
+        )
         parser.add_argument("--latency-ms", type=float, default=200.0)
         parser.add_argument("--profile", default="full")
         parser.add_argument("--ticker", default="AAPL")
@@ -90,6 +95,13 @@ class Command(BaseCommand):
             return
         if options["workflow"] == "agency":
             self._agency(user, options)
+            return
+        if options["workflow"] == "week":
+            week = week_bench(options)
+            wait_for_mail()
+            self.stdout.write(json.dumps(week, indent=2))
+            if week["status"] != Run.Status.DONE:
+                raise SystemExit(1)
             return
         bench = _Bench(user, options)
         modes = {"parallel": options["concurrency"]}
