@@ -68,6 +68,8 @@ def screen_step(ctx: StageContext) -> ScreenOutput:
         except ServiceError as exc:
             return ScreenOutput(part=None, problem=f"the week's screen could not start: {exc}")
         parts.charge(ctx.run, run)
+    # The week's card says where the screen is followed while it runs: on its own run page.
+    ctx.progress(ctx.step(SCREEN), f"screening: run {str(run.pk)[:8]}, on its own page")
     ended = parts.run_to_end(ctx, str(run.pk))
     part = parts.read(ended)
     version = ArtefactVersion.objects.filter(pk=part.version_id).first() if part.version_id else None
