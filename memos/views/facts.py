@@ -55,14 +55,15 @@ def has_documents(held: Holdings) -> bool:
 @dataclass(frozen=True)
 class Kind:
     param: str  # the query-string name of its filter
-    label: str
+    label: str  # the filter's name
+    counted: str  # its count's words ("7 with statements")
     test: Callable[[Holdings], bool]
 
 
 KINDS = (
-    Kind("statements", "has statements", has_statements),
-    Kind("prices", "has prices", has_prices),
-    Kind("documents", "has documents", has_documents),
+    Kind("statements", "has statements", "with statements", has_statements),
+    Kind("prices", "has prices", "with prices", has_prices),
+    Kind("documents", "has documents", "with documents", has_documents),
 )
 
 

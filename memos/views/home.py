@@ -212,8 +212,8 @@ def weekly_screen(user: User, *, admin: bool, now: datetime) -> Schedule | None:
     )
     return Schedule(
         what="weekly screen",
-        brief_subject=f"the strategy's watchlist, as {owner}'s brief",
-        question=WEEKLY_SCREEN_QUESTION,
+        brief_subject="the strategy's watchlist",
+        question=f"as {owner}'s brief (SCREEN_SCHEDULE_OWNER)",
         cadence=cadence,
         next_due=last_slot(now, *planned) + timedelta(days=7) if planned is not None else None,
         last_outcome=f"started run {str(last.pk)[:8]} · {last.get_status_display().lower()}" if last else "",

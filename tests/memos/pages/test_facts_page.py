@@ -58,7 +58,7 @@ def test_the_page_counts_each_kind_and_a_stocknet_price_file_is_price_history(
 ) -> None:
     client.force_login(alice)
     page = facts_page(client, snapshot)
-    assert "3 companies · 1 has statements · 2 has prices · 1 has documents" in text_of(page)
+    assert "3 companies · 1 with statements · 2 with prices · 1 with documents" in text_of(page)
     assert tickers_in(page) == {"AAPL", "MSFT", "KO"}
     microsoft = row_of(page, "MSFT")
     assert "daily prices 2012-09-04 to 2017-09-01" in microsoft and "no price history" not in microsoft
@@ -80,7 +80,7 @@ def test_the_filters_combine_and_say_so_when_nothing_matches(
     none = facts_page(client, snapshot, "?documents=1&statements=1")
     assert tickers_in(none) == set() and "No company matches these filters." in none
     # The counts at the top stay the whole store's, whatever the filter.
-    assert "3 companies · 1 has statements · 2 has prices · 1 has documents" in text_of(none)
+    assert "3 companies · 1 with statements · 2 with prices · 1 with documents" in text_of(none)
 
 
 def test_the_store_left_the_home_page_which_links_to_it(client: Client, alice: User) -> None:

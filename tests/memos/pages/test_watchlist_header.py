@@ -39,6 +39,9 @@ def test_the_run_page_header_of_a_long_watchlist_shows_its_size_and_five_symbols
     assert "watchlist of 87 symbols" in shown and "S00, S01, S02, S03, S04" in shown
     assert "S05" not in shown and "S86" not in shown
     assert "and 82 more" in rest and "S05, S06" in rest and "S86" in rest
+    # Nowhere on the page (its details list included) are the symbols printed outside a closed <details>.
+    outside = re.sub(r"<details.*?</details>", "", page, flags=re.DOTALL)
+    assert "S86" not in outside and "S05" not in outside
     title = re.search(r"<title>(.*?)</title>", page, re.DOTALL)
     assert title and "watchlist of 87 symbols" in title.group(1) and "S00" not in title.group(1)
 

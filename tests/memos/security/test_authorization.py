@@ -1485,8 +1485,8 @@ def test_each_actor_gets_what_the_table_says_and_a_refusal_changes_nothing(world
 
 @pytest.mark.parametrize("actor", ACTORS)
 def test_the_home_page_lists_the_run_only_to_those_who_may_open_it(world: World, actor: str) -> None:
-    """The home page lists runs in the analyst's part only: to the run's analyst and to an admin. The committee
-    and reviewers, who may open it, find it through the versions that await them instead."""
+    """The home page lists runs in the analyst's part only: to the run's analyst and to an admin. The
+    committee and reviewers, who may open it, find it through the versions that await them instead."""
     listed = MARKER.encode() in world.clients[actor].get("/").content
     assert listed == (actor in ("owner", "admin"))
     assert not listed or RUN_READERS[actor] == OK
