@@ -146,7 +146,7 @@ def analyst_schedules(user: User, *, admin: bool, now: datetime) -> list[Schedul
             what="deck refinement",
             brief_subject=cycle.brief.subject,
             question=cycle.brief.question,
-            cadence=cycle.cadence,
+            cadence=_held(cycle.cadence, cycle.held_off_by_admin),
             next_due=cycle.next_due(now),
             last_outcome=cycle.last_outcome,
             last_outcome_at=cycle.last_outcome_at,
@@ -160,7 +160,7 @@ def analyst_schedules(user: User, *, admin: bool, now: datetime) -> list[Schedul
             what="weekly memo",
             brief_subject=weekly.brief.subject,
             question=weekly.brief.question,
-            cadence=_weekly_cadence(weekly) if weekly.enabled else "off",
+            cadence=_held(_weekly_cadence(weekly) if weekly.enabled else "off", weekly.held_off_by_admin),
             next_due=memo_next_due(weekly, now),
             last_outcome=weekly.last_outcome,
             last_outcome_at=weekly.last_outcome_at,
@@ -185,6 +185,10 @@ def _newest_versions(briefs: set[int]) -> dict[tuple[int, str], int]:
 
 
 DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _held(cadence: str, by_admin: bool) -> str:
+    return f"{cadence} (an admin holds it off)" if by_admin else cadence
 
 
 def _weekly_cadence(schedule: MemoSchedule) -> str:
