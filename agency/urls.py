@@ -4,7 +4,7 @@ from django.urls import path, register_converter
 
 from memos.converters import EvidenceIdConverter
 from memos.services.surfaces import workflow_urls
-from memos.views import accounts, briefs, downloads, evidence, home, ledger, review, runs, versions
+from memos.views import accounts, briefs, downloads, evidence, facts, home, ledger, review, runs, versions
 
 register_converter(EvidenceIdConverter, "evidence")
 
@@ -54,6 +54,7 @@ urlpatterns = [
     path("versions/<int:version_id>/publish/", review.publish, name="version_publish"),
     path("versions/<int:version_id>/accept-partial/", review.accept_partial, name="version_accept_partial"),
     path("notices/", versions.notices_page, name="notices"),
+    path("facts/", facts.facts_page, name="facts"),
     path("facts/<evidence:fact_id>/", evidence.fact_detail, name="fact"),
     path("sources/<evidence:doc_id>/", evidence.source_document, name="source_document"),
     # Each workflow's own pages and actions, declared in its package (memos.services.surfaces).

@@ -26,7 +26,10 @@ from memos.cache import cache_key, cached
 from memos.models import Company, FactRecord, SourceDocument
 
 STATEMENT_SOURCES = (FactRecord.Source.COMPANYFACTS, FactRecord.Source.INLINE_XBRL)
-PRICES_FOLDER = ("prices", "daily")
+# The bundled daily prices, searched in the order the screen searches them (memos.pipeline.screen.universe's
+# ``prices``: the snapshot's price files, then the stocknet universe's), so a company whose prices the screen
+# charts is never said to have no price history.
+PRICE_FOLDERS = (("prices", "daily"), ("stocknet", "price"))
 FILINGS_FOLDER = ("edgar", "filings")
 # Bundled primary documents are named ``{ticker}-{form}-{filed date}.html.gz`` (memos.services.snapshot reads
 # the same files); the R pages beside them are excerpts of one of these.
@@ -155,7 +158,7 @@ def snapshot_files(root: Path) -> SnapshotFiles:
 
 def _files(root: Path) -> list[Path]:
     found: list[Path] = []
-    for parts in (PRICES_FOLDER, FILINGS_FOLDER):
+    for parts in (*PRICE_FOLDERS, FILINGS_FOLDER):
         folder = root.joinpath(*parts)
         if folder.is_dir():
             found.extend(sorted(p for p in folder.iterdir() if p.is_file()))
@@ -172,13 +175,13 @@ def _fingerprint(root: Path, paths: Iterable[Path]) -> str:
 
 def _read_files(root: Path, paths: Iterable[Path]) -> SnapshotFiles:
     # pandas only on a miss: a web process that never reads a price file never imports it.
-    from agents.data.prices import SnapshotPriceSource, load_price_csv, ticker_from_path
+    from agents.data.prices import PriceFolders, load_price_csv, ticker_from_path
 
     files = SnapshotFiles()
-    prices = SnapshotPriceSource(root)
+    prices = PriceFolders([root.joinpath(*parts) for parts in PRICE_FOLDERS])
     filings: dict[str, list[Filing]] = {}
     for path in paths:
-        if path.parent == prices.folder and path.suffix == ".csv":
+        if path.parent in prices.folders and path.suffix == ".csv":
             ticker = ticker_from_path(path)
             if ticker in files.prices or ticker in files.unreadable or prices.path_for(ticker) != path:
                 continue  # the file the desk reads for the ticker (the largest) is the one described

@@ -162,7 +162,8 @@ def test_bench_pages_under_load(bench_report: BenchReport) -> None:
     desk = load_desk()
     cookies = session_cookies(desk.user, USERS)
     pages = {
-        "home": ("/", "Fact store"),
+        "home": ("/", 'id="your-runs"'),
+        "facts": ("/facts/", 'id="fact-store"'),
         "run": (f"/runs/{desk.run.pk}/", 'id="pipeline"'),
         "memo": (f"/runs/{desk.run.pk}/steps/{desk.memo.pk}/", "doc-memo"),
     }

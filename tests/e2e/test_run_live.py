@@ -204,7 +204,7 @@ def read_the_memo_and_the_other_documents(page: Page, desk: Desk, run: Run) -> N
         page.goto(f"{desk.base_url}/runs/{run.pk}/steps/{AgentStep.objects.get(run=run, key=key).pk}/")
         shot(page, name)
     page.goto(f"{desk.base_url}/")
-    expect(page.locator(f'a.run-link[href="/runs/{run.pk}/"]')).to_contain_text("Done")
+    expect(page.locator(f'#your-runs .home-run:has(a[href="/runs/{run.pk}/"])')).to_contain_text("Done")
     shot(page, "15-home-with-the-run")
 
 

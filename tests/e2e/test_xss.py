@@ -575,7 +575,8 @@ def read_every_page(page: Page, desk: Desk, run: Run, plan: Plan, watch: Watch) 
         page.goto(f"{desk.base_url}{reverse('source_document', args=[doc_id])}")
         watch.check(page, f"source-{doc_id}", ids, shot=doc_id.endswith("-01"))
     page.goto(f"{desk.base_url}/")
-    expect(page.locator(f'a.run-link[href="/runs/{run.pk}/"]')).to_contain_text("Needs review")
+    row = page.locator(f'#your-runs .home-run:has(a[href="/runs/{run.pk}/"])')
+    expect(row).to_contain_text("Needs review")
     watch.check(page, "home-with-the-run", shot=True)
 
 

@@ -1,5 +1,5 @@
-"""The home page says, company by company, what the desk holds: read from the rows and the snapshot's files as
-they are now, and honest about what is missing."""
+"""The fact store's page says, company by company, what the desk holds: read from the rows and the snapshot's
+files as they are now, and honest about what is missing."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_each_company_shows_its_years_prices_news_and_filings_or_says_it_has_non
     )
     client.force_login(alice)
     with override_settings(SNAPSHOT_DIR=snapshot):
-        page = client.get("/").content.decode()
+        page = client.get("/facts/").content.decode()
 
     apple_row = row_of(page, "AAPL")
     assert "filed statements FY2023–FY2024 (2 years, latest FY2024)" in apple_row
@@ -86,10 +86,10 @@ def test_a_file_added_to_the_snapshot_shows_on_the_next_visit(
     company("MSFT", "Microsoft", 789019)
     client.force_login(alice)
     with override_settings(SNAPSHOT_DIR=snapshot):
-        assert "no price history bundled" in row_of(client.get("/").content.decode(), "MSFT")
+        assert "no price history bundled" in row_of(client.get("/facts/").content.decode(), "MSFT")
         shutil.copy(PRICES / "MSFT_2012-2017_stocknet.csv", snapshot / "prices" / "daily")
         (snapshot / "edgar" / "filings" / "msft-10-q-2025-04-30.html.gz").write_bytes(b"")
-        row = row_of(client.get("/").content.decode(), "MSFT")
+        row = row_of(client.get("/facts/").content.decode(), "MSFT")
     assert "daily prices 2012-09-04 to 2017-09-01" in row and "filing 10-Q 2025-04-30" in row
 
 
@@ -101,5 +101,5 @@ def test_a_price_file_that_does_not_read_is_named_as_such(
     (snapshot / "prices" / "daily" / "MSFT.csv").write_text("not,a,price,file\n1,2,3,4\n")
     client.force_login(alice)
     with override_settings(SNAPSHOT_DIR=snapshot):
-        row = row_of(client.get("/").content.decode(), "MSFT")
+        row = row_of(client.get("/facts/").content.decode(), "MSFT")
     assert "price file unreadable" in row and "daily prices" not in row

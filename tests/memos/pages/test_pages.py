@@ -23,7 +23,7 @@ def test_a_logged_in_analyst_sees_figures_linked_to_the_filing_that_reported_the
 ) -> None:
     revenue_fact(company())
     client.force_login(alice)
-    page = client.get("/").content.decode()
+    page = client.get("/facts/").content.decode()
     assert "USD 391,035 M" in page
     assert "AAPL:revenue:FY2024" in page
     assert "https://www.sec.gov/Archives/edgar/data/320193/000032019324000123/" in page

@@ -1,5 +1,6 @@
 """Every page reads a constant number of rows whatever the number of companies, runs and steps: the home
-page, a run's page and its step documents, each the first time (nothing cached) and again (from the cache)."""
+page, the fact store, a run's page and its step documents, each the first time (nothing cached) and again
+(from the cache)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from tests.memos.factories import company, evaluation_output, revenue_fact, run_
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 
 FRAGMENT = {"X-Desk-Fragment": "1"}
-# Session, user, the reader's roles (two reads) and the page's own few (the home page: its runs and what was
-# published); the home page reads six more for its company rows when they are not in the cache.
+# Session, user, the reader's roles (a read per question asked of them) and the page's own few (the home page:
+# the analyst's active and finished runs, schedules, what was published); the fact store's page reads six more
+# for its company rows when they are not in the cache.
 MOST_QUERIES = 13
 
 
@@ -113,21 +115,37 @@ def runs(owner: User, count: int, *, steps: int = 2) -> list[Run]:
 
 
 @pytest.mark.django_db
-def test_the_home_page_reads_as_many_rows_for_twelve_companies_and_runs_as_for_two(
-    client: Client, alice: User
-) -> None:
+def test_the_home_page_reads_as_many_rows_for_twelve_runs_as_for_two(client: Client, alice: User) -> None:
     companies(2)
     runs(alice, 2)
     client.force_login(alice)
-    few = first_and_again(client, "/")
+    few = queries(client, "/")
 
     companies(10, start=2)
     runs(alice, 10)
-    many = first_and_again(client, "/")
+    many = queries(client, "/")
+    assert len(few) <= MOST_QUERIES, "\n".join(few)
+    assert len(many) == len(few), "\n".join(many)
+    # The ten newest finished runs (none is active).
+    assert client.get("/").content.decode().count('class="run-question"') == 10
+
+
+@pytest.mark.django_db
+def test_the_fact_store_reads_as_many_rows_for_twelve_companies_as_for_two(
+    client: Client, alice: User
+) -> None:
+    companies(2)
+    client.force_login(alice)
+    few = first_and_again(client, "/facts/")
+
+    companies(10, start=2)
+    many = first_and_again(client, "/facts/")
     assert many == few
 
-    page = client.get("/").content.decode()
+    page = client.get("/facts/").content.decode()
     assert page.count('class="ticker"') >= 12 and "T011" in page and "1 news item" in page
+    # Each filter is its own page, drawn once and then read from the cache in as few queries.
+    assert first_and_again(client, "/facts/?statements=1&documents=1") == few
 
 
 @pytest.mark.django_db
