@@ -16,6 +16,10 @@ class ScheduleError(ConfigError):
     """A weekly schedule that is not "DAY HH:MM" or "off"; the message names the setting."""
 
 
+# The days as pages write them, Monday first (a schedule's weekday is an index into it).
+DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
 def parse_schedule(text: str, *, setting: str = "SCREEN_SCHEDULE") -> tuple[int, time] | None:
     """("fri 21:30") -> (4, 21:30); "off" -> None. ``setting`` names where the text came from."""
     cleaned = text.strip().lower()

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import chain
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -29,12 +30,15 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from agents.weekly import ScheduleError, last_slot, parse_schedule
+from agents.weekly import DAY_NAMES, ScheduleError, last_slot, parse_schedule
 from memos.models import ArtefactVersion, Company, MemoSchedule, RefineSchedule, Run
 from memos.pipeline.memo.desk.schedule import next_due as memo_next_due
 from memos.pipeline.screen.desk.schedule import QUESTION as WEEKLY_SCREEN_QUESTION
 from memos.pipeline.screen.plan import NAME as SCREEN
 from memos.pipeline.screen.settings import screen_settings
+from memos.pipeline.week.desk.schedule import week_slot
+from memos.pipeline.week.desk.start import may_start_week
+from memos.pipeline.week.settings import week_settings
 from memos.services.access import can_start_runs, visible_runs, visible_versions
 from memos.services.accounts import Roles
 from memos.services.review import Tally, ballot, reviewers_for, tally
@@ -84,6 +88,11 @@ def home(request: HttpRequest) -> HttpResponse:
     user = request.user
     if not isinstance(user, User):
         return render(request, "memos/landing.html")
+    return render(request, "memos/home.html", home_context(user))
+
+
+def home_context(user: User) -> dict[str, Any]:
+    """What the signed-in reader's home page shows: each of their roles' part."""
     roles = _roles(user)
     admin = user.is_superuser and user.is_active
     analyst = admin or Roles.ANALYST in roles
@@ -97,13 +106,14 @@ def home(request: HttpRequest) -> HttpResponse:
         .order_by("-published_at")[:PUBLISHED_SHOWN]
     )
     now = timezone.now()
-    context = {
+    context: dict[str, Any] = {
         "admin": admin,
         "analyst": analyst,
         "committee": committee,
         "reviewer": reviewer,
         "executive": executive,
         "can_start_runs": can_start_runs(user),
+        "may_run_week": may_start_week(user),
         "runs": analyst_runs(user, admin=admin) if analyst else None,
         "schedules": analyst_schedules(user, admin=admin, now=now) if analyst else None,
         "awaiting": awaiting_vote(user) if committee else None,
@@ -114,7 +124,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "refreshes": refresh_rows() if settings.DATA_MODE == "live" else None,
         "refresh_hours": settings.DATA_REFRESH_HOURS,
     }
-    return render(request, "memos/home.html", context)
+    return context
 
 
 def analyst_runs(user: User, *, admin: bool) -> list[Run]:
@@ -172,7 +182,30 @@ def analyst_schedules(user: User, *, admin: bool, now: datetime) -> list[Schedul
     screen = weekly_screen(user, admin=admin, now=now)
     if screen is not None:
         found.append(screen)
+    week = desk_week(user, admin=admin, now=now)
+    if week is not None:
+        found.insert(0, week)
     return found
+
+
+def desk_week(user: User, *, admin: bool, now: datetime) -> Schedule | None:
+    """The desk's week (``DESK_WEEK_SCHEDULE``) for its owner and the admins; None for anyone else."""
+    owner = week_settings().owner
+    if not admin and user.username != owner:
+        return None
+    slot = week_slot(now)
+    openable = slot.last_run_id is not None and visible_runs(user).filter(pk=slot.last_run_id).exists()
+    return Schedule(
+        what="the desk's week",
+        brief_subject="the desk's watchlist",
+        question=f"screen, closer looks, decks, digest, as {owner}'s (DESK_WEEK_OWNER)",
+        cadence=slot.cadence,
+        next_due=slot.next_due,
+        last_outcome=slot.last_outcome,
+        last_outcome_at=slot.last_outcome_at,
+        last_run_id=slot.last_run_id if openable else None,
+        version_id=None,
+    )
 
 
 def _newest_versions(briefs: set[int]) -> dict[tuple[int, str], int]:
@@ -182,9 +215,6 @@ def _newest_versions(briefs: set[int]) -> dict[tuple[int, str], int]:
     for brief_id, kind, pk in rows.values_list("brief_id", "kind", "pk"):
         found[(brief_id, kind)] = pk  # ordered by number: the newest wins
     return found
-
-
-DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def _held(cadence: str, by_admin: bool) -> str:

@@ -7,13 +7,14 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 import pytest
+from django.test import Client
 
 from memos.forms import BriefForm
 from memos.models import Run, WeekSchedule
 from memos.pipeline.week.desk.schedule import weeks_due
 from memos.pipeline.week.desk.start import start_week
 from memos.services.errors import ServiceError
-from tests.memos.pipeline_support import analyst
+from tests.memos.pipeline_support import analyst, person
 from tests.memos.workflow_settings import changed
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -81,3 +82,22 @@ def test_the_brief_form_never_offers_the_week() -> None:
     assert not BriefForm(
         {"workflow": "week", "ticker": "AAPL", "question": "q", "profile": "weekly"}
     ).is_valid()
+
+
+def test_run_this_week_now_is_an_analysts_and_a_refusal_is_said_on_the_home_page(on: None) -> None:
+    reader = Client()
+    reader.force_login(person("cora", "committee"))
+    assert "Run this week now" not in reader.get("/").content.decode()
+    assert reader.post("/week/run-now/").status_code == 403
+    assert not Run.objects.exists()
+    ana = analyst("analyst")
+    reader.force_login(ana)
+    home = reader.get("/").content.decode()
+    assert "Run this week now" in home and "the desk&#x27;s week" in home.lower()
+    started = reader.post("/week/run-now/")
+    week = Run.objects.get(workflow="week")
+    assert started.status_code == 302 and started["Location"] == f"/runs/{week.pk}/"
+    assert week.scheduled and week.status == Run.Status.QUEUED
+    again = reader.post("/week/run-now/")  # the week's brief already has a run going
+    assert again.status_code == 409 and "The week did not start" in again.content.decode()
+    assert Run.objects.filter(workflow="week").count() == 1

@@ -5,11 +5,13 @@ Saturday waits for next Friday instead of starting a week at once for the slot t
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from uuid import UUID
 
 from django.db import transaction
 
-from agents.weekly import ScheduleError, last_slot, parse_schedule
+from agents.weekly import DAY_NAMES, ScheduleError, last_slot, parse_schedule
 from memos.models import WeekSchedule
 from memos.pipeline.week.desk.start import start_week
 from memos.pipeline.week.settings import week_settings
@@ -36,6 +38,33 @@ def claim_slot(now: datetime) -> datetime | None:
         row.last_slot_at = slot
         row.save(update_fields=["last_slot_at"])
     return slot
+
+
+@dataclass(frozen=True)
+class WeekSlot:
+    """The week's schedule as a page shows it."""
+
+    cadence: str  # "every Friday at 21:30 UTC", or why it is off
+    next_due: datetime | None
+    last_outcome: str
+    last_outcome_at: datetime | None
+    last_run_id: UUID | None
+
+
+def week_slot(now: datetime) -> WeekSlot:
+    row = WeekSchedule.objects.filter(name="week").first()
+    last = (row.last_outcome, row.last_outcome_at, row.last_run_id) if row else ("", None, None)
+    try:
+        planned = parse_schedule(week_settings().schedule, setting="DESK_WEEK_SCHEDULE")
+    except ScheduleError as exc:
+        return WeekSlot(f"not running: {exc}", None, *last)
+    if planned is None:
+        return WeekSlot("off (DESK_WEEK_SCHEDULE)", None, *last)
+    slot = last_slot(now, *planned)
+    # A slot passed before the desk first met the schedule, or already acted on, is not due: the next one is.
+    acted = None if row is None else max(row.first_seen_at, row.last_slot_at or row.first_seen_at)
+    due = slot if acted is not None and slot > acted else slot + timedelta(days=7)
+    return WeekSlot(f"every {DAY_NAMES[planned[0]]} at {planned[1]:%H:%M} UTC", due, *last)
 
 
 def weeks_due(now: datetime) -> list[str]:
