@@ -119,7 +119,8 @@ def enqueue_fact_refresh(tickers: Iterable[str]) -> list[str]:
     """Queue one refresh per ticker once the surrounding transaction commits, but for a ticker whose refresh
     is still queued or running (a slow SEC, a busy worker: the next tick would stack another); returns the
     tickers queued."""
-    queue = django_rq.get_queue(driver.QUEUE)
+    # The desk's own work: behind every person's run, on the workers kept for it (memos.pipeline.driver).
+    queue = django_rq.get_queue(driver.SCHEDULED_QUEUE)
     wanted = sorted({ticker.strip().upper() for ticker in tickers if ticker.strip()})
     queued = [
         ticker
