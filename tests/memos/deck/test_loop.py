@@ -159,6 +159,7 @@ def _at_ship_bar() -> Run:
 def test_a_cycle_at_the_ship_bar_with_no_new_data_makes_no_call_and_freezes_nothing() -> None:
     first = _at_ship_bar()
     cycle = start_cycle(brief=first.brief, enqueue=False)
+    assert cycle.scheduled  # started by the schedule (nobody asked): after people's runs
     with fake_deck_llm() as server:
         driver.run_inline(str(cycle.pk))
         assert server.request_count == 0
@@ -192,7 +193,8 @@ def test_fresh_data_opens_a_new_epoch_and_the_cycle_rebaselines_and_freezes_a_ne
 
 def test_a_second_cycle_while_one_runs_is_refused_and_a_brief_without_a_deck_has_none() -> None:
     first = _at_ship_bar()
-    start_cycle(brief=first.brief, enqueue=False)
+    refined_now = start_cycle(brief=first.brief, asked_by=first.brief.owner, enqueue=False)
+    assert not refined_now.scheduled  # a person's "refine now" is a person's run
     with pytest.raises(ServiceError, match="already queued or running"):
         start_cycle(brief=first.brief, enqueue=False)
     never_ran = create_brief(owner=first.brief.owner, ticker="AAPL", question="A deck brief that never ran")
