@@ -66,7 +66,7 @@ fi
 # DeskWorker imports the pipeline and builds its LLM clients once, before it forks a work-horse per job. A run
 # holds its worker from start to end, so a person's run must never wait for a worker a scheduled screen or
 # refinement holds: people's runs go on the "default" queue, the desk's scheduled work (the week, the weekly
-# screen, refinement cycles, weekly memos, SEC refreshes) on "scheduled" (memos.pipeline.driver).
+# screen, refinement cycles, weekly memos, daily SEC refreshes) on "scheduled" (memos.pipeline.driver).
 # RQ_WORKERS (default 2) workers take only people's runs; SCHEDULED_WORKERS (default 1) more take "default"
 # first, then "scheduled" (RQ empties the first queue it is given before it looks at the next), so spare
 # capacity still serves people. The LLM's slots are shared by every worker (Redis), scheduled calls after
