@@ -7,7 +7,8 @@ process, the desk's default LLM settings (3 slots, 1 kept for people). Three mem
 (the ledger answers none of them from another's calls):
 - on an idle desk;
 - while a scheduled screen of the demo's whole watchlist runs (the desk's own work: its queue, its share);
-- while the same screen runs as a person's (no priority: what every scheduled screen was before).
+- while the same screen runs as a person's (no priority: what every scheduled screen was before);
+- behind the same screen on a desk of one worker (what a desk with ``RQ_WORKERS=1`` did before).
 ``scripts/bench.sh -k priority`` runs it; it reports, it never times.
 """
 
@@ -37,8 +38,9 @@ pytestmark = [pytest.mark.bench, pytest.mark.django_db(transaction=True)]
 LATENCY_MS = float(os.environ.get("PRIORITY_LATENCY_MS", "200"))
 
 
-def _memo(question: str) -> Run:
-    user = User.objects.filter(username="ana").first() or analyst()
+def _memo(case: str) -> Run:
+    user = analyst(f"ana-{case.replace(' ', '-')}")  # one each: a person may have three runs at once
+    question = f"Is the buyback funded by operating cash? ({case})"
     brief = create_brief(owner=user, ticker="AAPL", question=question)
     return start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
 
@@ -88,9 +90,8 @@ def test_a_persons_memo_while_the_weekly_screen_runs(bench_report: BenchReport) 
     load_desk_data("AAPL")
     for name in driver.QUEUES:
         django_rq.get_queue(name).empty()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
-    memos = [
-        _memo(f"Is the buyback funded by operating cash? ({case})") for case in ("idle", "sched", "person")
-    ]
+    cases = ("idle", "scheduled", "person", "one worker")
+    memos = [_memo(case) for case in cases]
     with FakeLLMServer(latency_ms=LATENCY_MS, script=script_for(memos[0]), answers=fake_answers()) as server:
         desk = Desk(desk_env(server, LLM_MAX_CONCURRENCY="3", LLM_MAX_RETRIES="3"))
         try:
@@ -101,7 +102,13 @@ def test_a_persons_memo_while_the_weekly_screen_runs(bench_report: BenchReport) 
             for label, memo, scheduled in (
                 ("beside the scheduled screen", memos[1], True),
                 ("beside the same screen as a person's run (no priority)", memos[2], False),
+                ("behind the same screen on one worker (before: RQ_WORKERS=1)", memos[3], False),
             ):
+                if memo is memos[3]:
+                    desk.stop()
+                    desk.processes, desk.logs = [], []
+                    worker = desk.start("rqworker", "default", "--worker-class", WORKER, "--worker-ttl", "60")
+                    desk.wait_for_log(worker, "Listening on", timeout=60)
                 screen = _screen(f"Which symbols moved on their own? ({label})", scheduled=scheduled)
                 driver.enqueue_stage(str(screen.pk), "prepare")
                 wait_for(partial(_has_asked, screen, 3), 300, "the screen asking the model")
