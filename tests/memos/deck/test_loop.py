@@ -159,7 +159,6 @@ def _at_ship_bar() -> Run:
 def test_a_cycle_at_the_ship_bar_with_no_new_data_makes_no_call_and_freezes_nothing() -> None:
     first = _at_ship_bar()
     cycle = start_cycle(brief=first.brief, enqueue=False)
-    assert cycle.scheduled  # started by the schedule (nobody asked): after people's runs
     with fake_deck_llm() as server:
         driver.run_inline(str(cycle.pk))
         assert server.request_count == 0
