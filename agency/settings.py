@@ -282,7 +282,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6380/0")
 check_redis_url(REDIS_URL)
-RQ_QUEUES = {"default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600}}
+# "default": people's runs; "scheduled": the desk's own work (memos.pipeline.driver), which only the workers
+# started for it take, after any person's job (scripts/run.sh).
+RQ_QUEUES = {name: {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 3600} for name in ("default", "scheduled")}
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",

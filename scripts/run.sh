@@ -64,14 +64,25 @@ if [ -z "${LLM_BASE_URL:-}" ]; then
   start_llama "$MODEL_PATH" "$LLAMA_PORT" "$STATE/logs/llama-server.log"
 fi
 # DeskWorker imports the pipeline and builds its LLM clients once, before it forks a work-horse per job. A run
-# holds its worker from start to end, so with one worker a scheduled screen or refinement kept a person's run
-# queued behind it for its whole length; the LLM concurrency bound is shared by every worker (Redis), so a
-# second worker adds no load the model server was not already bounded for.
+# holds its worker from start to end, so a person's run must never wait for a worker a scheduled screen or
+# refinement holds: people's runs go on the "default" queue, the desk's scheduled work (the week, the weekly
+# screen, refinement cycles, weekly memos, daily SEC refreshes) on "scheduled" (memos.pipeline.driver).
+# RQ_WORKERS (default 2) workers take only people's runs; SCHEDULED_WORKERS (default 1) more take "default"
+# first, then "scheduled" (RQ empties the first queue it is given before it looks at the next), so spare
+# capacity still serves people. The LLM's slots are shared by every worker (Redis), scheduled calls after
+# people's (agents.llm.limiter), so more workers add no load the model server was not already bounded for.
 RQ_WORKERS="${RQ_WORKERS:-2}"
 [[ "$RQ_WORKERS" =~ ^[1-9][0-9]?$ ]] || die "RQ_WORKERS must be a whole number from 1 to 99 (it is '$RQ_WORKERS')"
+SCHEDULED_WORKERS="${SCHEDULED_WORKERS:-1}"
+[[ "$SCHEDULED_WORKERS" =~ ^[1-9][0-9]?$ ]] \
+  || die "SCHEDULED_WORKERS must be a whole number from 1 to 99 (it is '$SCHEDULED_WORKERS')"
 for n in $(seq 1 "$RQ_WORKERS"); do
   start_bg "RQ worker $n" "$STATE/logs/worker-$n.log" "$PY" manage.py rqworker default --worker-ttl 60 \
     --worker-class memos.pipeline.worker.DeskWorker
+done
+for n in $(seq 1 "$SCHEDULED_WORKERS"); do
+  start_bg "RQ worker $n for scheduled work" "$STATE/logs/scheduled-worker-$n.log" "$PY" manage.py rqworker \
+    default scheduled --worker-ttl 60 --worker-class memos.pipeline.worker.DeskWorker
 done
 # The watchdog re-enqueues a run whose worker died mid-stage (its heartbeat goes stale).
 start_bg "watchdog" "$STATE/logs/watchdog.log" "$PY" manage.py watchdog --every 15

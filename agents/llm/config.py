@@ -87,6 +87,10 @@ class LLMSettings(BaseModel):
     timeout_s: float = 120.0
     max_retries: int = 3
     max_concurrency: int = 3
+    # ``LLM_SLOTS_KEPT_FOR_PEOPLE``: of an endpoint's ``max_concurrency`` slots, how many the desk's scheduled
+    # work (the week, the weekly screen, refinement cycles) never takes, so a person's first call starts at
+    # once while it runs (agents.llm.limiter); scheduled work keeps at least one slot; 0 keeps none.
+    slots_kept_for_people: int = 1
     run_budget_tokens: int | None = None
     # Spending caps that hold whatever a workflow sizes for itself (issue 31, 5): no run's budget exceeds
     # ``run_budget_max_tokens``; one person's runs started in a UTC day together spend at most
@@ -198,6 +202,7 @@ def load_llm_settings(environ: Mapping[str, str]) -> LLMSettings:
         timeout_s=env.number("LLM_TIMEOUT_S", LOCAL_TIMEOUT_S if using_local else 120.0, positive=True),
         max_retries=env.whole("LLM_MAX_RETRIES", 3, minimum=0),
         max_concurrency=env.whole("LLM_MAX_CONCURRENCY", 3, minimum=0) or 1,
+        slots_kept_for_people=env.whole("LLM_SLOTS_KEPT_FOR_PEOPLE", 1, minimum=0),
         run_budget_tokens=env.whole("LLM_RUN_BUDGET_TOKENS", DEFAULT_RUN_BUDGET_TOKENS, minimum=0) or None,
         run_budget_max_tokens=env.whole("LLM_RUN_BUDGET_MAX_TOKENS", DEFAULT_RUN_BUDGET_MAX_TOKENS, minimum=0)
         or None,

@@ -32,6 +32,7 @@ import redis
 from django.db import DatabaseError
 
 from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, TransientFailure
+from agents.llm.priority import scheduled_work
 from memos.live.events import flush_events
 from memos.models import Run, StageClaim
 from memos.pipeline import claims, fanout
@@ -49,12 +50,28 @@ from memos.pipeline.workflows import Ending, Unfinished, Workflow
 
 log = logging.getLogger(__name__)
 
+# A person's runs go on QUEUE, which every worker takes first; the desk's scheduled work (Run.scheduled: the
+# week, a weekly screen, a refinement cycle) on SCHEDULED_QUEUE, which only the workers started for it take
+# (scripts/run.sh, SCHEDULED_WORKERS), so a run the desk started on its own never holds the worker a person's
+# run needs.
 QUEUE = "default"
+SCHEDULED_QUEUE = "scheduled"
+QUEUES = (QUEUE, SCHEDULED_QUEUE)
 Outcome = StageClaim.Outcome
 
 
+def queue_for(scheduled: bool) -> str:
+    return SCHEDULED_QUEUE if scheduled else QUEUE
+
+
 def enqueue_stage(run_id: str, stage: str) -> None:
-    django_rq.get_queue(QUEUE).enqueue(
+    """Queue the run's stage for a worker, on the queue its flag chooses (read here, so that no caller can
+    put the desk's work before a person's)."""
+    scheduled = retry_on_lost_connection(
+        lambda: Run.objects.filter(pk=run_id).values_list("scheduled", flat=True).first(),
+        what="reading the run",
+    )
+    django_rq.get_queue(queue_for(bool(scheduled))).enqueue(
         "memos.pipeline.jobs.run_stage", run_id, stage, description=f"run {run_id[:8]}: {stage}"
     )
 
@@ -89,8 +106,10 @@ def _execute_from(run: Run, stage: str) -> None:
     fanout.warm(gateway().settings.max_concurrency)
     hold: Hold | None = claimed
     try:
-        while hold is not None:
-            hold = _execute(workflow, hold)
+        # The desk's own work asks the model after people (agents.llm.limiter); its fan-outs inherit the mark.
+        with scheduled_work(run.scheduled):
+            while hold is not None:
+                hold = _execute(workflow, hold)
     finally:
         # The page hears that the run has ended before this returns. (The notices of a version it froze are
         # e-mailed in the background; a process about to exit waits for them: memos.pipeline.jobs.)

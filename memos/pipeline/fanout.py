@@ -12,6 +12,7 @@ connection the threads opened (a test database can only be dropped when nobody i
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -60,11 +61,17 @@ class _Pool:
             return self._executor
 
     def submit(self, size: int, task: Callable[[], T]) -> Future[T]:
+        # The task runs in a copy of its submitter's context variables, as if it ran where it was
+        # submitted: a scheduled run's calls keep their lower priority on these threads
+        # (agents.llm.priority). A fan-out's own mark is set inside the task (in_parallel), over the
+        # submitter's.
+        context = contextvars.copy_context()
+
         def tracked() -> T:
             wrapper = connections[DEFAULT_DB_ALIAS]
             with self._lock:
                 self._opened.add(wrapper)
-            return task()
+            return context.run(task)
 
         return self.executor(size).submit(tracked)
 

@@ -57,7 +57,9 @@ class _SharedGateway:
         with self._lock:
             found = self._gateways.pop(key, None)
             if found is None:
-                limiter = RedisLimiter(redis_client(), llm.max_concurrency)
+                limiter = RedisLimiter(
+                    redis_client(), llm.max_concurrency, kept_for_people=llm.slots_kept_for_people
+                )
                 found = LLMGateway(llm, DjangoLedger(), limiter)
             self._gateways[key] = found  # the newest last
             while len(self._gateways) > self.KEPT:

@@ -56,10 +56,11 @@ def resume_stale_runs(*, stale_after_s: int | None = None) -> list[str]:
 
 
 def _queued_runs() -> set[str]:
-    """The runs whose stage job waits in the queue; none when Redis cannot be read (then every stale queued
-    run is enqueued again: a job enqueued twice is harmless, one never enqueued is a run that never ends)."""
+    """The runs whose stage job waits in a queue (a person's or the desk's scheduled work's); none when Redis
+    cannot be read (then every stale queued run is enqueued again: a job enqueued twice is harmless, one never
+    enqueued is a run that never ends)."""
     try:
-        jobs = django_rq.get_queue(driver.QUEUE).get_jobs()
+        jobs = [job for name in driver.QUEUES for job in django_rq.get_queue(name).get_jobs()]
     except RedisError:
         return set()
     return {str(job.args[0]) for job in jobs if job is not None and job.args}

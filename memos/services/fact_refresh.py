@@ -107,7 +107,7 @@ def refresh_due(*, now: datetime, enqueue: bool = True) -> list[str]:
         .distinct()
     )
     tickers = sorted(due)
-    return enqueue_fact_refresh(tickers) if enqueue else tickers
+    return enqueue_fact_refresh(tickers, scheduled=True) if enqueue else tickers
 
 
 def refresh_job_id(ticker: str) -> str:
@@ -115,11 +115,12 @@ def refresh_job_id(ticker: str) -> str:
     return f"refresh-facts-{ticker}"
 
 
-def enqueue_fact_refresh(tickers: Iterable[str]) -> list[str]:
+def enqueue_fact_refresh(tickers: Iterable[str], *, scheduled: bool = False) -> list[str]:
     """Queue one refresh per ticker once the surrounding transaction commits, but for a ticker whose refresh
     is still queued or running (a slow SEC, a busy worker: the next tick would stack another); returns the
-    tickers queued."""
-    queue = django_rq.get_queue(driver.QUEUE)
+    tickers queued. ``scheduled``: the scheduler's daily refresh, the desk's own work, queued behind every
+    person's run for the workers kept for it (memos.pipeline.driver); an admin's refresh is a person's."""
+    queue = django_rq.get_queue(driver.queue_for(scheduled))
     wanted = sorted({ticker.strip().upper() for ticker in tickers if ticker.strip()})
     queued = [
         ticker

@@ -169,9 +169,17 @@ class Desk:
             _wait_for_database_sessions_to_end()
 
     def start_worker(self) -> Process:
-        # The worker run.sh runs: it imports the pipeline and builds its clients before it forks.
+        # The worker run.sh runs: it imports the pipeline and builds its clients before it forks. It takes
+        # people's runs first, then the desk's scheduled work (as run.sh's SCHEDULED_WORKERS do).
         worker = self.start(
-            "rqworker", sys.executable, "manage.py", "rqworker", "default", "--worker-class", DESK_WORKER
+            "rqworker",
+            sys.executable,
+            "manage.py",
+            "rqworker",
+            "default",
+            "scheduled",
+            "--worker-class",
+            DESK_WORKER,
         )
         assert_async_guard_on(worker.pid, "the RQ worker")
         return worker

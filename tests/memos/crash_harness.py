@@ -131,7 +131,8 @@ class Desk:
         return "\n".join(f"== {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in self.logs)
 
     def worker(self) -> subprocess.Popen[bytes]:
-        return self.start("rqworker", "default", "--worker-class", WORKER, "--worker-ttl", "60")
+        # People's runs first, then the desk's scheduled work, as run.sh's SCHEDULED_WORKERS.
+        return self.start("rqworker", "default", "scheduled", "--worker-class", WORKER, "--worker-ttl", "60")
 
     def watchdog(self) -> subprocess.Popen[bytes]:
         return self.start("watchdog", "--every", "0.5", "--stale-after", str(STALE_AFTER_S))

@@ -192,7 +192,8 @@ def test_fresh_data_opens_a_new_epoch_and_the_cycle_rebaselines_and_freezes_a_ne
 
 def test_a_second_cycle_while_one_runs_is_refused_and_a_brief_without_a_deck_has_none() -> None:
     first = _at_ship_bar()
-    start_cycle(brief=first.brief, enqueue=False)
+    refined_now = start_cycle(brief=first.brief, asked_by=first.brief.owner, enqueue=False)
+    assert not refined_now.scheduled  # a person's "refine now" is a person's run
     with pytest.raises(ServiceError, match="already queued or running"):
         start_cycle(brief=first.brief, enqueue=False)
     never_ran = create_brief(owner=first.brief.owner, ticker="AAPL", question="A deck brief that never ran")

@@ -133,6 +133,7 @@ def test_a_new_schedule_starts_nothing_until_its_next_time_of_day_then_one_cycle
     assert outcome.started
     assert outcome.run_id == cycle.pk
     assert cycle.status == Run.Status.QUEUED
+    assert cycle.scheduled  # the schedule's cycle goes after people's runs
     assert cycle.config["base_version"] == ArtefactVersion.objects.get(brief=brief).pk
     schedule = RefineSchedule.objects.get(brief=brief)
     assert schedule.last_run == cycle

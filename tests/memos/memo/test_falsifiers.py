@@ -165,6 +165,7 @@ def test_a_newer_filing_that_meets_the_condition_reopens_the_position_once(
             "quick",
         )
         assert watch.run == reopened
+        assert reopened.scheduled  # started by new facts, not a person: after people's runs
         (event,) = hits()
         assert event.version == v1 and event.content_hash == v1.content_hash and event.actor is None
         assert event.detail["fact"] == new_fact.fact_id and event.detail["run"] == str(reopened.pk)

@@ -39,6 +39,7 @@ def test_the_weekly_memo_is_written_again_once_its_time_has_come() -> None:
         schedule.refresh_from_db()
         run = Run.objects.get(pk=str(schedule.last_run_id))
         assert run.brief_id == brief.pk and run.profile == first.profile and run.workflow == "memo"
+        assert run.scheduled  # the desk's own work: after people's runs
         driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW)

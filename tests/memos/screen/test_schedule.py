@@ -37,6 +37,7 @@ def test_a_slot_starts_one_screen_and_a_stale_slot_none() -> None:
     assert said.startswith("Started the weekly screen")
     run = Run.objects.get()
     assert run.workflow == "screen" and run.brief.symbols
+    assert run.scheduled  # the desk's own work: after people's runs, on the queue and the model's slots
     Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE)
     assert weekly_screen(now=FRIDAY_EVENING, enqueue=False) == ""  # this slot is done
     assert Run.objects.count() == 1

@@ -190,7 +190,8 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome |
         try:
             # Its own savepoint: a refused start rolls back what it wrote, and this row is still saved.
             with transaction.atomic():
-                run = start_cycle(brief=schedule.brief, enqueue=enqueue, now=now)
+                # The schedule's cycle is the desk's own work: after people's runs.
+                run = start_cycle(brief=schedule.brief, enqueue=enqueue, now=now, scheduled=True)
         except ServiceError as exc:
             message = f"Not started: {exc}"
         else:

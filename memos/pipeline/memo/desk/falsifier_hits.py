@@ -147,7 +147,10 @@ def _reopen(watch: FalsifierWatch) -> tuple[Run | None, str]:
         return active, f"run {str(active.pk)[:8]} of this brief was already under way; it answers the hit"
     try:
         check_owner_still_analyst(brief)
-        run = start_run(brief=brief, user=brief.owner, profile=made_by.profile, workflow=made_by.workflow)
+        # Started by new facts, not by a person: the desk's own work, after people's runs.
+        run = start_run(
+            brief=brief, user=brief.owner, profile=made_by.profile, workflow=made_by.workflow, scheduled=True
+        )
     except ServiceError as exc:
         # The brief's analyst left, another run of the brief started a moment ago (the one-active-run
         # constraint), or the owner is at the bound of active runs: the hit stands and its notices go; the

@@ -172,7 +172,12 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> str:
                     else None
                 )
                 run = start_run(
-                    brief=brief, user=brief.owner, workflow=MEMO, profile=profile or "quick", enqueue=enqueue
+                    brief=brief,
+                    user=brief.owner,
+                    workflow=MEMO,
+                    profile=profile or "quick",
+                    enqueue=enqueue,
+                    scheduled=True,
                 )
         except BriefBusy as exc:
             # Passes when the other run ends: the slot is kept, and the next tick (within CATCH_UP) tries

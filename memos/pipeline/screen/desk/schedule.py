@@ -71,6 +71,7 @@ def _start(owner: User, slot: datetime, *, enqueue: bool) -> str:
             profile=WEEKLY,
             options={"strategy": strategy.model_dump(mode="json")},
             enqueue=enqueue,
+            scheduled=True,
         )
     except (ServiceError, ConfigurationError) as exc:
         return f"Weekly screen not started: {exc}"
