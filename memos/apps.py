@@ -14,7 +14,7 @@ class MemosConfig(AppConfig):
         from memos.pipeline import hooks
         from memos.pipeline.prompts import load_at_start
         from memos.pipeline.registry import check_rubric_files
-        from memos.services import notifications, versions
+        from memos.services import notifications, surfaces, versions
 
         # Prompts and rubrics are validated at start-up: a broken prompt or rubric file stops the process
         # with its name, before any run can reach it.
@@ -26,6 +26,7 @@ class MemosConfig(AppConfig):
                 prepare=versions.prepare_for_engine,
                 freeze=versions.freeze_for_engine,
                 before_exit=notifications.wait_for_mail,
+                week_part=surfaces.week_part,
             )
         )
         # A logout closes the run-page sockets of the session it ends (memos.views.run_socket).

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memos.models import Run
@@ -29,6 +29,9 @@ class EngineHooks:
     freeze: Callable[[Run, Artefact, object], object]
     # A process that ran a run's stages is about to exit: let what the run queued (e-mails) leave first.
     before_exit: Callable[[], object]
+    # The workflow that plays a part in the desk's week, and how (memos.services.surfaces.week_part): the
+    # week composes the other workflows through their surfaces, which the engine never imports.
+    week_part: Callable[[type[Any]], tuple[str, Any] | None] = lambda kind: None
 
 
 _installed: EngineHooks | None = None

@@ -23,8 +23,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from memos.models import AgentStep, ArtefactVersion, Company, Run
+from memos.pipeline.composition import WeekPart
+from memos.services.home_rows import HomeAction, Schedules
 from memos.services.refs import Refs
-from memos.services.week_parts import WeekPart
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -182,9 +183,13 @@ class Surface:
     # Newer figures of these companies were loaded: what the workflow does about it once the load commits (a
     # memo's falsifiers are checked against them). Called inside the loading transaction.
     on_new_facts: Sequence[Callable[[Sequence[int]], None]] = ()
-    # The parts it plays in the desk's week (memos.services.week_parts): the screen screens, the memo looks
+    # The parts it plays in the desk's week (memos.pipeline.composition): the screen screens, the memo looks
     # closer, the deck follows up.
     week: Sequence[WeekPart] = ()
+    # The schedules of it an analyst keeps, on their home page (every one for an admin).
+    schedules: Schedules | None = None
+    # Buttons it adds to the home page's action bar ("Run this week now").
+    home_actions: Sequence[HomeAction] = ()
 
 
 PLAIN = Surface()

@@ -42,7 +42,7 @@ from memos.pipeline import driver
 from memos.pipeline.agency.desk import agency_bench, agency_stability
 from memos.pipeline.gateway import endpoints
 from memos.pipeline.registry import fake_answers, rehearsal
-from memos.pipeline.week.desk.bench import week_bench
+from memos.pipeline.week.desk import week_bench
 from memos.pipeline.worker import warm_up
 from memos.services.errors import ServiceError
 from memos.services.notifications import wait_for_mail

@@ -12,17 +12,34 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.db.models import Count, Q, Sum
 
 from agents.week.outputs import Part
 from memos.models import LLMCall, Run
+from memos.pipeline.composition import WeekPart
 from memos.pipeline.context import StageContext
+from memos.pipeline.hooks import hooks
 from memos.pipeline.judge_families import badges
 
 # How long the week waits before looking at a part again that another worker holds, or whose stage asked
 # to be resumed later.
 POLL_S = 3.0
+
+
+PartT = TypeVar("PartT", bound=WeekPart)
+
+
+def played(kind: type[PartT]) -> tuple[str, PartT] | None:
+    """The workflow that plays ``kind`` in the week, and how (its surface's, through the engine's hooks)."""
+    found = hooks().week_part(kind)
+    if found is None:
+        return None
+    name, part = found
+    if not isinstance(part, kind):
+        raise TypeError(f"the {name} workflow's week part is not a {kind.__name__}")
+    return name, part
 
 
 def existing(week: Run, workflow: str, match: Callable[[Run], bool] = lambda run: True) -> Run | None:

@@ -7,11 +7,10 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+from memos.pipeline.composition import PartRefused, Screens
+from memos.pipeline.week.parts import played
 from memos.pipeline.week.settings import week_settings
 from memos.pipeline.workflows import ConfigurationError, RunRequest
-from memos.services.errors import ServiceError
-from memos.services.surfaces import week_part
-from memos.services.week_parts import Screens
 
 WEEKLY = "weekly"
 MOST_NAMES = 10
@@ -23,12 +22,12 @@ def profiles() -> dict[str, str]:
 
 def _week(raw: Any, symbols: tuple[str, ...]) -> date | None:
     if raw in (None, ""):
-        found = week_part(Screens)
+        found = played(Screens)
         if found is None:
             raise ConfigurationError("No workflow of this desk screens a watchlist: the week cannot start.")
         try:
             return found[1].latest_week(symbols)
-        except ServiceError as exc:
+        except PartRefused as exc:
             raise ConfigurationError(str(exc)) from exc
     try:
         return raw if isinstance(raw, date) else date.fromisoformat(str(raw))

@@ -1,5 +1,5 @@
 """The week's stage bodies. Each starts its parts through the workflows that play them (their surfaces'
-``week`` parts, memos.services.week_parts), runs them to their end through the engine (memos.pipeline.week.
+``week`` parts, memos.pipeline.composition), runs them to their end through the engine (memos.pipeline.week.
 parts), and records what code read of them as its step. A resumed stage finds the parts it had started and
 never starts a second one for the same name."""
 
@@ -26,15 +26,13 @@ from agents.week.outputs import (
 )
 from memos.models import ArtefactVersion, Run
 from memos.pipeline import fanout
+from memos.pipeline.composition import FlaggedName, FollowsUp, LooksCloser, PartRefused, Screens
 from memos.pipeline.context import StageContext
 from memos.pipeline.skips import skip_steps
 from memos.pipeline.week import parts
 from memos.pipeline.week.breadths import FOLLOW_UPS
 from memos.pipeline.week.breadths import LOOKS as LOOKS_BREADTH
 from memos.pipeline.week.plan import DECKS, LOOKS, NAMES, SCREEN, look_key, max_names
-from memos.services.errors import ServiceError
-from memos.services.surfaces import week_part
-from memos.services.week_parts import FlaggedName, FollowsUp, LooksCloser, Screens
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +55,7 @@ def run_screen(ctx: StageContext) -> None:
 
 
 def screen_step(ctx: StageContext) -> ScreenOutput:
-    found = week_part(Screens)
+    found = parts.played(Screens)
     if found is None:
         return ScreenOutput(part=None, problem="no workflow of this desk screens a watchlist")
     workflow, screens = found
@@ -65,7 +63,7 @@ def screen_step(ctx: StageContext) -> ScreenOutput:
     if run is None:
         try:
             run = screens.start(_owner(ctx), list(ctx.run.brief.symbols), _as_of(ctx), ctx.run, False)
-        except ServiceError as exc:
+        except PartRefused as exc:
             return ScreenOutput(part=None, problem=f"the week's screen could not start: {exc}")
         parts.charge(ctx.run, run)
     # The week's card says where the screen is followed while it runs: on its own run page.
@@ -77,7 +75,7 @@ def screen_step(ctx: StageContext) -> ScreenOutput:
         return ScreenOutput(part=part, problem=f"the week's screen froze nothing: {ended.status_message}")
     try:
         screened = screens.read(version)
-    except ServiceError as exc:
+    except PartRefused as exc:
         return ScreenOutput(part=part, problem=str(exc))
     return ScreenOutput(
         part=part,
@@ -120,7 +118,7 @@ def names_step(ctx: StageContext) -> NamesOutput:
         Candidate(n.symbol, n.flag, n.alpha_1w.value if n.alpha_1w else None) for n in screen.flagged
     ]
     chosen, left = choose(candidates, bound)
-    looks = week_part(LooksCloser)
+    looks = parts.played(LooksCloser)
     gaps = looks[1].gaps if looks is not None else (lambda symbol: ())
     return NamesOutput(
         bound=bound,
@@ -146,7 +144,7 @@ def run_looks(ctx: StageContext) -> None:
     bound = max_names(ctx.config)
     unused = [look_key(rank) for rank in range(len(chosen) + 1, bound + 1)]
     skip_steps(ctx, LOOKS, unused, "no further flagged name this week")
-    found = week_part(LooksCloser)
+    found = parts.played(LooksCloser)
     todo: dict[str, tuple[Chosen, Future[LookOutput]]] = {}
     for pick in chosen:
         step = ctx.step(look_key(pick.rank))
@@ -191,7 +189,7 @@ def look(ctx: StageContext, found: tuple[str, LooksCloser] | None, pick: Chosen)
         )
         try:
             run = looks.start(_owner(ctx), flagged, pick.question, ctx.run, False)
-        except ServiceError as exc:
+        except PartRefused as exc:
             return LookOutput(symbol=symbol, gaps=pick.gaps, skipped=str(exc))
         names = ctx.output(NAMES, NAMES, NamesOutput)
         parts.charge(ctx.run, run, sharing=len(names.chosen) if names else 1)
@@ -227,7 +225,7 @@ def decks_step(ctx: StageContext) -> DecksOutput:
     symbols = [pick.name.symbol for pick in names.chosen] if names is not None else []
     if not symbols:
         return DecksOutput(decks=[], note="no name was flagged for a closer look, so no deck was refreshed")
-    found = week_part(FollowsUp)
+    found = parts.played(FollowsUp)
     if found is None:
         return DecksOutput(decks=[], note="no workflow of this desk refreshes decks")
     workflow, follows = found

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from agents.week.outputs import DecksOutput, DigestOutput, LookOutput, NamesOutput, ScreenOutput
+from memos.pipeline.composition import Screens
 from memos.pipeline.week import plan, profiles
 from memos.pipeline.week.breadths import FOLLOW_UPS, LOOKS
 from memos.pipeline.week.digest import digest_artefact, ending, run_digest
+from memos.pipeline.week.parts import played
 from memos.pipeline.week.stages import run_decks, run_looks, run_names, run_screen
 from memos.pipeline.workflows import ConfigurationError, Stage, StepKind, Workflow
-from memos.services.surfaces import week_part
-from memos.services.week_parts import Screens
 
 TEMPLATES = "memos/step_documents/week"
 
@@ -20,7 +20,7 @@ def screened_watchlist() -> list[str]:
     # The registry loads this module: it is read when asked, never at import.
     from memos.pipeline.registry import workflow_for
 
-    found = week_part(Screens)
+    found = played(Screens)
     if found is None:
         raise ConfigurationError("No workflow of this desk screens a watchlist: the week cannot start.")
     return workflow_for(found[0]).default_watchlist()

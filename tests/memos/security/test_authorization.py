@@ -335,6 +335,22 @@ TABLE: dict[str, Row] = {
             admin=REFUSED_ON_PAGE,
         ),
     ),
+    # Starting the desk's week now: an analyst's or an admin's; this world has no week owner (DESK_WEEK_OWNER,
+    # "analyst"), so even they are refused on the home page with the reason, and nothing starts.
+    "week/run-now/": Row(
+        "/week/run-now/",
+        everyone(NOT_ALLOWED),
+        access(
+            anonymous=LOGIN,
+            owner=REFUSED_ON_PAGE,
+            analyst=REFUSED_ON_PAGE,
+            committee=FORBIDDEN,
+            reviewer=FORBIDDEN,
+            executive=FORBIDDEN,
+            outsider=FORBIDDEN,
+            admin=REFUSED_ON_PAGE,
+        ),
+    ),
     # Frozen versions and their review (memos/views/versions.py, memos/views/review.py): each action is a POST
     # by the role it belongs to; the version's other readers are refused with the reason on its page.
     "versions/<int:version_id>/": Row("/versions/{version}/", VERSION_READERS),

@@ -24,7 +24,7 @@ from memos.models import ArtefactVersion
 from memos.pipeline.deck.calibration import configured_scorer
 from memos.pipeline.deck.desk import calibration, escalation, factcheck, gold_scores, pages
 from memos.pipeline.deck.desk.export import laps
-from memos.pipeline.deck.desk.schedule import cycles_due, schedule_panel
+from memos.pipeline.deck.desk.schedule import cycles_due, home_schedules, schedule_panel
 from memos.pipeline.deck.desk.viewer import DECK_PPTX, deck_context, version_deck
 from memos.pipeline.deck.desk.week import WEEK_PART
 from memos.services.surfaces import (
@@ -128,5 +128,6 @@ SURFACE = Surface(
     urls=_urls,
     ticks=(cycles_due,),
     week=(WEEK_PART,),
+    schedules=home_schedules,
     command=_command,
 )

@@ -17,6 +17,7 @@ from uuid import UUID
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memos.models import ArtefactVersion, Brief, RefineSchedule
@@ -24,6 +25,7 @@ from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
 from memos.pipeline.deck.desk.cycles import CYCLES_PER_DAY, cycles_today, start_cycle
 from memos.services.access import may_set_schedule, visible_runs
 from memos.services.errors import ServiceError
+from memos.services.home_rows import Schedule, held, newest_versions
 
 # The cadences a person chooses from: cycles a day, 0 for off.
 CADENCES: tuple[tuple[int, str], ...] = ((0, "Off"), (1, "Once a day"), (2, "Twice a day"))
@@ -208,3 +210,28 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> CycleOutcome |
 def cycles_due(now: datetime) -> list[str]:
     """The deck's part of the scheduler's tick (memos.services.scheduler)."""
     return [str(outcome) for outcome in run_due(now=now)]
+
+
+def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
+    """The refinement cycles of the analyst's deck briefs (every brief's for an admin), on the home page."""
+    cycles = list(
+        RefineSchedule.objects.filter(Q() if admin else Q(brief__owner=user)).select_related("brief__company")
+    )
+    # A last run is linked only where the reader may open it (a brief handed to them by an admin).
+    last_runs = {s.last_run_id for s in cycles if s.last_run_id is not None}
+    openable = set(visible_runs(user).filter(pk__in=last_runs).values_list("pk", flat=True))
+    newest = newest_versions(s.brief_id for s in cycles)
+    return [
+        Schedule(
+            what="deck refinement",
+            brief_subject=cycle.brief.subject,
+            question=cycle.brief.question,
+            cadence=held(cycle.cadence, cycle.held_off_by_admin),
+            next_due=cycle.next_due(now),
+            last_outcome=cycle.last_outcome,
+            last_outcome_at=cycle.last_outcome_at,
+            last_run_id=cycle.last_run_id if cycle.last_run_id in openable else None,
+            version_id=newest.get((cycle.brief_id, "deck")),
+        )
+        for cycle in cycles
+    ]

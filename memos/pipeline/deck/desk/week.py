@@ -1,4 +1,4 @@
-"""The deck's part in the desk's week (memos.services.week_parts.FollowsUp): the next refinement cycle of
+"""The deck's part in the desk's week (memos.pipeline.composition.FollowsUp): the next refinement cycle of
 each deck the committee follows (a deck brief whose refinement schedule is on) on a name the week's screen
 flagged, each a part of the week's run."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memos.models import ArtefactVersion, RefineSchedule, Run
+from memos.pipeline.composition import FollowsUp, FollowUp
 from memos.pipeline.deck.desk.cycles import start_cycle
 from memos.services.errors import ServiceError
-from memos.services.week_parts import FollowsUp, FollowUp
 
 
 def follow_up(symbols: Sequence[str], week: Run, enqueue: bool) -> list[FollowUp]:

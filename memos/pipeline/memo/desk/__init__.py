@@ -26,7 +26,7 @@ from memos.pipeline.memo.desk.drift import memo_drift
 from memos.pipeline.memo.desk.export import iterations
 from memos.pipeline.memo.desk.falsifier_hits import check_after_commit
 from memos.pipeline.memo.desk.register import register_rows
-from memos.pipeline.memo.desk.schedule import due_memos, memo_schedule_panel
+from memos.pipeline.memo.desk.schedule import due_memos, home_schedules, memo_schedule_panel
 from memos.pipeline.memo.desk.week import WEEK_PART
 from memos.services.surfaces import Export, Panel, StepPages, Surface, VersionPage
 
@@ -91,6 +91,7 @@ SURFACE = Surface(
     urls=_urls,
     ticks=(_weekly_memos,),
     week=(WEEK_PART,),
+    schedules=home_schedules,
     command=_command,
     on_new_facts=(check_after_commit,),
 )

@@ -16,19 +16,20 @@ from uuid import UUID
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from agents.weekly import DAYS, last_slot
+from agents.weekly import DAY_NAMES, DAYS, last_slot
 from memos.models import Brief, MemoSchedule, Run
 from memos.models.schedules import MEMO_DEFAULT_TIME
 from memos.services.access import may_set_schedule, visible_runs
 from memos.services.errors import ServiceError
+from memos.services.home_rows import Schedule, held, newest_versions
 from memos.services.runs import BriefBusy, check_owner_still_analyst, start_run
 from memos.services.versions import latest_in_line
 
 MEMO = "memo"
 CATCH_UP = timedelta(hours=24)
-DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 @dataclass(frozen=True)
@@ -194,3 +195,30 @@ def _act_on(schedule_id: int, now: datetime, *, enqueue: bool) -> str:
         schedule.last_slot_at, schedule.last_outcome, schedule.last_outcome_at = slot, message, now
         schedule.save(update_fields=["last_slot_at", "last_run", "last_outcome", "last_outcome_at"])
     return f"brief {brief.pk}: {message}"
+
+
+def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
+    """The weekly memos of the analyst's briefs (every brief's for an admin), on the home page."""
+    weeklies = list(
+        MemoSchedule.objects.filter(Q() if admin else Q(brief__owner=user)).select_related("brief__company")
+    )
+    last_runs = {s.last_run_id for s in weeklies if s.last_run_id is not None}
+    openable = set(visible_runs(user).filter(pk__in=last_runs).values_list("pk", flat=True))
+    newest = newest_versions(s.brief_id for s in weeklies)
+    return [
+        Schedule(
+            what="weekly memo",
+            brief_subject=weekly.brief.subject,
+            question=weekly.brief.question,
+            cadence=held(
+                f"every {DAY_NAMES[weekly.weekday]} at {weekly.at:%H:%M} UTC" if weekly.enabled else "off",
+                weekly.held_off_by_admin,
+            ),
+            next_due=next_due(weekly, now),
+            last_outcome=weekly.last_outcome,
+            last_outcome_at=weekly.last_outcome_at,
+            last_run_id=weekly.last_run_id if weekly.last_run_id in openable else None,
+            version_id=newest.get((weekly.brief_id, "memo")),
+        )
+        for weekly in weeklies
+    ]

@@ -1,4 +1,4 @@
-"""The memo's part in the desk's week (memos.services.week_parts.LooksCloser): a quick memo on each name the
+"""The memo's part in the desk's week (memos.pipeline.composition.LooksCloser): a quick memo on each name the
 week's screen flagged, in one line per company (the same brief every week), so each week's memo is the
 next version of that company's weekly memo and drift compares it with the week before."""
 
@@ -9,12 +9,12 @@ from pydantic import ValidationError
 
 from agents.memo.outputs import MemoOutput
 from memos.models import ArtefactVersion, Company, FactRecord, Run
+from memos.pipeline.composition import CloserLook, FlaggedName, LooksCloser, PartRefused
 from memos.pipeline.memo.desk.drift import memo_drift
 from memos.pipeline.memo.plan import NAME as MEMO
 from memos.services.errors import ServiceError
 from memos.services.holdings import STATEMENT_SOURCES
 from memos.services.runs import ask
-from memos.services.week_parts import CloserLook, FlaggedName, LooksCloser
 
 QUICK = "quick"
 QUESTION = "The desk's weekly look at {symbol}: what moved it on its own this week, and does the case hold?"
@@ -22,17 +22,20 @@ QUESTION = "The desk's weekly look at {symbol}: what moved it on its own this we
 
 def start_look(owner: User, name: FlaggedName, focus: str, week: Run, enqueue: bool) -> Run:
     """A quick memo on ``name`` as a part of the week's run, with code's ``focus`` beside its brief."""
-    return ask(
-        owner=owner,
-        ticker=name.symbol,
-        question=QUESTION.format(symbol=name.symbol),
-        workflow=MEMO,
-        profile=QUICK,
-        options={"focus": focus},
-        enqueue=enqueue,
-        scheduled=True,
-        part_of=week,
-    )
+    try:
+        return ask(
+            owner=owner,
+            ticker=name.symbol,
+            question=QUESTION.format(symbol=name.symbol),
+            workflow=MEMO,
+            profile=QUICK,
+            options={"focus": focus},
+            enqueue=enqueue,
+            scheduled=True,
+            part_of=week,
+        )
+    except ServiceError as exc:
+        raise PartRefused(str(exc)) from exc
 
 
 def gaps(symbol: str) -> tuple[str, ...]:
@@ -59,7 +62,7 @@ def read_look(version: ArtefactVersion) -> CloserLook:
     try:
         output = MemoOutput.model_validate(version.content)
     except ValidationError as exc:
-        raise ServiceError(f"{version.label} is not a memo this desk can read: {exc}") from exc
+        raise PartRefused(f"{version.label} is not a memo this desk can read: {exc}") from exc
     before = previous_memo(version)
     return CloserLook(
         recommendation=output.firewall.final,

@@ -19,7 +19,7 @@ from memos.models import ArtefactVersion
 from memos.pipeline.screen.desk import pages
 from memos.pipeline.screen.desk.dashboard import dashboard_of
 from memos.pipeline.screen.desk.report import report_html, report_pdf
-from memos.pipeline.screen.desk.schedule import screens_due
+from memos.pipeline.screen.desk.schedule import home_schedules, screens_due
 from memos.pipeline.screen.desk.week import WEEK_PART
 from memos.services.surfaces import (
     PDF,
@@ -88,5 +88,6 @@ SURFACE = Surface(
     ticks=(screens_due,),
     command=_command,
     week=(WEEK_PART,),
+    schedules=home_schedules,
     readable=lambda version: dashboard_of(version) is not None,
 )

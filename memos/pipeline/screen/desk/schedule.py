@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 
-from agents.weekly import ScheduleError, last_slot, parse_schedule
+from agents.weekly import DAY_NAMES, ScheduleError, last_slot, parse_schedule
 from memos.models import Run
 from memos.pipeline.screen.plan import NAME as SCREEN
 from memos.pipeline.screen.profiles import WEEKLY
@@ -23,8 +23,10 @@ from memos.pipeline.screen.settings import screen_settings
 from memos.pipeline.screen.universe import default_symbols
 from memos.pipeline.screen.weeks import this_weeks_strategy
 from memos.pipeline.workflows import ConfigurationError
+from memos.services.access import visible_runs
 from memos.services.accounts import Roles, has_role
 from memos.services.errors import ServiceError
+from memos.services.home_rows import Schedule
 from memos.services.runs import ask_watchlist
 
 CATCH_UP = timedelta(hours=24)
@@ -82,3 +84,39 @@ def screens_due(now: datetime) -> list[str]:
     """The screen's part of the scheduler's tick (memos.services.scheduler)."""
     said = weekly_screen(now=now)
     return [said] if said else []
+
+
+def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
+    """The weekly screen (``SCREEN_SCHEDULE``) for its owner and the admins, on the home page."""
+    owner = screen_settings().schedule_owner
+    if not admin and user.username != owner:
+        return []
+    try:
+        planned = parse_schedule(screen_settings().schedule)
+    except ScheduleError as exc:
+        planned, cadence = None, f"not running: {exc}"
+    else:
+        cadence = "off (SCREEN_SCHEDULE)" if planned is None else ""
+    if planned is not None:
+        cadence = f"every {DAY_NAMES[planned[0]]} at {planned[1]:%H:%M} UTC"
+    last = (
+        visible_runs(user)
+        .filter(workflow=SCREEN, brief__owner__username=owner, brief__question=QUESTION)
+        .order_by("-created_at")
+        .first()
+    )
+    return [
+        Schedule(
+            what="weekly screen",
+            brief_subject="the strategy's watchlist",
+            question=f"as {owner}'s brief (SCREEN_SCHEDULE_OWNER)",
+            cadence=cadence,
+            next_due=last_slot(now, *planned) + timedelta(days=7) if planned is not None else None,
+            last_outcome=f"started run {str(last.pk)[:8]} · {last.get_status_display().lower()}"
+            if last
+            else "",
+            last_outcome_at=last.created_at if last else None,
+            last_run_id=last.pk if last else None,
+            version_id=None,
+        )
+    ]

@@ -1,4 +1,4 @@
-"""The screen's part in the desk's week (memos.services.week_parts.Screens): the latest week the desk's data
+"""The screen's part in the desk's week (memos.pipeline.composition.Screens): the latest week the desk's data
 holds, the week's screen started on it, and a frozen screen read as the flags the week acts on."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from agents.screen.display import figure_text, printed
 from agents.screen.outputs import QuantStep, ScreenResult
 from agents.screen.summary import market_week
 from memos.models import ArtefactVersion, Run
+from memos.pipeline.composition import Figure, FlaggedName, PartRefused, ScreenedWeek, Screens
 from memos.pipeline.screen import universe
 from memos.pipeline.screen.desk.schedule import QUESTION
 from memos.pipeline.screen.plan import NAME as SCREEN
@@ -21,7 +22,6 @@ from memos.pipeline.screen.weeks import latest_week, this_weeks_strategy
 from memos.pipeline.workflows import ConfigurationError
 from memos.services.errors import ServiceError
 from memos.services.runs import ask_watchlist
-from memos.services.week_parts import Figure, FlaggedName, ScreenedWeek, Screens
 
 
 def start_screen(owner: User, symbols: Sequence[str], as_of: date | None, week: Run, enqueue: bool) -> Run:
@@ -41,8 +41,8 @@ def start_screen(owner: User, symbols: Sequence[str], as_of: date | None, week: 
             scheduled=True,
             part_of=week,
         )
-    except ConfigurationError as exc:
-        raise ServiceError(str(exc)) from exc
+    except (ConfigurationError, ServiceError) as exc:
+        raise PartRefused(str(exc)) from exc
 
 
 def read_screen(version: ArtefactVersion) -> ScreenedWeek:
@@ -52,7 +52,7 @@ def read_screen(version: ArtefactVersion) -> ScreenedWeek:
         result = ScreenResult.model_validate(version.content["result"])
         quant = QuantStep.model_validate(version.content["quant"]).quant
     except (KeyError, TypeError, ValidationError) as exc:
-        raise ServiceError(f"{version.label} is not a screen this desk can read: {exc}") from exc
+        raise PartRefused(f"{version.label} is not a screen this desk can read: {exc}") from exc
     figures = {figure.fact_id: figure for figure in quant.figures}
 
     def alpha_of(symbol: str) -> Figure | None:
@@ -88,7 +88,7 @@ def latest_for(symbols: Sequence[str]) -> date | None:
     try:
         return latest_week(None, symbols)
     except ConfigurationError as exc:
-        raise ServiceError(str(exc)) from exc
+        raise PartRefused(str(exc)) from exc
 
 
 WEEK_PART = Screens(latest_week=latest_for, start=start_screen, read=read_screen)

@@ -14,11 +14,14 @@ from django.core.management.base import BaseCommand
 from django.urls import URLPattern, path
 
 from memos.models import ArtefactVersion
+from memos.pipeline.week.desk.bench import week_bench
 from memos.pipeline.week.desk.digest_page import page_context, votes_context
-from memos.pipeline.week.desk.schedule import weeks_due
+from memos.pipeline.week.desk.schedule import home_schedules, weeks_due
+from memos.services.accounts import Roles
+from memos.services.home_rows import HomeAction
 from memos.services.surfaces import Panel, Surface, VersionPage
 
-__all__ = ["SURFACE"]
+__all__ = ["SURFACE", "week_bench"]
 
 
 def _urls() -> Sequence[URLPattern]:
@@ -47,6 +50,13 @@ SURFACE = Surface(
     ),
     urls=_urls,
     ticks=(weeks_due,),
+    schedules=home_schedules,
+    home_actions=(
+        HomeAction(
+            "memos/week/_home_action.html",
+            lambda user, roles: user.is_active and (user.is_superuser or Roles.ANALYST in roles),
+        ),
+    ),
     command=_command,
     readable=lambda version: page_context(version)["digest"] is not None,
 )

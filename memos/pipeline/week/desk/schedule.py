@@ -9,13 +9,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from uuid import UUID
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from agents.weekly import DAY_NAMES, ScheduleError, last_slot, parse_schedule
 from memos.models import WeekSchedule
 from memos.pipeline.week.desk.start import start_week
 from memos.pipeline.week.settings import week_settings
+from memos.services.access import visible_runs
 from memos.services.errors import ServiceError
+from memos.services.home_rows import Schedule
 
 
 def claim_slot(now: datetime) -> datetime | None:
@@ -81,3 +84,26 @@ def weeks_due(now: datetime) -> list[str]:
     said = f"Started the desk's week, run {str(run.pk)[:8]}, for the slot of {slot:%Y-%m-%d %H:%M} UTC."
     WeekSchedule.objects.filter(name="week").update(last_run=run, last_outcome=said, last_outcome_at=now)
     return [said]
+
+
+def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
+    """The desk's week (``DESK_WEEK_SCHEDULE``) for its owner and the admins, first on the home page."""
+    owner = week_settings().owner
+    if not admin and user.username != owner:
+        return []
+    slot = week_slot(now)
+    openable = slot.last_run_id is not None and visible_runs(user).filter(pk=slot.last_run_id).exists()
+    return [
+        Schedule(
+            what="the desk's week",
+            brief_subject="the desk's watchlist",
+            question=f"screen, closer looks, decks, digest, as {owner}'s (DESK_WEEK_OWNER)",
+            cadence=slot.cadence,
+            next_due=slot.next_due,
+            last_outcome=slot.last_outcome,
+            last_outcome_at=slot.last_outcome_at,
+            last_run_id=slot.last_run_id if openable else None,
+            version_id=None,
+            first=True,
+        )
+    ]

@@ -9,8 +9,10 @@ a part some workflow plays:
   its drift against that name's memo before;
 - ``FollowsUp``: starts the next refinement cycle of each deck the committee follows on a flagged name.
 
-The week finds the workflow that plays each part among the surfaces; a part nobody plays is a step the week
-skips, saying so.
+The week finds the workflow that plays each part among the surfaces (through the engine's hooks: the engine
+never imports the services); a part nobody plays is a step the week skips, saying so. A part that cannot do
+what it is asked (a memo that cannot start, a screen it cannot read) raises ``PartRefused`` with a person's
+message.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from memos.models import ArtefactVersion, Run
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
+
+
+class PartRefused(Exception):
+    """A part of the week cannot start or be read; the message says why, for the digest."""
 
 
 @dataclass(frozen=True)
@@ -62,10 +68,10 @@ class ScreenedWeek:
 class Screens:
     # The last week the desk's data holds for a watchlist (or its own, given none; snapshot: the last Friday
     # on or before the last price date; live: None, the last close): what the week screens unless a person
-    # names a week. A ServiceError says why there is none.
+    # names a week. PartRefused says why there is none.
     latest_week: Callable[[Sequence[str]], date | None]
     # (owner, the watchlist or () for the desk's own, the week's last session or None for the latest, the
-    # week run, enqueue) -> the screen's run; a ServiceError says why it cannot start.
+    # week run, enqueue) -> the screen's run; PartRefused says why it cannot start.
     start: Callable[[User, Sequence[str], date | None, Run, bool], Run]
     read: Callable[[ArtefactVersion], ScreenedWeek]
 
@@ -83,8 +89,8 @@ class CloserLook:
 
 @dataclass(frozen=True)
 class LooksCloser:
-    # (owner, the flagged name, the question code wrote for it, the week run, enqueue) -> the run; a
-    # ServiceError says why it cannot start (the name is then skipped with that reason).
+    # (owner, the flagged name, the question code wrote for it, the week run, enqueue) -> the run;
+    # PartRefused says why it cannot start (the name is then skipped with that reason).
     start: Callable[[User, FlaggedName, str, Run, bool], Run]
     read: Callable[[ArtefactVersion], CloserLook]
     # What the desk holds for a name before it looks (no filed statements, no prices): the gaps its look
