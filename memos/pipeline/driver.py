@@ -44,7 +44,7 @@ from memos.pipeline.errors import LeaseLost, StageFailed, described, recurs_unch
 from memos.pipeline.gateway import gateway
 from memos.pipeline.hooks import hooks
 from memos.pipeline.liveness import Heartbeat
-from memos.pipeline.registry import workflow_for
+from memos.pipeline.registry import WORKFLOWS, workflow_for
 from memos.pipeline.steps import said, unfinished_parts
 from memos.pipeline.workflows import Ending, Unfinished, Workflow
 
@@ -67,12 +67,21 @@ def queue_for(scheduled: bool) -> str:
 def enqueue_stage(run_id: str, stage: str) -> None:
     """Queue the run's stage for a worker, on the queue its flag chooses (read here, so that no caller can
     put the desk's work before a person's)."""
-    scheduled = retry_on_lost_connection(
-        lambda: Run.objects.filter(pk=run_id).values_list("scheduled", flat=True).first(),
+    found = retry_on_lost_connection(
+        lambda: Run.objects.filter(pk=run_id).values_list("scheduled", "workflow").first(),
         what="reading the run",
     )
+    scheduled, workflow = found if found is not None else (False, "")
+    # A job runs its run from the stage to the end; a workflow whose runs outlast the queue's timeout (the
+    # week, hours on the embedded model) says how long a worker may hold one. Past it RQ kills the
+    # work-horse, and the run resumes from its stage, one attempt spent.
+    timeout = WORKFLOWS[workflow].job_timeout_s if workflow in WORKFLOWS else None
     django_rq.get_queue(queue_for(bool(scheduled))).enqueue(
-        "memos.pipeline.jobs.run_stage", run_id, stage, description=f"run {run_id[:8]}: {stage}"
+        "memos.pipeline.jobs.run_stage",
+        run_id,
+        stage,
+        description=f"run {run_id[:8]}: {stage}",
+        **({"job_timeout": timeout} if timeout is not None else {}),
     )
 
 

@@ -200,6 +200,9 @@ class Workflow:
     separate_judge: Callable[[], str] = field(default=lambda: "")
     # The models a run's config names per role (a screen's strategy), over the desk's settings; {} for none.
     run_models: Callable[[Mapping[str, Any]], Mapping[str, str]] = field(default=lambda config: {})
+    # How long one job may hold a worker for a run of it (seconds), where its runs outlast the queue's
+    # default (agency.settings.RQ_QUEUES, an hour): the week runs its parts inside its own job.
+    job_timeout_s: int | None = None
     # Whether the brief form offers it: the desk's week is started by its schedule, its command and the home
     # page's "Run this week now", never as a brief a person types.
     offered: bool = True

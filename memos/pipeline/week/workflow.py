@@ -102,4 +102,7 @@ WORKFLOW = Workflow(
     surface="memos.pipeline.week.desk",
     default_watchlist=screened_watchlist,
     offered=False,
+    # The week runs its screen, memos and cycles inside its job: on the embedded model that is hours (its
+    # first embedded week's job was killed at the queue's one hour, mid-screen, and resumed).
+    job_timeout_s=24 * 3600,
 )

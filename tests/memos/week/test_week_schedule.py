@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+import django_rq
 import pytest
 from django.test import Client
 
 from memos.forms import BriefForm
 from memos.models import Run, WeekSchedule
+from memos.pipeline import driver
 from memos.pipeline.week.desk.schedule import weeks_due
 from memos.pipeline.week.desk.start import start_week
 from memos.services.errors import ServiceError
@@ -101,3 +103,22 @@ def test_run_this_week_now_is_an_analysts_and_a_refusal_is_said_on_the_home_page
     again = reader.post("/week/run-now/")  # the week's brief already has a run going
     assert again.status_code == 409 and "The week did not start" in again.content.decode()
     assert Run.objects.filter(workflow="week").count() == 1
+
+
+def test_the_weeks_job_may_hold_its_worker_for_a_day_and_a_memos_the_queues_hour() -> None:
+    # The week runs its parts inside its own job: on the embedded model that is hours, past the queue's
+    # default (its first embedded week's job was killed at the hour, mid-screen).
+    analyst("analyst")
+    week = start_week(symbols=SYMBOLS, enqueue=False)
+    memo = Run.objects.create(brief=week.brief, workflow="memo", created_by=week.created_by, status="failed")
+    queue = django_rq.get_queue("scheduled")
+    queue.empty()  # type: ignore[no-untyped-call]  # rq leaves it unannotated
+    driver.enqueue_stage(str(week.pk), "screen")
+    driver.enqueue_stage(str(memo.pk), "data")
+    timeouts = {str(job.args[0]): job.timeout for job in queue.get_jobs()}
+    default = django_rq.get_queue("default")
+    timeouts |= {str(job.args[0]): job.timeout for job in default.get_jobs()}
+    assert timeouts[str(week.pk)] == 24 * 3600
+    assert timeouts[str(memo.pk)] == 3600
+    queue.empty()  # type: ignore[no-untyped-call]
+    default.empty()  # type: ignore[no-untyped-call]
