@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 from memos.models import ArtefactVersion
 
@@ -46,6 +47,15 @@ class HomeAction:
 
 def held(cadence: str, by_admin: bool) -> str:
     return f"{cadence} (an admin holds it off)" if by_admin else cadence
+
+
+def openable(user: User, run_ids: Iterable[UUID | None]) -> set[UUID]:
+    """Which of these last runs of schedules the reader may open (a brief an admin handed them may have
+    runs they may not see): only those are linked."""
+    from memos.services.access import visible_runs
+
+    wanted = {run_id for run_id in run_ids if run_id is not None}
+    return set(visible_runs(user).filter(pk__in=wanted).values_list("pk", flat=True)) if wanted else set()
 
 
 def newest_versions(briefs: Iterable[int]) -> dict[tuple[int, str], int]:

@@ -25,7 +25,7 @@ from memos.models.schedules import FIRST_SLOT, SECOND_SLOT
 from memos.pipeline.deck.desk.cycles import CYCLES_PER_DAY, cycles_today, start_cycle
 from memos.services.access import may_set_schedule, visible_runs
 from memos.services.errors import ServiceError
-from memos.services.home_rows import Schedule, held, newest_versions
+from memos.services.home_rows import Schedule, held, newest_versions, openable
 
 # The cadences a person chooses from: cycles a day, 0 for off.
 CADENCES: tuple[tuple[int, str], ...] = ((0, "Off"), (1, "Once a day"), (2, "Twice a day"))
@@ -217,9 +217,7 @@ def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
     cycles = list(
         RefineSchedule.objects.filter(Q() if admin else Q(brief__owner=user)).select_related("brief__company")
     )
-    # A last run is linked only where the reader may open it (a brief handed to them by an admin).
-    last_runs = {s.last_run_id for s in cycles if s.last_run_id is not None}
-    openable = set(visible_runs(user).filter(pk__in=last_runs).values_list("pk", flat=True))
+    may_open = openable(user, (s.last_run_id for s in cycles))
     newest = newest_versions(s.brief_id for s in cycles)
     return [
         Schedule(
@@ -230,7 +228,7 @@ def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
             next_due=cycle.next_due(now),
             last_outcome=cycle.last_outcome,
             last_outcome_at=cycle.last_outcome_at,
-            last_run_id=cycle.last_run_id if cycle.last_run_id in openable else None,
+            last_run_id=cycle.last_run_id if cycle.last_run_id in may_open else None,
             version_id=newest.get((cycle.brief_id, "deck")),
         )
         for cycle in cycles

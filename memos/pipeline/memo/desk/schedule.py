@@ -24,7 +24,7 @@ from memos.models import Brief, MemoSchedule, Run
 from memos.models.schedules import MEMO_DEFAULT_TIME
 from memos.services.access import may_set_schedule, visible_runs
 from memos.services.errors import ServiceError
-from memos.services.home_rows import Schedule, held, newest_versions
+from memos.services.home_rows import Schedule, held, newest_versions, openable
 from memos.services.runs import BriefBusy, check_owner_still_analyst, start_run
 from memos.services.versions import latest_in_line
 
@@ -202,8 +202,7 @@ def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
     weeklies = list(
         MemoSchedule.objects.filter(Q() if admin else Q(brief__owner=user)).select_related("brief__company")
     )
-    last_runs = {s.last_run_id for s in weeklies if s.last_run_id is not None}
-    openable = set(visible_runs(user).filter(pk__in=last_runs).values_list("pk", flat=True))
+    may_open = openable(user, (s.last_run_id for s in weeklies))
     newest = newest_versions(s.brief_id for s in weeklies)
     return [
         Schedule(
@@ -217,7 +216,7 @@ def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
             next_due=next_due(weekly, now),
             last_outcome=weekly.last_outcome,
             last_outcome_at=weekly.last_outcome_at,
-            last_run_id=weekly.last_run_id if weekly.last_run_id in openable else None,
+            last_run_id=weekly.last_run_id if weekly.last_run_id in may_open else None,
             version_id=newest.get((weekly.brief_id, "memo")),
         )
         for weekly in weeklies

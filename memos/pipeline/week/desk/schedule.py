@@ -16,9 +16,8 @@ from agents.weekly import DAY_NAMES, ScheduleError, last_slot, parse_schedule
 from memos.models import WeekSchedule
 from memos.pipeline.week.desk.start import start_week
 from memos.pipeline.week.settings import week_settings
-from memos.services.access import visible_runs
 from memos.services.errors import ServiceError
-from memos.services.home_rows import Schedule
+from memos.services.home_rows import Schedule, openable
 
 
 def claim_slot(now: datetime) -> datetime | None:
@@ -92,7 +91,7 @@ def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
     if not admin and user.username != owner:
         return []
     slot = week_slot(now)
-    openable = slot.last_run_id is not None and visible_runs(user).filter(pk=slot.last_run_id).exists()
+    may_open = openable(user, [slot.last_run_id])
     return [
         Schedule(
             what="the desk's week",
@@ -102,7 +101,7 @@ def home_schedules(user: User, admin: bool, now: datetime) -> list[Schedule]:
             next_due=slot.next_due,
             last_outcome=slot.last_outcome,
             last_outcome_at=slot.last_outcome_at,
-            last_run_id=slot.last_run_id if openable else None,
+            last_run_id=slot.last_run_id if slot.last_run_id in may_open else None,
             version_id=None,
             first=True,
         )
