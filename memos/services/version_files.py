@@ -15,6 +15,8 @@ both serve it.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -69,9 +71,41 @@ def declared_file(kind: str, name: str) -> FrozenFile:
     raise NoSuchFile(f"a {kind} has no {name}")
 
 
+class _RenderClock:
+    """Seconds this process has spent rendering versions' files, for the benchmarks (bench_run's render_s)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seconds = 0.0
+
+    def add(self, seconds: float) -> None:
+        with self._lock:
+            self._seconds += seconds
+
+    def read(self) -> float:
+        with self._lock:
+            return self._seconds
+
+
+_CLOCK = _RenderClock()
+
+
+def render_seconds() -> float:
+    """The seconds this process has spent in ``render_files`` so far."""
+    return _CLOCK.read()
+
+
 def render_files(version: ArtefactVersion) -> list[Rendered]:
     """Every file of the version, rendered now from the version alone (it may be one freezing has prepared and
     not stored yet): no database read but the version's brief and company, which the caller has loaded."""
+    started = time.perf_counter()
+    try:
+        return _render_files(version)
+    finally:
+        _CLOCK.add(time.perf_counter() - started)
+
+
+def _render_files(version: ArtefactVersion) -> list[Rendered]:
     render = surfaces.files_of(version).render
     if render is None:  # the printed page, every workflow's file unless it declares its own
         rendered = [Rendered(RENDER_PDF, PDF, printing.print_page(version))]

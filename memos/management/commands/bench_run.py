@@ -1,7 +1,10 @@
 """``manage.py bench_run --latency-ms L [--profile P] [--runs N] [--sequential] [--json]``: whole memo runs
 against the fake OpenAI-compatible server answering every call after L ms. ``--workflow agency`` measures an
 agency run instead (memos.pipeline.agency.desk.bench), ``--workflow week [--as-of DATE]`` a whole week
-(memos.pipeline.week.desk.bench).
+(memos.pipeline.week.desk.bench), ``--workflow deck|screen [--symbols A,B]`` one run of that workflow
+against the critical path its ledger shows (memos.services.benchmarks). Every workflow's JSON has
+``wall_s``, ``critical_path_s``, ``ratio``, ``render_s`` (the frozen files' renders, on the path),
+``cpu_ms_per_call`` and ``calls``.
 
 The fake server runs in a process of its own, as any real endpoint does (``--fake-in-process`` serves it
 from a thread of this one instead, where its request handling competes with the pipeline for the GIL and
@@ -23,45 +26,42 @@ from __future__ import annotations
 import json
 import math
 import statistics
-import time
 import uuid
 from argparse import ArgumentParser
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
-from django.db.models import Sum
 
-from agents.llm.config import Endpoint, LLMSettings
-from agents.llm.fakes.child_process import FakeLLMServerProcess
-from agents.llm.fakes.server import FakeLLMServer
-from agents.llm.roles import Role
 from agents.memo.outputs import IterationOutput, SpecialistOutput
-from memos.models import AgentStep, LLMCall, Run
-from memos.pipeline import driver
+from memos.models import AgentStep, Run
 from memos.pipeline.agency.desk import agency_bench, agency_stability
-from memos.pipeline.gateway import endpoints
-from memos.pipeline.registry import fake_answers, rehearsal
+from memos.pipeline.registry import rehearsal
 from memos.pipeline.week.desk import week_bench
-from memos.pipeline.worker import warm_up
+from memos.services.benchmarks import Timed, bench_workflow, fake_endpoints, measures, run_timed
 from memos.services.errors import ServiceError
 from memos.services.notifications import wait_for_mail
 from memos.services.runs import create_brief, start_run
 
-SUMMARISED = ("wall_s", "ratio", "overhead_ms_per_call")
+SUMMARISED = ("wall_s", "ratio", "overhead_ms_per_call", "render_s", "cpu_ms_per_call")
 
 
 class Command(BaseCommand):
     help = "Time whole memo runs against the fake LLM server and compare them with their critical-path bound."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("--workflow", choices=["memo", "agency", "week"], default="memo")
+        parser.add_argument(
+            "--workflow", choices=["memo", "deck", "agency", "screen", "week"], default="memo"
+        )
         parser.add_argument(
             "--as-of", dest="as_of", help="week: the week ending on this session (YYYY-MM-DD)"
         )
         parser.add_argument("--latency-ms", type=float, default=200.0)
         parser.add_argument("--profile", default="full")
         parser.add_argument("--ticker", default="AAPL")
+        parser.add_argument(
+            "--symbols", help="screen: a watchlist, comma-separated (default: the workflow's own)"
+        )
         parser.add_argument("--concurrency", type=int, help="LLM calls in flight (default: the roster size)")
         parser.add_argument(
             "--runs", type=int, default=1, help="runs per mode; the median and spread are shown"
@@ -95,6 +95,14 @@ class Command(BaseCommand):
             return
         if options["workflow"] == "agency":
             self._agency(user, options)
+            return
+        if options["workflow"] in ("deck", "screen"):
+            symbols = [s for s in (options["symbols"] or "").split(",") if s.strip()]
+            one = bench_workflow(user, options["workflow"], options | {"symbols": symbols})
+            wait_for_mail()
+            self.stdout.write(json.dumps(one, indent=2))
+            if one["status"] not in (Run.Status.DONE, Run.Status.NEEDS_REVIEW):
+                raise SystemExit(1)
             return
         if options["workflow"] == "week":
             week = week_bench(options)
@@ -209,17 +217,14 @@ class _Bench:
             raise SystemExit(f"bench_run: {exc}") from exc
         in_flight = concurrency or len(run.config["roster"])
         latency_ms = float(options["latency_ms"])
-        serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
-        with (
-            serve(latency_ms=latency_ms, script=rehearsal(run), answers=fake_answers()) as server,
-            endpoints(_settings(server.url, in_flight)),
+        with fake_endpoints(
+            latency_ms=latency_ms,
+            concurrency=in_flight,
+            in_process=options["fake_in_process"],
+            script=rehearsal(run),
         ):
-            warm_up()  # the steady state of a running worker (DeskWorker), not a cold start
-            started = time.perf_counter()
-            driver.run_inline(str(run.pk))
-            wall = time.perf_counter() - started
-        report = _report(Run.objects.get(pk=run.pk), wall, latency_ms, in_flight)
-        return report
+            timed = run_timed(str(run.pk))
+        return _report(Run.objects.get(pk=run.pk), timed, latency_ms, in_flight)
 
 
 def _summary(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -235,17 +240,7 @@ def _summary(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def _settings(url: str, concurrency: int) -> LLMSettings:
-    return LLMSettings(
-        default=Endpoint(base_url=url, api_key="bench-key", model="fake-synthesizer"),
-        roles={Role.EVALUATOR: Endpoint(base_url=url, api_key="bench-key", model="fake-evaluator")},
-        max_concurrency=concurrency,
-        max_retries=0,
-        loopback_only=True,
-    )
-
-
-def _report(run: Run, wall: float, latency_ms: float, concurrency: int) -> dict[str, Any]:
+def _report(run: Run, timed: Timed, latency_ms: float, concurrency: int) -> dict[str, Any]:
     done = AgentStep.objects.filter(run=run, status=AgentStep.Status.DONE)
     asked = sum(
         1
@@ -257,23 +252,17 @@ def _report(run: Run, wall: float, latency_ms: float, concurrency: int) -> dict[
         for raw in done.filter(kind="iteration").values_list("output", flat=True)
     )
     chain = math.ceil(asked / concurrency) + attempts + 1  # specialist waves, synthesis attempts, evaluation
-    bound = chain * latency_ms / 1000
-    calls = LLMCall.objects.filter(run=run)
-    tokens = calls.aggregate(tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"))
-    paid = calls.exclude(outcome="cached").count()
+    measured = measures([run], timed, latency_ms=latency_ms, critical_calls=chain)
+    paid, bound = measured["calls"], measured["critical_path_s"]
     return {
+        "workflow": "memo",
         "status": run.status,
         "profile": run.profile,
         "latency_ms": latency_ms,
         "concurrency": concurrency,
         "specialists_asked": asked,
         "synthesis_attempts": attempts,
-        "critical_path_calls": chain,
-        "wall_s": round(wall, 3),
-        "critical_path_s": round(bound, 3),
-        "ratio": round(wall / bound, 3) if bound else None,
-        "overhead_ms_per_call": round((wall - bound) * 1000 / paid, 1) if paid else None,
+        **measured,
+        "overhead_ms_per_call": round((timed.wall_s - bound) * 1000 / paid, 1) if paid else None,
         "llm_calls": paid,
-        "tokens_in": tokens["tokens_in"] or 0,
-        "tokens_out": tokens["tokens_out"] or 0,
     }

@@ -4,12 +4,15 @@ process and reports them (a benchmark's numbers are printed, never asserted)."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
-from memos.models import ArtefactVersion, Run
+from memos.models import ArtefactVersion, LLMCall, Run
+from memos.services.benchmarks import chain
 from tests.memos.pipeline_support import load_desk_data
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,6 +29,68 @@ def test_bench_run_reports_each_run_and_keeps_what_the_runs_froze() -> None:
         run["status"] in (Run.Status.DONE, Run.Status.NEEDS_REVIEW) and run["llm_calls"] for run in runs
     )
     assert ArtefactVersion.objects.count() == 2  # frozen like any completed run, and kept
+    # The render of each frozen memo's PDF is timed apart, beside the ratio, and the CPU is per paid call.
+    assert all(run["render_s"] > 0 and run["cpu_ms_per_call"] > 0 and run["calls"] for run in runs)
+    assert report["parallel"]["render_s"]["median"] > 0
+
+
+COMMON = {"wall_s", "critical_path_s", "ratio", "render_s", "cpu_ms_per_call", "calls", "tokens_in"}
+
+
+@pytest.mark.parametrize(
+    ("workflow", "arguments"),
+    [("deck", ["--profile", "quick"]), ("screen", ["--symbols", "XOM,CVX,DUK,NEE,JPM,BAC"])],
+)
+def test_bench_run_measures_a_deck_and_a_screen_against_the_chain_their_ledger_shows(
+    workflow: str, arguments: list[str]
+) -> None:
+    load_desk_data("AAPL")
+    out = StringIO()
+    call_command("bench_run", "--workflow", workflow, "--latency-ms", "5", *arguments, "--json", stdout=out)
+    report = json.loads(out.getvalue())
+    assert report["workflow"] == workflow and report["status"] in (Run.Status.DONE, Run.Status.NEEDS_REVIEW)
+    assert set(report) >= COMMON
+    # A chain of dependent calls, shorter than the calls paid for (some ran side by side), and a wall that
+    # cannot be shorter than the latency it waited on.
+    assert 1 <= report["critical_path_calls"] < report["calls"]
+    assert report["critical_path_s"] == round(report["critical_path_calls"] * 0.005, 3)
+    assert report["wall_s"] >= report["critical_path_s"] and report["ratio"] >= 1
+    assert report["render_s"] > 0  # its frozen files, rendered in the run's path
+    assert ArtefactVersion.objects.filter(kind=workflow).count() == 1
+
+
+def test_the_chain_is_the_longest_run_of_calls_each_starting_after_the_one_before_ended() -> None:
+    load_desk_data("AAPL")
+    call_command("bench_run", "--latency-ms", "0", "--profile", "quick", "--json", stdout=StringIO())
+    run = Run.objects.get()
+    LLMCall.objects.filter(run=run).delete()
+    t0 = timezone.now()
+
+    def call(start_s: float, end_s: float, outcome: str = LLMCall.Outcome.OK) -> None:
+        row = LLMCall.objects.create(
+            run=run,
+            role="r",
+            prompt_name="p",
+            prompt_hash="h",
+            model="m",
+            base_url="u",
+            request_hash="x",
+            duration_ms=int((end_s - start_s) * 1000),
+            outcome=outcome,
+        )
+        LLMCall.objects.filter(pk=row.pk).update(created_at=t0 + timedelta(seconds=end_s))
+
+    # Three side by side, then one after them, then two side by side: a chain of three.
+    for _ in range(3):
+        call(0, 1)
+    call(1.1, 2)
+    call(2.1, 3)
+    call(2.2, 3.1)
+    # A call the ledger answered costs no latency and links nothing.
+    call(3.2, 3.2, LLMCall.Outcome.CACHED)
+    assert chain([run]) == 3
+    call(3.2, 4)  # one more after the last: the chain grows
+    assert chain([run]) == 4
 
 
 def test_bench_run_measures_an_agency_run_against_its_bounds() -> None:

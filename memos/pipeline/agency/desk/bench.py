@@ -10,13 +10,13 @@ measured against its bounds.
 - ``sequential_s``: the seed's own order at the same latency, moves one after another (each still running
   its three threads in parallel): 1 + 1 + moves x (1 + 1 + 2 x (R - 1) + 1) calls, then the jury's two calls
   per recommended move; computed, not run.
-- ``calls``: LLM calls paid for; ``prompt_tokens``: their prompt tokens; ``cpu_ms_per_call``: this process's
+- ``calls``: LLM calls paid for; ``prompt_tokens``: their prompt tokens; ``render_s``, ``ratio`` and the rest
+  as every workflow's bench (memos.services.benchmarks); ``cpu_ms_per_call``: this process's
   CPU time (the pipeline's own work: rendering, validation, rows, the HTTP client) per call.
 """
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -28,15 +28,10 @@ from django.db.models import Sum
 from agents.agency.config import JURY_CALLS_PER_MOVE, AgencyConfig
 from agents.agency.outputs import RankingOutput
 from agents.agency.ranking import top_overlap
-from agents.llm.config import Endpoint, LLMSettings
-from agents.llm.fakes.child_process import FakeLLMServerProcess
-from agents.llm.fakes.server import FakeLLMServer
 from memos.models import AgentStep, LLMCall, Move, Run
 from memos.pipeline import driver
 from memos.pipeline.agency.final import agency_report
-from memos.pipeline.gateway import endpoints
-from memos.pipeline.registry import fake_answers
-from memos.pipeline.worker import warm_up
+from memos.services.benchmarks import fake_endpoints, measures, run_timed
 from memos.services.errors import ServiceError
 from memos.services.runs import create_brief, start_run
 
@@ -54,15 +49,8 @@ def agency_bench(user: User, options: dict[str, Any]) -> dict[str, Any]:
         raise SystemExit(f"bench_run: {exc}") from exc
     latency_ms = float(options["latency_ms"])
     concurrency = options["concurrency"] or 45
-    serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
-    with (
-        serve(latency_ms=latency_ms, answers=fake_answers()) as server,
-        endpoints(_settings(server.url, concurrency)),
-    ):
-        warm_up()
-        started, cpu = time.perf_counter(), time.process_time()
-        driver.run_inline(str(run.pk))
-        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    with _fake_endpoints(options):
+        timed = run_timed(str(run.pk))
     run = Run.objects.get(pk=run.pk)
     agency = AgencyConfig.model_validate(run.config)
     moves = Move.objects.filter(run=run, merged_into="", debated_at__isnull=False).count()
@@ -78,34 +66,22 @@ def agency_bench(user: User, options: dict[str, Any]) -> dict[str, Any]:
         "concurrency": concurrency,
         "moves_debated": moves,
         "rounds": agency.rounds,
-        "wall_s": round(wall, 3),
-        "critical_path_s": round((1 + 1 + per_move + jury_path) * seconds, 3),
         "sequential_s": round((1 + 1 + moves * per_move + agency.jury_calls(moves)) * seconds, 3),
-        "calls": paid.count(),
         "prompt_tokens": paid.aggregate(total=Sum("tokens_in"))["total"] or 0,
-        "cpu_ms_per_call": round(cpu * 1000 / max(1, paid.count()), 2),
+        **measures([run], timed, latency_ms=latency_ms, critical_calls=1 + 1 + per_move + jury_path),
     }
 
 
 @contextmanager
 def _fake_endpoints(options: dict[str, Any]) -> Iterator[None]:
     """The fake server, started in a process of its own (or a thread), as every endpoint of the runs."""
-    serve = FakeLLMServer if options["fake_in_process"] else FakeLLMServerProcess
-    with (
-        serve(latency_ms=float(options["latency_ms"]), answers=fake_answers()) as server,
-        endpoints(_settings(server.url, options["concurrency"] or 45)),
+    with fake_endpoints(
+        latency_ms=float(options["latency_ms"]),
+        concurrency=options["concurrency"] or 45,
+        in_process=options["fake_in_process"],
+        judges={"scoring": "fake-judge"},
     ):
         yield
-
-
-def _settings(url: str, concurrency: int) -> LLMSettings:
-    return LLMSettings(
-        default=Endpoint(base_url=url, api_key="bench-key", model="fake-analyst"),
-        roles={"scoring": Endpoint(base_url=url, api_key="bench-key", model="fake-judge")},
-        max_concurrency=concurrency,
-        max_retries=0,
-        loopback_only=True,
-    )
 
 
 def agency_stability(user: User, options: dict[str, Any]) -> dict[str, Any]:
