@@ -403,6 +403,10 @@ EMAIL_BACKEND = env_str(
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 # Send a notice's e-mail in the committing thread instead of the background sender (tests that read the mail).
 NOTICES_SEND_INLINE = env_bool("NOTICES_SEND_INLINE", False)
+# Print a frozen version's PDFs in the committing thread instead of the process's printer thread, which
+# prints them off the run's path (memos.services.version_files). On under test: a test reads the files the
+# run it ran made; the printer's own tests turn it off.
+PRINT_INLINE = env_bool("PRINT_INLINE", TESTING)
 EMAIL_HOST = env_str("EMAIL_HOST", "127.0.0.1")
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")

@@ -14,7 +14,7 @@ class MemosConfig(AppConfig):
         from memos.pipeline import hooks
         from memos.pipeline.prompts import load_at_start
         from memos.pipeline.registry import check_rubric_files
-        from memos.services import notifications, surfaces, versions
+        from memos.services import notifications, surfaces, version_files, versions
 
         # Prompts and rubrics are validated at start-up: a broken prompt or rubric file stops the process
         # with its name, before any run can reach it.
@@ -25,7 +25,7 @@ class MemosConfig(AppConfig):
             hooks.EngineHooks(
                 prepare=versions.prepare_for_engine,
                 freeze=versions.freeze_for_engine,
-                before_exit=notifications.wait_for_mail,
+                before_exit=lambda: (notifications.wait_for_mail(), version_files.wait_for_prints()),
                 week_part=surfaces.week_part,
             )
         )

@@ -31,6 +31,9 @@ def _background_threads_let_go() -> Iterator[None]:
         # A run's notices are e-mailed in the background (a worker waits for them before it exits): their
         # sweep ends, and closes its connection, before the next test changes the tables it reads.
         notifications.wait_for_mail()
+    version_files = sys.modules.get("memos.services.version_files")
+    if version_files is not None:  # so do the PDFs a test's printer thread prints
+        version_files.wait_for_prints()
     fanout = sys.modules.get("memos.pipeline.fanout")
     if fanout is not None:
         fanout.shutdown()

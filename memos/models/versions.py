@@ -173,6 +173,30 @@ class VersionFile(models.Model):
         return f"{self.version} {self.name}"
 
 
+class PendingPrint(models.Model):
+    """A frozen version's PDF still to be printed, and the HTML it is printed from: made from the version
+    alone when it was frozen, so the print, however late, shows what was frozen. Printing is off the run's
+    path: a worker prints it right after the freeze commits (memos.services.version_files); a reader who
+    asks first has it printed then. The row goes once its VersionFile is stored."""
+
+    version = models.ForeignKey(ArtefactVersion, on_delete=models.CASCADE, related_name="pending_prints")
+    name = models.CharField(max_length=40, help_text="the file it becomes: render.pdf")
+    html = models.TextField()
+    # The origin its relative links resolve against ("" = none: its styles are inline) and whether the
+    # app's static files may be read for it (agents.render.pdf's fetcher).
+    base_url = models.CharField(max_length=300, blank=True)
+    static = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["version", "name"], name="one_pending_print_per_file"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.name} (to print)"
+
+
 def below_one(value: float) -> None:
     if value >= 1:
         raise ValidationError("the approval share must be less than 1: more than every member cannot approve")

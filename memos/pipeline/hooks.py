@@ -27,7 +27,8 @@ class EngineHooks:
     prepare: Callable[[Run, Artefact], object]
     # The run's artefact as its brief's next version; called inside the transaction that finishes the run.
     freeze: Callable[[Run, Artefact, object], object]
-    # A process that ran a run's stages is about to exit: let what the run queued (e-mails) leave first.
+    # A process that ran a run's stages is about to exit: let what the run queued (e-mails, the frozen
+    # versions' PDFs to print) leave first.
     before_exit: Callable[[], object]
     # The workflow that plays a part in the desk's week, and how (memos.services.surfaces.week_part): the
     # week composes the other workflows through their surfaces, which the engine never imports.

@@ -9,8 +9,10 @@ own (or a thread of this one) answering every call after L ms.
 - ``ratio``: wall over critical path;
 - ``cpu_ms_per_call``: this process's CPU over the paid calls (the pipeline's own work: prompts, validation,
   rows, the HTTP client, freezing and printing);
-- ``render_s``: of the wall, the time spent rendering frozen versions' files (memos.services.version_files),
-  reported beside the ratio because it sits on the path;
+- ``render_s``: of the wall, the time spent making frozen versions' files before each freeze, on the path
+  (memos.services.version_files); ``print_s``: the time spent printing their PDFs after the freeze, off
+  the path, as a worker does on its printer thread; ``files_ready_s``: from the start until every file
+  was stored;
 - ``calls``, ``tokens_in``, ``tokens_out``: what the run paid for.
 """
 
@@ -26,6 +28,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Sum
+from django.test.utils import override_settings
 
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.child_process import FakeLLMServerProcess
@@ -43,7 +46,9 @@ from memos.services.runs import ask_watchlist, create_brief, start_run
 class Timed:
     wall_s: float
     cpu_s: float
-    render_s: float
+    render_s: float  # on the path: the frozen files made before the freeze
+    print_s: float  # off the path: the PDFs printed after it, on the printer thread
+    files_ready_s: float  # from the start until every frozen file was stored
 
 
 def bench_settings(url: str, concurrency: int, *, judges: Mapping[str, str] | None = None) -> LLMSettings:
@@ -79,18 +84,30 @@ def fake_endpoints(
         yield
 
 
-def run_timed(run_id: str) -> Timed:
-    """Every stage of the run, inline, timed: its wall, this process's CPU, and the renders in it."""
+def run_timed(run_id: str, *, print_on_path: bool = False) -> Timed:
+    """Every stage of the run, inline, timed: its wall, this process's CPU, the renders on its path, and the
+    PDFs printed after its freezes, as a worker prints them (on its printer thread, whatever PRINT_INLINE
+    says). ``print_on_path`` prints them at each freeze's commit instead, in the run's path: how the desk
+    froze files before the printer (``bench_run --print-on-path``, for a before-and-after)."""
     # Imported here: the driver loads the registry, which loads every workflow's surface.
     from memos.pipeline import driver
     from memos.pipeline.worker import warm_up
 
     warm_up()
-    rendered = version_files.render_seconds()
-    started, cpu = time.perf_counter(), time.process_time()
-    driver.run_inline(run_id)
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    return Timed(wall, cpu, version_files.render_seconds() - rendered)
+    rendered, printed = version_files.render_seconds(), version_files.print_seconds()
+    with override_settings(PRINT_INLINE=print_on_path):
+        started, cpu = time.perf_counter(), time.process_time()
+        driver.run_inline(run_id)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        version_files.wait_for_prints()
+        ready = time.perf_counter() - started
+    return Timed(
+        wall_s=wall,
+        cpu_s=cpu,
+        render_s=version_files.render_seconds() - rendered,
+        print_s=version_files.print_seconds() - printed,
+        files_ready_s=ready,
+    )
 
 
 def chain(runs: Sequence[Run]) -> int:
@@ -120,6 +137,8 @@ def measures(runs: Sequence[Run], timed: Timed, *, latency_ms: float, critical_c
         "critical_path_s": round(critical, 3),
         "ratio": round(timed.wall_s / critical, 3) if critical else None,
         "render_s": round(timed.render_s, 3),
+        "print_s": round(timed.print_s, 3),
+        "files_ready_s": round(timed.files_ready_s, 3),
         "cpu_ms_per_call": round(timed.cpu_s * 1000 / max(1, calls), 2),
         "calls": calls,
         "tokens_in": tokens["tokens_in"] or 0,
@@ -163,7 +182,7 @@ def bench_workflow(owner: User, workflow: str, options: Mapping[str, Any]) -> di
     with fake_endpoints(
         latency_ms=latency_ms, concurrency=concurrency, in_process=options["fake_in_process"]
     ):
-        timed = run_timed(str(run.pk))
+        timed = run_timed(str(run.pk), print_on_path=options.get("print_on_path", False))
     run = Run.objects.get(pk=run.pk)
     return {
         "workflow": workflow,

@@ -1,7 +1,8 @@
 """A frozen version printed: the version page as it stands for the version alone, rendered to PDF.
 
 This is the ``render.pdf`` of a version whose workflow declares no files of its own (a memo's, an agency's;
-memos.services.surfaces), made once when the version is frozen and kept: it shows what was frozen (the
+memos.services.surfaces): its HTML made when the version is frozen, printed off the run's path right after
+(memos.services.version_files), and kept: it shows what was frozen (the
 artefact, its score and the delta against the line's version before, the changelog, the content hash, its
 sources and what it was made with) and nothing that changes later or depends on who reads it (its review
 status, votes, history, the reader's panels, the diff a reader may see). So one file serves every reader,
@@ -10,6 +11,7 @@ for good.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from django.template.loader import render_to_string
 from memos.models import ArtefactVersion
 from memos.pipeline import judge_families
 from memos.services.frozen_text import segments
-from memos.services.surfaces import version_page_of
+from memos.services.surfaces import RENDER_PDF, ToPrint, version_page_of
 
 PAGE = "memos/versions/version.html"
 
@@ -43,13 +45,27 @@ def artefact_context(version: ArtefactVersion) -> dict[str, Any]:
     }
 
 
+def page_to_print(version: ArtefactVersion) -> ToPrint:
+    """The version's page as it prints (the page's print media: no forms, no live parts), to be printed to
+    PDF by ``print_pdf``. ``version`` may be one that freezing has prepared but not yet stored."""
+    html = render_to_string(PAGE, artefact_context(version) | {"printing": True})
+    return ToPrint(RENDER_PDF, html, base_url=settings.SITE_URL)
+
+
 def print_page(version: ArtefactVersion) -> bytes:
-    """The version printed as a PDF (WeasyPrint, the page's print media: no forms, no live parts). It may
-    read the app's static files and data URIs, nothing else (agents.render.pdf). ``version`` may be one that
-    freezing has prepared but not yet stored."""
+    """The version's page printed now (a test, a reader's backfill)."""
+    page = page_to_print(version)
+    return print_pdf(page.html, base_url=page.base_url, static=page.static)
+
+
+def print_pdf(html: str, *, base_url: str | None, static: bool) -> bytes:
+    """HTML printed by WeasyPrint. It may read data URIs and, where ``static``, the app's static files on
+    ``base_url``'s origin; nothing else (agents.render.pdf)."""
     # Imported here: WeasyPrint takes over a second to import, and only printing needs it.
     from agents.render.pdf import html_to_pdf
 
-    html = render_to_string(PAGE, artefact_context(version) | {"printing": True})
-    rendered = html_to_pdf(html, base_url=settings.SITE_URL, static_root=Path(settings.STATICFILES_DIRS[0]))
-    return rendered.pdf
+    if static:
+        return html_to_pdf(html, base_url=base_url, static_root=Path(settings.STATICFILES_DIRS[0])).pdf
+    # An empty root of its own keeps the fetcher's contract (the root must exist) and serves nothing.
+    with tempfile.TemporaryDirectory(prefix="print-") as empty:
+        return html_to_pdf(html, base_url=base_url, static_root=Path(empty)).pdf

@@ -127,6 +127,20 @@ class Rendered:
 
 
 @dataclass(frozen=True)
+class ToPrint:
+    """A PDF to print from HTML made now, at the freeze, from the version alone: its HTML is kept with the
+    version and printed off the run's path, right after the freeze commits (memos.services.version_files),
+    so the print shows what was frozen however late it comes."""
+
+    name: str
+    html: str
+    base_url: str | None  # the app's own origin its /static/ links resolve against; None: inline styles
+    static: bool = True  # whether the app's static files may be read for it (never anything else)
+
+    content_type = PDF
+
+
+@dataclass(frozen=True)
 class FrozenFile:
     """One file frozen with every version of the workflow: rendered once, when it is frozen, and served as
     those bytes for good (memos.services.version_files)."""
@@ -149,8 +163,9 @@ class Files:
     files: Sequence[FrozenFile] = (PRINTED_PAGE,)
     # Every file of ``files``, rendered now from the version alone (it may be one freezing has prepared and
     # not stored yet): no database read but the version's brief and company, which the caller has loaded.
-    # None: the printed page alone (memos.services.printing), which is ``files``' default.
-    render: Callable[[ArtefactVersion], list[Rendered]] | None = None
+    # A PDF may come as the HTML to print it from (``ToPrint``): printed off the run's path. None: the
+    # printed page alone (memos.services.printing), which is ``files``' default.
+    render: Callable[[ArtefactVersion], list[Rendered | ToPrint]] | None = None
 
 
 @dataclass(frozen=True)

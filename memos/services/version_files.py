@@ -5,30 +5,43 @@ printed): rendered once, when the version is frozen, and stored in the database 
 (memos.models.VersionFile, immutable like the version). Every download, thumbnail and export serves those
 bytes; nothing is rendered again, so a change of a renderer or a template never alters an old version.
 
-Freezing renders them before its transaction (memos.services.versions.prepare) and stores them in it, so a
-version is never visible without its files. A version frozen before files were kept has none: the first
-reader who needs one renders them (in a render slot, memos.services.render_slots) and stores them; two
-readers at once may both render, but the unique (version, name) constraint keeps the first row stored and
-both serve it.
+Freezing renders them before its transaction (memos.services.versions.prepare) and stores them in it. A PDF
+is made there as the HTML it prints from (``ToPrint``: the printed page, a screen's report), kept with the
+version (memos.models.PendingPrint) and printed off the run's path: WeasyPrint took 0.2-0.5 s of a memo's
+1.2-1.5 s and 36 s of a week's 56 s on the fake server. Right after the freeze commits, this process's
+printer thread prints it and stores the PDF (a worker waits for it before its work-horse exits:
+``wait_for_prints``); a reader who asks before has it printed then, from the same frozen HTML, so the PDF is
+the same whoever prints it. ``PRINT_INLINE`` (on under test) prints at the commit instead, in the caller.
+
+A version frozen before files were kept has none: the first reader who needs one renders them (in a render
+slot, memos.services.render_slots) and stores them; two readers at once may both render, but the unique
+(version, name) constraint keeps the first row stored and both serve it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import queue
 import threading
 import time
 from dataclasses import dataclass
 
+from django.conf import settings
+from django.db import close_old_connections, transaction
 from django.db.models import QuerySet
 
-from memos.models import ArtefactVersion, VersionFile
+from memos.models import ArtefactVersion, PendingPrint, VersionFile
 from memos.services import printing, surfaces
 from memos.services.render_slots import release_connection, render_slot
-from memos.services.surfaces import PDF, PRINTED_PAGE, RENDER_PDF, FrozenFile, Rendered, surface_for
+from memos.services.surfaces import PDF, PRINTED_PAGE, FrozenFile, Rendered, ToPrint, surface_for
 
 log = logging.getLogger(__name__)
 
-__all__ = ["NoSuchFile", "Readable", "Rendered", "StoredFile"]
+__all__ = ["Made", "NoSuchFile", "Readable", "Rendered", "StoredFile", "ToPrint"]
+
+# What rendering a version makes: a file's bytes, or a PDF's HTML to print off the run's path.
+Made = Rendered | ToPrint
 
 
 class NoSuchFile(LookupError):
@@ -71,8 +84,8 @@ def declared_file(kind: str, name: str) -> FrozenFile:
     raise NoSuchFile(f"a {kind} has no {name}")
 
 
-class _RenderClock:
-    """Seconds this process has spent rendering versions' files, for the benchmarks (bench_run's render_s)."""
+class _Clock:
+    """Seconds this process has spent on one kind of work, for the benchmarks (render_s, print_s)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -87,43 +100,98 @@ class _RenderClock:
             return self._seconds
 
 
-_CLOCK = _RenderClock()
+_RENDERING, _PRINTING = _Clock(), _Clock()
 
 
 def render_seconds() -> float:
-    """The seconds this process has spent in ``render_files`` so far."""
-    return _CLOCK.read()
+    """The seconds this process has spent in ``render_files`` so far (on a run's path when it freezes)."""
+    return _RENDERING.read()
 
 
-def render_files(version: ArtefactVersion) -> list[Rendered]:
+def print_seconds() -> float:
+    """The seconds this process has spent printing PDFs so far (off the path, on the printer thread)."""
+    return _PRINTING.read()
+
+
+def render_files(version: ArtefactVersion) -> list[Made]:
     """Every file of the version, rendered now from the version alone (it may be one freezing has prepared and
     not stored yet): no database read but the version's brief and company, which the caller has loaded."""
     started = time.perf_counter()
     try:
         return _render_files(version)
     finally:
-        _CLOCK.add(time.perf_counter() - started)
+        _RENDERING.add(time.perf_counter() - started)
 
 
-def _render_files(version: ArtefactVersion) -> list[Rendered]:
+def _render_files(version: ArtefactVersion) -> list[Made]:
     render = surfaces.files_of(version).render
-    if render is None:  # the printed page, every workflow's file unless it declares its own
-        rendered = [Rendered(RENDER_PDF, PDF, printing.print_page(version))]
-    else:
-        rendered = render(version)
+    # The printed page, every workflow's file unless it declares its own.
+    rendered: list[Made] = [printing.page_to_print(version)] if render is None else render(version)
     made, declared = sorted(file.name for file in rendered), sorted(names_of(version))
     if made != declared:  # a workflow's renderer and its declaration disagree: a bug, caught at the freeze
         raise RuntimeError(f"rendering {version.kind} made {made}, but its workflow declares {declared}")
     return rendered
 
 
-def store(version: ArtefactVersion, files: list[Rendered]) -> None:
-    """Keep the files of a stored version. A file already stored stays as it is (the constraint ignores the
-    second insert): what was served once is what is served for good."""
+def printed(item: ToPrint) -> Rendered:
+    """The PDF ``item`` prints, now, in this thread."""
+    started = time.perf_counter()
+    try:
+        return Rendered(
+            item.name, PDF, printing.print_pdf(item.html, base_url=item.base_url, static=item.static)
+        )
+    finally:
+        _PRINTING.add(time.perf_counter() - started)
+
+
+def store(version: ArtefactVersion, files: list[Made]) -> None:
+    """Keep the files of a version being frozen (call inside the freezing transaction): the bytes made, and
+    each PDF's HTML to be printed once the transaction commits."""
+    _keep(version.pk, [file for file in files if isinstance(file, Rendered)])
+    to_print = [file for file in files if isinstance(file, ToPrint)]
+    if not to_print:
+        return
+    PendingPrint.objects.bulk_create(
+        [
+            PendingPrint(
+                version=version, name=f.name, html=f.html, base_url=f.base_url or "", static=f.static
+            )
+            for f in to_print
+        ],
+        ignore_conflicts=True,
+    )
+    transaction.on_commit(lambda: _printer.submit(version.pk))
+
+
+def print_pending(version_id: int) -> int:
+    """Print every PDF of the version still to be printed, from the HTML frozen with it, and keep it.
+    Returns how many it printed (another process may have printed one first: its row is kept)."""
+    count = 0
+    for pending in PendingPrint.objects.filter(version_id=version_id).order_by("pk"):
+        _keep(version_id, [printed(_to_print(pending))])
+        PendingPrint.objects.filter(pk=pending.pk).delete()
+        count += 1
+    return count
+
+
+def wait_for_prints(timeout_s: float = 600.0) -> bool:
+    """Wait until this process's printer has printed everything submitted so far (a worker about to exit,
+    a test, a benchmark). False when it is still printing after ``timeout_s``: what is left stays pending
+    and is printed when first read."""
+    return _printer.wait_idle(timeout_s)
+
+
+def _to_print(pending: PendingPrint) -> ToPrint:
+    return ToPrint(pending.name, pending.html, base_url=pending.base_url or None, static=pending.static)
+
+
+def _keep(version_id: int, files: list[Rendered]) -> None:
+    """A file already stored stays as it is (the constraint ignores the second insert): what was served
+    once is what is served for good."""
     VersionFile.objects.bulk_create(
         [
             VersionFile(
-                version=version,
+                version_id=version_id,
                 name=file.name,
                 content_type=file.content_type,
                 sha256=file.sha256,
@@ -134,6 +202,53 @@ def store(version: ArtefactVersion, files: list[Rendered]) -> None:
         ],
         ignore_conflicts=True,
     )
+
+
+class _Printer:
+    """One thread per process that prints the PDFs of the versions this process froze, after each commit."""
+
+    def __init__(self) -> None:
+        self._versions: queue.Queue[int] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+        self._idle = threading.Event()
+        self._idle.set()
+
+    def submit(self, version_id: int) -> None:
+        if settings.PRINT_INLINE:
+            print_pending(version_id)
+            return
+        self._ensure_thread()
+        self._idle.clear()
+        self._versions.put(version_id)
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        return self._idle.wait(timeout_s)
+
+    def _ensure_thread(self) -> None:
+        with self._lock:
+            # A forked child (an RQ work-horse) inherits the object but not the thread: start its own.
+            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(target=self._run, name="version-printer", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            version_id = self._versions.get()
+            try:
+                print_pending(version_id)
+            except Exception:
+                # Nothing is lost: the HTML stays pending and the first reader who asks prints it.
+                log.exception("printing version %s's files failed; the first reader prints them", version_id)
+            finally:
+                close_old_connections()
+                if self._versions.empty():
+                    self._idle.set()
+
+
+_printer = _Printer()
 
 
 def file_of(version: ArtefactVersion, name: str) -> StoredFile:
@@ -148,10 +263,15 @@ def file_of(version: ArtefactVersion, name: str) -> StoredFile:
         found = _stored(version, name)  # another reader of this process stored it while this one waited
         if found is not None:
             return found
+        pending = PendingPrint.objects.filter(version=version, name=name).first()
         release_connection()
-        log.info("%s: rendering its files, frozen before files were kept", version)
-        files = render_files(version)
-    store(version, files)
+        if pending is not None:  # frozen with its HTML, not printed yet: print what was frozen
+            files = [printed(_to_print(pending))]
+        else:
+            log.info("%s: rendering its files, frozen before files were kept", version)
+            files = [f if isinstance(f, Rendered) else printed(f) for f in render_files(version)]
+    _keep(version.pk, files)
+    PendingPrint.objects.filter(version=version, name__in=[f.name for f in files]).delete()
     stored = _stored(version, name)
     if stored is None:  # the render made no such file: a bug, not a reader's mistake
         raise RuntimeError(f"rendering {version} made no {name}")

@@ -55,7 +55,7 @@ from memos.pipeline.registry import workflow_for
 from memos.pipeline.workflows import Artefact
 from memos.services import notifications, version_files
 from memos.services.accounts import Roles
-from memos.services.version_files import Rendered
+from memos.services.version_files import Made
 
 Status = ArtefactVersion.Status
 Action = AuditEvent.Action
@@ -67,7 +67,7 @@ class Prepared:
 
     version: ArtefactVersion  # not saved yet
     previous_pk: int | None  # the line's newest version it was built against
-    files: list[Rendered]
+    files: list[Made]  # a PDF as the HTML it is printed from, after the freeze commits
 
     def fits(self, run: Run, digest: str, previous: ArtefactVersion | None) -> bool:
         return (

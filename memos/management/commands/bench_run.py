@@ -3,8 +3,8 @@ against the fake OpenAI-compatible server answering every call after L ms. ``--w
 agency run instead (memos.pipeline.agency.desk.bench), ``--workflow week [--as-of DATE]`` a whole week
 (memos.pipeline.week.desk.bench), ``--workflow deck|screen [--symbols A,B]`` one run of that workflow
 against the critical path its ledger shows (memos.services.benchmarks). Every workflow's JSON has
-``wall_s``, ``critical_path_s``, ``ratio``, ``render_s`` (the frozen files' renders, on the path),
-``cpu_ms_per_call`` and ``calls``.
+``wall_s``, ``critical_path_s``, ``ratio``, ``render_s`` (the frozen files made on the path),
+``print_s`` (their PDFs, printed after the freeze), ``cpu_ms_per_call`` and ``calls``.
 
 The fake server runs in a process of its own, as any real endpoint does (``--fake-in-process`` serves it
 from a thread of this one instead, where its request handling competes with the pipeline for the GIL and
@@ -43,7 +43,7 @@ from memos.services.errors import ServiceError
 from memos.services.notifications import wait_for_mail
 from memos.services.runs import create_brief, start_run
 
-SUMMARISED = ("wall_s", "ratio", "overhead_ms_per_call", "render_s", "cpu_ms_per_call")
+SUMMARISED = ("wall_s", "ratio", "overhead_ms_per_call", "render_s", "print_s", "cpu_ms_per_call")
 
 
 class Command(BaseCommand):
@@ -77,6 +77,12 @@ class Command(BaseCommand):
             action="store_true",
             help="agency --reruns: ask the endpoints the settings configure (the embedded model by default), "
             "not the fake server",
+        )
+        parser.add_argument(
+            "--print-on-path",
+            action="store_true",
+            help="print the frozen versions' PDFs at each freeze, in the run's path, as the desk did before "
+            "its printer thread (a before-and-after)",
         )
         parser.add_argument("--json", action="store_true")
         parser.add_argument(
@@ -223,7 +229,7 @@ class _Bench:
             in_process=options["fake_in_process"],
             script=rehearsal(run),
         ):
-            timed = run_timed(str(run.pk))
+            timed = run_timed(str(run.pk), print_on_path=options["print_on_path"])
         return _report(Run.objects.get(pk=run.pk), timed, latency_ms, in_flight)
 
 

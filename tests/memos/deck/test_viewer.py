@@ -25,7 +25,7 @@ from memos.pipeline.deck import desk as deck_desk
 from memos.pipeline.deck.desk import images as deck_images
 from memos.pipeline.deck.desk.viewer import deck_context
 from memos.pipeline.workflows import Artefact
-from memos.services import version_files
+from memos.services import printing, version_files
 from memos.services.versions import freeze
 from tests.agents.deck.samples import cleared_r1, sample_deck
 from tests.agents.deck.samples import figure as sample_figure
@@ -271,7 +271,8 @@ def test_the_downloads_are_the_bytes_stored_at_freezing_whatever_the_renderer_do
     def changed_renderer(*_: Any, **__: Any) -> Any:
         raise AssertionError("a frozen version is never rendered again")
 
-    monkeypatch.setattr(deck_desk, "render_pdf", changed_renderer)
+    monkeypatch.setattr(deck_desk, "deck_html", changed_renderer)
+    monkeypatch.setattr(printing, "print_pdf", changed_renderer)
     monkeypatch.setattr(deck_desk, "render_pptx", changed_renderer)
     monkeypatch.setattr(version_files, "render_files", changed_renderer)
     monkeypatch.setattr(deck_images, "render_pdf", changed_renderer)

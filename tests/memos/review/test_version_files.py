@@ -19,11 +19,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from pypdf import PdfReader
 
-from memos.models import ArtefactVersion, Run, VersionFile
+from memos.models import ArtefactVersion, PendingPrint, Run, VersionFile
 from memos.pipeline.workflows import Artefact
 from memos.services import printing as printed
 from memos.services import render_slots, version_files
 from memos.services.accounts import Roles
+from memos.services.surfaces import ToPrint
 from memos.services.versions import content_hash, freeze, prepare, rendered_text
 from tests.memos.factories import company, run_for
 from tests.memos.pipeline_support import finished_run, load_desk_data, person
@@ -86,7 +87,7 @@ def test_a_memo_is_frozen_with_its_pdf_rendered_outside_the_runs_transaction(
     rendered_in_transaction: list[bool] = []
     real = version_files.render_files
 
-    def watched(version: ArtefactVersion) -> list[version_files.Rendered]:
+    def watched(version: ArtefactVersion) -> list[version_files.Made]:
         rendered_in_transaction.append(connection.in_atomic_block)
         return real(version)
 
@@ -125,12 +126,74 @@ def test_a_finish_retried_after_its_transaction_rolled_back_freezes_the_prepared
         freeze(run=run, artefact=artefact, prepared=prepared)
         raise ConnectionLost  # the finish's transaction rolls back, version and files with it
     assert not ArtefactVersion.objects.exists() and not VersionFile.objects.exists()
+    assert not PendingPrint.objects.exists()  # nor is anything left to print
 
     with transaction.atomic():
         version = freeze(run=run, artefact=artefact, prepared=prepared)
-    (file,) = VersionFile.objects.filter(version=version)
-    assert bytes(file.body) == prepared.files[0].body and version.created_at == prepared.version.created_at
+    (to_print,) = prepared.files
+    assert isinstance(to_print, ToPrint) and "Services carry the margin" in to_print.html
+    (file,) = VersionFile.objects.filter(version=version)  # printed from it once the finish committed
+    assert version.content_hash in pdf_text(bytes(file.body))
+    assert version.created_at == prepared.version.created_at and not PendingPrint.objects.exists()
     assert ArtefactVersion.objects.get().number == 1
+
+
+def test_the_pdf_is_printed_off_the_runs_path_from_the_html_frozen_with_it(
+    ana: User, reader: Client, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a worker does it: the run ends and its version is readable before its PDF is printed; a reader who
+    asks first has it printed from the HTML frozen with the version (not from today's templates), and the
+    printer's own print, later, changes nothing."""
+    settings.PRINT_INLINE = False
+    load_desk_data("AAPL")
+    go_on = threading.Event()
+    real = printed.print_pdf
+
+    def printer_waits(html: str, **where: Any) -> bytes:
+        if threading.current_thread().name == "version-printer":
+            assert go_on.wait(30)
+        return real(html, **where)
+
+    monkeypatch.setattr(printed, "print_pdf", printer_waits)
+    run = finished_run(ana)
+    version = ArtefactVersion.objects.get(run=run)
+    assert run.status == Run.Status.DONE and version.status  # finished and frozen: the PDF is still to come
+    assert not VersionFile.objects.filter(version=version).exists()
+    (pending,) = PendingPrint.objects.filter(version=version)
+    assert pending.name == "render.pdf" and version.content_hash in pending.html
+
+    def no_template(*_: Any, **__: Any) -> Any:
+        raise AssertionError("a frozen version's PDF is printed from the HTML frozen with it")
+
+    monkeypatch.setattr(printed, "render_to_string", no_template)
+    first = pdf_of(reader, version)  # the reader does not wait for the printer
+    assert first.status_code == 200 and version.content_hash in pdf_text(first.content)
+    assert not PendingPrint.objects.exists()
+
+    go_on.set()
+    assert version_files.wait_for_prints(30)
+    (file,) = VersionFile.objects.filter(version=version)
+    assert bytes(file.body) == first.content and pdf_of(reader, version).content == first.content
+
+
+def test_the_printer_prints_what_a_run_froze_once_it_committed(
+    ana: User, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.PRINT_INLINE = False
+    load_desk_data("AAPL")
+    threads: list[str] = []
+    real = printed.print_pdf
+
+    def watched(html: str, **where: Any) -> bytes:
+        threads.append(threading.current_thread().name)
+        return real(html, **where)
+
+    monkeypatch.setattr(printed, "print_pdf", watched)
+    version = ArtefactVersion.objects.get(run=finished_run(ana))
+    assert version_files.wait_for_prints(60)
+    assert threads == ["version-printer"]
+    (file,) = VersionFile.objects.filter(version=version)
+    assert version.content_hash in pdf_text(bytes(file.body)) and not PendingPrint.objects.exists()
 
 
 def test_a_change_of_the_renderer_after_freezing_never_alters_the_download(
@@ -143,7 +206,7 @@ def test_a_change_of_the_renderer_after_freezing_never_alters_the_download(
     def new_renderer(*_: Any, **__: Any) -> Any:
         raise AssertionError("a frozen version is never rendered again")
 
-    monkeypatch.setattr(printed, "print_page", new_renderer)
+    monkeypatch.setattr(printed, "print_pdf", new_renderer)
     after = pdf_of(reader, version)
     assert after.status_code == 200 and after.content == before
 
@@ -153,13 +216,13 @@ def test_a_version_frozen_before_files_were_kept_gets_its_pdf_on_first_need_rend
 ) -> None:
     assert not VersionFile.objects.filter(version=old).exists()
     connected_while_rendering: list[bool] = []
-    real = printed.print_page
+    real = printed.print_pdf
 
-    def print_page(version: ArtefactVersion) -> bytes:
+    def print_pdf(html: str, **where: Any) -> bytes:
         connected_while_rendering.append(connection.connection is not None)
-        return real(version)
+        return real(html, **where)
 
-    monkeypatch.setattr(printed, "print_page", print_page)
+    monkeypatch.setattr(printed, "print_pdf", print_pdf)
     first = pdf_of(reader, old)
     assert first.status_code == 200 and first.content.startswith(b"%PDF-")
     assert connected_while_rendering == [False]
@@ -196,13 +259,13 @@ def test_two_readers_backfilling_the_same_old_version_at_once_store_its_pdf_once
     both_rendering = threading.Barrier(2, timeout=30)
     drawn: list[bytes] = []
 
-    def print_page(version: ArtefactVersion) -> bytes:
+    def print_pdf(html: str, **where: Any) -> bytes:
         body = f"%PDF-1.7 drawn by reader {threading.get_ident()}".encode()
         drawn.append(body)
         both_rendering.wait()  # neither stores before the other has rendered
         return body
 
-    monkeypatch.setattr(printed, "print_page", print_page)
+    monkeypatch.setattr(printed, "print_pdf", print_pdf)
 
     def download(_: int) -> bytes:
         try:

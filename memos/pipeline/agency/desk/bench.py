@@ -50,7 +50,7 @@ def agency_bench(user: User, options: dict[str, Any]) -> dict[str, Any]:
     latency_ms = float(options["latency_ms"])
     concurrency = options["concurrency"] or 45
     with _fake_endpoints(options):
-        timed = run_timed(str(run.pk))
+        timed = run_timed(str(run.pk), print_on_path=options.get("print_on_path", False))
     run = Run.objects.get(pk=run.pk)
     agency = AgencyConfig.model_validate(run.config)
     moves = Move.objects.filter(run=run, merged_into="", debated_at__isnull=False).count()

@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.urls import URLPattern, path
 
-from agents.deck.render.pdf import render_pdf
+from agents.deck.render.pdf import deck_html
 from agents.deck.render.pptx import render_pptx
 from memos.models import ArtefactVersion
 from memos.pipeline.deck.calibration import configured_scorer
@@ -28,7 +28,6 @@ from memos.pipeline.deck.desk.schedule import cycles_due, home_schedules, schedu
 from memos.pipeline.deck.desk.viewer import DECK_PPTX, deck_context, version_deck
 from memos.pipeline.deck.desk.week import WEEK_PART
 from memos.services.surfaces import (
-    PDF,
     RENDER_PDF,
     Export,
     Files,
@@ -37,6 +36,7 @@ from memos.services.surfaces import (
     Rendered,
     StepPages,
     Surface,
+    ToPrint,
     VersionPage,
 )
 
@@ -57,12 +57,14 @@ def _schedule(
     return {"schedule": panel} if panel is not None else None
 
 
-def _files(version: ArtefactVersion) -> list[Rendered]:
+def _files(version: ArtefactVersion) -> list[Rendered | ToPrint]:
     output = version_deck(version)
     if output is None:
         raise ValueError(f"{version} is not a deck this code can read")
+    # The slides' PDF is printed from their HTML off the run's path (memos.services.version_files); it links
+    # nothing but its own data: attachment, so no static file is served to it.
     return [
-        Rendered(RENDER_PDF, PDF, render_pdf(output.deck).pdf),
+        ToPrint(RENDER_PDF, deck_html(output.deck), base_url=None, static=False),
         Rendered(DECK_PPTX, PPTX, render_pptx(output.deck)),
     ]
 

@@ -18,17 +18,17 @@ from django.urls import URLPattern, path
 from memos.models import ArtefactVersion
 from memos.pipeline.screen.desk import pages
 from memos.pipeline.screen.desk.dashboard import dashboard_of
-from memos.pipeline.screen.desk.report import report_html, report_pdf
+from memos.pipeline.screen.desk.report import report_html
 from memos.pipeline.screen.desk.schedule import home_schedules, screens_due
 from memos.pipeline.screen.desk.week import WEEK_PART
 from memos.services.surfaces import (
-    PDF,
     RENDER_PDF,
     Files,
     FrozenFile,
     Rendered,
     StepPages,
     Surface,
+    ToPrint,
     VersionPage,
 )
 
@@ -47,9 +47,10 @@ def _selected(query: Mapping[str, str], context: dict[str, Any]) -> dict[str, An
     return {"selected": context["screen_view"].symbol(query.get("symbol", "").upper())}
 
 
-def _files(version: ArtefactVersion) -> list[Rendered]:
+def _files(version: ArtefactVersion) -> list[Rendered | ToPrint]:
+    # The report's PDF is printed from its own HTML, off the run's path (memos.services.version_files).
     html = report_html(version)
-    return [Rendered(RENDER_PDF, PDF, report_pdf(html)), Rendered(SCREEN_REPORT, HTML, html.encode())]
+    return [ToPrint(RENDER_PDF, html, base_url=None), Rendered(SCREEN_REPORT, HTML, html.encode())]
 
 
 def _urls() -> Sequence[URLPattern]:

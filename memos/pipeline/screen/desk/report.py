@@ -1,6 +1,6 @@
 """A screen version as a standalone HTML report (one file: its styles inline, its charts inline SVG, nothing
-fetched from anywhere) and the same report printed to PDF by WeasyPrint. Both are rendered once, when the
-version is frozen, and kept with it (memos.services.version_files)."""
+fetched from anywhere), which is also what its PDF is printed from. Both are made once, when the version is
+frozen, and kept with it; the PDF is printed off the run's path (memos.services.version_files)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,3 @@ def report_html(version: ArtefactVersion) -> str:
         raise ValueError(f"{version} is not a screen this code can read")
     css = (Path(settings.STATICFILES_DIRS[0]) / STYLES).read_text(encoding="utf-8")
     return render_to_string(REPORT, {"dash": dash, "version": version, "css": css})
-
-
-def report_pdf(html: str) -> bytes:
-    # Imported here: WeasyPrint takes over a second to import, and only printing needs it.
-    from agents.render.pdf import html_to_pdf
-
-    rendered = html_to_pdf(html, base_url=None, static_root=Path(settings.STATICFILES_DIRS[0]))
-    return rendered.pdf

@@ -51,7 +51,7 @@ def week_bench(options: dict[str, Any]) -> dict[str, Any]:
     with fake_endpoints(
         latency_ms=latency_ms, concurrency=concurrency, in_process=options["fake_in_process"]
     ):
-        timed = run_timed(str(run.pk))
+        timed = run_timed(str(run.pk), print_on_path=options.get("print_on_path", False))
     run = Run.objects.get(pk=run.pk)
     parts = list(Run.objects.filter(part_of=run))
     by_workflow: dict[str, list[int]] = {}
