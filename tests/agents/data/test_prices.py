@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agents.data import prices
 from agents.data.errors import DataError, MalformedData, UnknownTicker
 from agents.data.prices import (
     NEW_YORK,
     LivePriceSource,
+    PriceSeries,
     SnapshotPriceSource,
     load_price_csv,
     parse_price_csv,
@@ -196,3 +199,33 @@ def test_live_source_reports_unknown_symbols_and_answers_that_are_not_prices() -
         LivePriceSource(lambda url: b"No data").series("ZZZZ")
     with pytest.raises(MalformedData, match="sent no daily prices for AAPL: 'Exceeded"):
         LivePriceSource(lambda url: b"Exceeded the daily hits limit").series("AAPL")
+
+
+def test_a_file_is_parsed_once_while_it_stays_the_same_and_each_caller_gets_its_own_bars(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed: list[str] = []
+    real = prices.parse_price_csv
+
+    def counted(text: str, **where: Any) -> PriceSeries:
+        parsed.append(where["source_label"])
+        return real(text, **where)
+
+    monkeypatch.setattr(prices, "parse_price_csv", counted)
+    path = tmp_path / "ABC_2015.csv"
+    path.write_text(
+        "date,open,high,low,close,volume\n2015-08-20,1,1,1,10.00,100\n2015-08-21,1,1,1,11.00,100\n"
+    )
+    first = load_price_csv(path)
+    first.bars.loc[first.bars.index[-1], "close"] = 99.0  # a caller that changes its copy
+    second = load_price_csv(path)
+    assert second.bars["close"].tolist() == [10.0, 11.0] and second.ticker == "ABC"
+    assert second.bars is not first.bars and parsed == ["ABC_2015.csv"]  # parsed once
+    # A rewritten file (its size changes) is read again, not served from what was parsed before.
+    path.write_text(
+        "date,open,high,low,close,volume\n2015-08-20,1,1,1,10.00,100\n2015-08-21,1,1,1,12.5,100\n"
+    )
+    assert load_price_csv(path).bars["close"].tolist() == [10.0, 12.5] and len(parsed) == 2
+    path.unlink()
+    with pytest.raises(DataError, match="no such price file"):
+        load_price_csv(path)
