@@ -71,7 +71,11 @@ def fact_rows(*, company: Company, facts: Iterable[Fact], data_version: str = ""
 
 def save_facts(*, company: Company, facts: Iterable[Fact], data_version: str = "") -> int:
     """Upsert facts by ``fact_id``: running it twice writes the same rows, never duplicates."""
-    rows = fact_rows(company=company, facts=facts, data_version=data_version)
+    return save_fact_rows(fact_rows(company=company, facts=facts, data_version=data_version))
+
+
+def save_fact_rows(rows: list[FactRecord]) -> int:
+    """Upsert unsaved rows (``fact_rows``, of one company or several) by ``fact_id``."""
     if not rows:
         return 0
     FactRecord.objects.bulk_create(
