@@ -26,10 +26,12 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from memos.models import ArtefactVersion, PendingPrint, VersionFile
 from memos.services import printing, surfaces
@@ -174,6 +176,21 @@ def print_pending(version_id: int) -> int:
     return count
 
 
+def print_left_behind(*, older_than_s: float = 600.0, now: bool = False) -> int:
+    """Have the PDFs printed that are still pending long after their freeze (the process that froze them was
+    killed before its printer was done): on this process's printer thread, or ``now`` in this one. The
+    watchdog calls it on each pass, so nothing waits for a reader to ask. Returns the versions submitted."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    left = PendingPrint.objects.filter(created_at__lt=cutoff).values_list("version_id", flat=True).distinct()
+    versions = list(left)
+    for version_id in versions:
+        if now:
+            print_pending(version_id)
+        else:
+            _printer.submit(version_id, in_background=True)
+    return len(versions)
+
+
 def wait_for_prints(timeout_s: float = 600.0) -> bool:
     """Wait until this process's printer has printed everything submitted so far (a worker about to exit,
     a test, a benchmark). False when it is still printing after ``timeout_s``: what is left stays pending
@@ -209,18 +226,23 @@ class _Printer:
 
     def __init__(self) -> None:
         self._versions: queue.Queue[int] = queue.Queue()
+        self._queued: set[int] = set()  # a version asked for again while it waits is not queued twice
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid = 0
         self._idle = threading.Event()
         self._idle.set()
 
-    def submit(self, version_id: int) -> None:
-        if settings.PRINT_INLINE:
+    def submit(self, version_id: int, *, in_background: bool = False) -> None:
+        if settings.PRINT_INLINE and not in_background:
             print_pending(version_id)
             return
         self._ensure_thread()
-        self._idle.clear()
+        with self._lock:
+            if version_id in self._queued:
+                return
+            self._queued.add(version_id)
+            self._idle.clear()
         self._versions.put(version_id)
 
     def wait_idle(self, timeout_s: float) -> bool:
@@ -237,6 +259,8 @@ class _Printer:
     def _run(self) -> None:
         while True:
             version_id = self._versions.get()
+            with self._lock:
+                self._queued.discard(version_id)
             try:
                 print_pending(version_id)
             except Exception:

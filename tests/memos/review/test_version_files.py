@@ -10,13 +10,17 @@ import io
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from io import StringIO
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from django.db import connection, connections, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from pypdf import PdfReader
 
 from memos.models import ArtefactVersion, PendingPrint, Run, VersionFile
@@ -194,6 +198,21 @@ def test_the_printer_prints_what_a_run_froze_once_it_committed(
     assert threads == ["version-printer"]
     (file,) = VersionFile.objects.filter(version=version)
     assert version.content_hash in pdf_text(bytes(file.body)) and not PendingPrint.objects.exists()
+
+
+def test_a_pdf_a_killed_worker_left_pending_is_printed_by_the_watchdog(old: ArtefactVersion) -> None:
+    """The worker that froze the version died before its printer was done: the watchdog prints what was
+    frozen without waiting for a reader; a print still within its worker's time is left to that worker."""
+    page = printed.page_to_print(old)
+    PendingPrint.objects.create(version=old, name=page.name, html=page.html, base_url=page.base_url or "")
+    out = StringIO()
+    call_command("watchdog", "--once", stdout=out)
+    assert "printing" not in out.getvalue() and PendingPrint.objects.count() == 1  # its worker may be at it
+    PendingPrint.objects.update(created_at=timezone.now() - timedelta(minutes=11))
+    call_command("watchdog", "--once", stdout=out)
+    assert "printing the PDFs of 1 version(s) left pending" in out.getvalue()
+    (file,) = VersionFile.objects.filter(version=old)
+    assert "Services carry the margin" in pdf_text(bytes(file.body)) and not PendingPrint.objects.exists()
 
 
 def test_a_change_of_the_renderer_after_freezing_never_alters_the_download(
