@@ -135,7 +135,10 @@ class LLMSettings(BaseModel):
 
 ROLE_SUFFIX_SEPARATOR = "_"
 FAMILY_PREFIX = "LLM_FAMILY_"
-LOCAL_TIMEOUT_S = 600.0
+# The embedded model on two cores, three slots busy (the week's screen beside a person's memo) writes 1.1-2.9
+# tokens a second per slot: a 900-token sector reading takes 5 to 14 minutes. A call cut at 10 minutes threw
+# away what it had written and was asked again from its start, over and over (seen: six timeouts in a row).
+LOCAL_TIMEOUT_S = 1800.0
 
 
 def _prices(env: Env, name: str) -> dict[str, ModelPrice]:

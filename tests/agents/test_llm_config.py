@@ -9,7 +9,7 @@ def test_with_no_environment_every_role_uses_the_local_model_server() -> None:
     assert endpoint.base_url == "http://127.0.0.1:8081/v1"
     assert endpoint.model == "local"
     assert endpoint.is_loopback
-    assert settings.timeout_s == 600.0
+    assert settings.timeout_s == 1800.0  # a slow local answer is waited for, not asked again from its start
 
 
 def test_a_role_override_changes_only_that_role() -> None:
