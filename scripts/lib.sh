@@ -288,6 +288,10 @@ stop_started() {
   done
   for pid in "${STARTED_PIDS[@]}"; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    # A worker still waiting on its work-horse: the horse runs in a process group of its own (RQ's), so it
+    # is stopped by its parent's PID, before the parent, or it outlives this script (its run resumes on the
+    # next start: the watchdog finds its heartbeat stale).
+    if kill -0 "$pid" 2>/dev/null; then pkill -9 -P "$pid" 2>/dev/null || true; fi
     kill -9 "$pid" 2>/dev/null || true
   done
   STARTED_PIDS=()
