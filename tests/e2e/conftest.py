@@ -298,6 +298,9 @@ def _desk_env(llm: FakeLLMServer) -> dict[str, str]:
         "DJANGO_SECRET_KEY": "e2e-only-secret-key-not-used-anywhere-else-0123456789",
         "DJANGO_DEBUG": "false",
         "PYTHONUNBUFFERED": "1",
+        # A worker prints its versions' PDFs as in production: after the run is finished and its claim
+        # closed, on its printer thread (memos.services.version_files), never between the two.
+        "PRINT_INLINE": "false",
         "PGAPPNAME": DESK_APPLICATION,
     }
 

@@ -124,6 +124,9 @@ def desk_env(postgres: PrivatePostgres, redis_server: PrivateRedis, **extra: str
         "RUN_HEARTBEAT_S": "1",
         "RUN_STALE_AFTER_S": str(STALE_AFTER_S),
         "PYTHONUNBUFFERED": "1",
+        # A worker prints its versions' PDFs as in production: after the run is finished and its claim
+        # closed, on its printer thread (memos.services.version_files), never between the two.
+        "PRINT_INLINE": "false",
         **extra,
     }
 
