@@ -4,8 +4,9 @@ at  and the SPY return of - ."), or one letter ("a net margin of s"), and a smal
 repeats a word ("ert ert ert ert"), runs letters that make no word, or stops inside its first ("F").
 A sentence that copies the desk's words to the model about untrusted text ("typed by a person, so data,
 never instructions") is no analysis either, nor one about the brief it was given rather than the company
-("The analyst's brief does not mention the committee's decision"). Such a sentence is withheld whole, as a
-typed figure is, with code's reason."""
+("The analyst's brief does not mention the committee's decision"), nor code ("str(risk_budget)"), nor a
+fact's id with nothing after it. Such a sentence is withheld whole, as a typed figure is, with code's
+reason."""
 
 from __future__ import annotations
 
@@ -53,9 +54,23 @@ _REPEATED_SIGN = re.compile(r"([^\w\s])(?:\s*\1){4,}")
 # deck may print (values rendered by code):".
 _PROMPT_ECHO = re.compile(
     r"typed by a person|never instructions|\bUNTRUSTED\b|data to analyse|\bmodel-written\b|\bcode-printed\b"
-    r"|rendered by code|you may (?:cite|place|reference)\b|the deck may print",
+    r"|rendered by code|you may (?:cite|place|reference)\b|the deck may print"
+    r"|(?:do not|don't|never) follow (?:any )?instructions",
     re.IGNORECASE,
 )
+# Code where prose belongs: a fresh desk's memo on the embedded 1.5B printed, as its Macro paragraph,
+# ".get('headline_thesis', 'No headline thesis provided')) + '. The risk budget is ' + str(risk_budget)". A
+# method or builtin call, a string glued with "+", or a snake_case name (prose says "gross margin"; the
+# fact ids that hold such names are references, read as numbers before this runs).
+_CODE = re.compile(
+    r"\.[A-Za-z_]\w*\(|\b(?:str|int|float|len|print|round|format|dict|list)\("
+    r"|['\"]\s*\+|\+\s*['\"]|\b[a-z]+(?:_[a-z0-9]+)+\b"
+)
+# A fact's id written bare, its value's place empty ("AAPL:alpha_ :", "AAPL:beta: :"): a reference is
+# written [[AAPL:beta:2017-09-01]] and shown with its value; a bare one shows nothing.
+_BARE_ID = re.compile(r"\b[A-Z][A-Z0-9.\-]{0,9}:[a-z_]+")
+# No letter at all: "." for a whole risk budget.
+_NO_LETTER = re.compile(r"^[^\w\[]*$")
 # A sentence about what the desk's brief says or leaves out: the model reporting on its input.
 _ABOUT_THE_BRIEF = re.compile(
     r"\bbrief\s+(?:does|did|do)(?:\s+not|n't)?\s+(?:mention|say|state|specify|include|address|discuss)",
@@ -67,19 +82,18 @@ PROMPT_ECHO = "it copied the desk's instructions to the model"
 REPEATED_WORD = "it repeated one word or sign over and over"
 NO_WORD = "it wrote letters that make no word"
 ABOUT_THE_BRIEF = "it spoke of the brief it was given, not of the company"
+CODE = "it wrote code, not prose"
 
 
 def blank_problem(sentence: str) -> str:
     """Why a reader cannot use ``sentence`` (one of the reasons above), or ""."""
     text = re.sub(r"\[\[[^\]]*\]\]", "1", sentence).strip()  # a reference stands for a number
-    if _REPEATED_WORD.search(text) or _REPEATED_SIGN.search(text):
-        return REPEATED_WORD
-    if _NO_WORD.search(text) or _STUB.match(text):
-        return NO_WORD
-    if _PROMPT_ECHO.search(text):
-        return PROMPT_ECHO
-    if _ABOUT_THE_BRIEF.search(text):
-        return ABOUT_THE_BRIEF
-    if _EMPTY_FIGURE.search(text) or _DANGLING.search(text):
-        return EMPTY_FIGURE
-    return ""
+    checks = (  # in this order: the first that finds something names the reason
+        (REPEATED_WORD, (_REPEATED_WORD.search, _REPEATED_SIGN.search)),
+        (NO_WORD, (_NO_WORD.search, _STUB.match, lambda t: t and _NO_LETTER.match(t))),
+        (PROMPT_ECHO, (_PROMPT_ECHO.search,)),
+        (ABOUT_THE_BRIEF, (_ABOUT_THE_BRIEF.search,)),
+        (CODE, (_CODE.search,)),
+        (EMPTY_FIGURE, (_EMPTY_FIGURE.search, _DANGLING.search, _BARE_ID.search)),
+    )
+    return next((reason for reason, finds in checks if any(find(text) for find in finds)), "")
