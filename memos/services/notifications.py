@@ -18,9 +18,6 @@ the rest: SMTP when ``EMAIL_HOST`` is set, the console otherwise (settings).
 from __future__ import annotations
 
 import logging
-import os
-import queue
-import threading
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,13 +25,14 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.mail import send_mail
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
 from memos.models import ArtefactVersion, Notice
 from memos.pipeline.judge_families import badges
+from memos.services.background import ProcessThread
 from memos.services.surfaces import version_page_of
 
 log = logging.getLogger(__name__)
@@ -201,15 +199,14 @@ def _send(notice: Notice, now: datetime) -> int:
 
 
 class _Sender:
-    """One daemon thread per process that sends pending notices when woken (after a commit)."""
+    """This process's e-mail sweeps, on its thread (memos.services.background), woken after a commit."""
 
     def __init__(self) -> None:
-        self._wakes: queue.Queue[None] = queue.Queue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-        self._idle = threading.Event()
-        self._idle.set()
+        self._thread: ProcessThread[None] = ProcessThread(
+            "notice-mail",
+            lambda wakes: deliver_pending(),
+            failed="sending notices failed; the next sweep tries again",
+        )
 
     def wake(self) -> None:
         if settings.NOTICES_SEND_INLINE:
@@ -219,35 +216,11 @@ class _Sender:
 
     def wake_in_background(self) -> None:
         """A sweep on this process's sender thread, whatever the settings say: the caller never waits."""
-        self._ensure_thread()
-        self._idle.clear()
-        self._wakes.put(None)
+        self._thread.put(None)
 
     def wait_idle(self, timeout_s: float = 10.0) -> bool:
         """For tests and a worker about to exit: wait until every wake so far has been handled."""
-        return self._idle.wait(timeout_s)
-
-    def _ensure_thread(self) -> None:
-        with self._lock:
-            # A forked child (an RQ work-horse) inherits the object but not the thread: start its own.
-            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
-                self._pid = os.getpid()
-                self._thread = threading.Thread(target=self._run, name="notice-mail", daemon=True)
-                self._thread.start()
-
-    def _run(self) -> None:
-        while True:
-            self._wakes.get()
-            while not self._wakes.empty():  # many commits at once: one sweep sends them all
-                self._wakes.get_nowait()
-            try:
-                deliver_pending()
-            except Exception:
-                log.exception("sending notices failed; the next sweep tries again")
-            finally:
-                close_old_connections()
-                if self._wakes.empty():
-                    self._idle.set()
+        return self._thread.wait_idle(timeout_s)
 
 
 _sender = _Sender()

@@ -21,20 +21,19 @@ slot, memos.services.render_slots) and stores them; two readers at once may both
 from __future__ import annotations
 
 import logging
-import os
-import queue
 import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from memos.models import ArtefactVersion, PendingPrint, VersionFile
 from memos.services import printing, surfaces
+from memos.services.background import ProcessThread
 from memos.services.render_slots import release_connection, render_slot
 from memos.services.surfaces import PDF, PRINTED_PAGE, FrozenFile, Rendered, ToPrint, surface_for
 
@@ -222,54 +221,31 @@ def _keep(version_id: int, files: list[Rendered]) -> None:
 
 
 class _Printer:
-    """One thread per process that prints the PDFs of the versions this process froze, after each commit."""
+    """This process's prints of the PDFs of the versions it froze, on its thread (memos.services.background),
+    after each commit."""
 
     def __init__(self) -> None:
-        self._versions: queue.Queue[int] = queue.Queue()
-        self._queued: set[int] = set()  # a version asked for again while it waits is not queued twice
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._pid = 0
-        self._idle = threading.Event()
-        self._idle.set()
+        self._thread: ProcessThread[int] = ProcessThread(
+            "version-printer", _print_each, failed="printing versions' files failed; first readers print them"
+        )
 
     def submit(self, version_id: int, *, in_background: bool = False) -> None:
         if settings.PRINT_INLINE and not in_background:
             print_pending(version_id)
             return
-        self._ensure_thread()
-        with self._lock:
-            if version_id in self._queued:
-                return
-            self._queued.add(version_id)
-            self._idle.clear()
-        self._versions.put(version_id)
+        self._thread.put(version_id)
 
     def wait_idle(self, timeout_s: float) -> bool:
-        return self._idle.wait(timeout_s)
+        return self._thread.wait_idle(timeout_s)
 
-    def _ensure_thread(self) -> None:
-        with self._lock:
-            # A forked child (an RQ work-horse) inherits the object but not the thread: start its own.
-            if self._thread is None or not self._thread.is_alive() or self._pid != os.getpid():
-                self._pid = os.getpid()
-                self._thread = threading.Thread(target=self._run, name="version-printer", daemon=True)
-                self._thread.start()
 
-    def _run(self) -> None:
-        while True:
-            version_id = self._versions.get()
-            with self._lock:
-                self._queued.discard(version_id)
-            try:
-                print_pending(version_id)
-            except Exception:
-                # Nothing is lost: the HTML stays pending and the first reader who asks prints it.
-                log.exception("printing version %s's files failed; the first reader prints them", version_id)
-            finally:
-                close_old_connections()
-                if self._versions.empty():
-                    self._idle.set()
+def _print_each(version_ids: list[int]) -> None:
+    for version_id in version_ids:
+        try:
+            print_pending(version_id)
+        except Exception:
+            # Nothing is lost: the HTML stays pending and the first reader who asks prints it.
+            log.exception("printing version %s's files failed; the first reader prints them", version_id)
 
 
 _printer = _Printer()
