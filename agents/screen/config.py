@@ -22,6 +22,7 @@ news:
   queries_per_sector: 3      # 2 or 3: the third, a deep dive, only for sectors past sector_alpha_pct
   results_per_query: 4
   window_days: 7             # documents dated within this many days up to the as-of session
+proposals_per_sector: 4      # the senior analyst proposes flags for this many of a sector's open own moves
 models: {}                   # role -> model on the configured endpoint: news_analyst, senior_analyst,
                              # managing_director
 ```
@@ -112,6 +113,11 @@ class Strategy(BaseModel):
     universe: Universe = Field(default_factory=Universe)
     thresholds: Thresholds = Field(default_factory=Thresholds)
     news: NewsEffort = Field(default_factory=NewsEffort)
+    # The symbols of a sector the senior analyst is asked to propose a flag for: those whose flag the honesty
+    # protocol leaves open, the largest own moves first, at most this many. A flag the protocol settles
+    # (pure beta, unexplained alpha, an unread sector) is code's whatever a model writes, and every entry
+    # asked of the embedded model costs it about twenty seconds.
+    proposals_per_sector: int = Field(default=4, ge=1, le=40)
     models: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("models")

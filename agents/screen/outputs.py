@@ -111,6 +111,9 @@ class SynthesisOutput(_Frozen):
     confidence: Literal["low", "medium", "high"]
     calls: list[SymbolCallOut]
     dropped: list[str] = Field(default_factory=list)
+    # The symbols the senior analyst was asked to propose flags for (agents.screen.verdicts.put_to_senior);
+    # None in a synthesis written before it was asked about a few: every symbol.
+    asked: list[str] | None = None
 
 
 class OverallOutput(_Frozen):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from agents.screen.config import Thresholds
 from agents.screen.evidence import nothing_own, symbol_evidence
@@ -58,9 +58,22 @@ def proposals(syntheses: Mapping[str, SynthesisOutput]) -> dict[str, SymbolCallO
     return found
 
 
-def floors(quant: QuantOutput, news: Mapping[str, NewsOutput], thresholds: Thresholds) -> dict[str, Floor]:
-    """Symbol -> its floor; ``news`` by sector name."""
-    return {p.symbol: symbol_floor(p, news.get(p.sector), thresholds) for p in quant.symbols}
+NOT_ASKED = (
+    "Code set YELLOW: the senior analyst proposed flags for the sector's {n} largest own moves the protocol "
+    "leaves open, and this one's was smaller."
+)
+
+
+def put_to_senior(
+    profiles: Sequence[SymbolProfile], news: NewsOutput | None, thresholds: Thresholds, limit: int
+) -> tuple[str, ...]:
+    """The symbols of one sector the senior analyst proposes flags for, in the sector's order: those whose
+    flag the protocol leaves open (a settled one is code's whatever a model writes), the largest own moves
+    first, at most ``limit``. Asking for the rest would only lengthen the slowest answer of the screen."""
+    open_ = [p for p in profiles if symbol_floor(p, news, thresholds).forced is None]
+    largest = sorted(open_, key=lambda p: -abs(p.alpha) if p.alpha is not None else 0.0)[:limit]
+    chosen = {p.symbol for p in largest}
+    return tuple(p.symbol for p in profiles if p.symbol in chosen)
 
 
 def decisions(
@@ -69,10 +82,17 @@ def decisions(
     syntheses: Mapping[str, SynthesisOutput],
     thresholds: Thresholds,
 ) -> dict[str, tuple[Floor, Decision]]:
-    """Symbol -> (its floor, code's decision on the senior analyst's proposal)."""
+    """Symbol -> (its floor, code's decision on the senior analyst's proposal). A symbol its sector's
+    synthesis was not asked about (``put_to_senior``) says so in code's note."""
     calls = proposals(syntheses)
     found = {}
-    for symbol, rule in floors(quant, news, thresholds).items():
+    for profile in quant.symbols:
+        symbol, rule = profile.symbol, symbol_floor(profile, news.get(profile.sector), thresholds)
         call = calls.get(symbol)
-        found[symbol] = (rule, decide(call.proposed if call else None, rule))
+        decision = decide(call.proposed if call else None, rule)
+        written = syntheses.get(profile.sector)
+        asked = written.asked if written is not None else None
+        if call is None and rule.forced is None and asked is not None and symbol not in asked:
+            decision = Decision(decision.flag, None, NOT_ASKED.format(n=len(asked)))
+        found[symbol] = (rule, decision)
     return found

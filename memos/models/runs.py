@@ -176,6 +176,13 @@ class Run(models.Model):
         return self.status in self.ACTIVE_STATUSES
 
     @property
+    def tokens_with_parts(self) -> int:
+        """What the run spent, with what the runs it started as its parts spent so far (a week's screen and
+        memos are charged to the week's budget as they spend, so the week's page counts them as they do)."""
+        parts = self.parts.aggregate(spent=models.Sum("tokens_spent"))["spent"] or 0
+        return int(self.tokens_spent + parts)
+
+    @property
     def latest_version(self) -> Any:
         """The newest version this run froze (memos.models.versions), or None: one query, for its page."""
         return self.versions.order_by("-number").first()

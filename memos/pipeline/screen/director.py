@@ -75,7 +75,7 @@ def run_director(ctx: StageContext) -> None:
         # One call a sector sent back, each its own step (a resumed stage reads back those that finished),
         # one at a time: the review already spent the run's parallel calls' worth of waiting.
         gw = gateway(screen.strategy.models)
-        writer = Writer(gw, ctx, step, news_by_sector(ctx, screen))
+        writer = Writer(gw, ctx, step, news_by_sector(ctx, screen), screen)
         first = first_syntheses(ctx, screen)
         work = {
             key: partial(writer.revise, revisit.sector, revisit.reason, first.get(revisit.sector))

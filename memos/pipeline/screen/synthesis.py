@@ -15,6 +15,7 @@ from agents.llm.types import CallContext
 from agents.screen.config import ScreenConfig
 from agents.screen.narrowing import overall_schema, synthesis_schema
 from agents.screen.outputs import NewsOutput, OverallOutput, QuantStep, SymbolCallOut, SynthesisOutput
+from agents.screen.verdicts import put_to_senior
 from agents.text.figure_claims import CitedFigure
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
@@ -51,7 +52,7 @@ def overview_of(ctx: StageContext) -> NewsOutput | None:
 def run_synthesis(ctx: StageContext) -> None:
     screen = ScreenConfig.model_validate(ctx.config)
     gw = gateway(screen.strategy.models)
-    writer = Writer(gw, ctx, quant_of(ctx), news_by_sector(ctx, screen))
+    writer = Writer(gw, ctx, quant_of(ctx), news_by_sector(ctx, screen), screen)
     work: dict[str, Callable[[], SynthesisOutput]] = {
         synthesis_key(sector): partial(writer.sector, sector) for sector in screen.sector_names
     }
@@ -65,6 +66,7 @@ class Writer:
     ctx: StageContext
     step: QuantStep
     news: Mapping[str, NewsOutput]
+    screen: ScreenConfig
 
     def sector(self, sector: str) -> SynthesisOutput:
         return self._sector(sector, None, None)
@@ -87,12 +89,16 @@ class Writer:
             )
         profiles = [p for p in (quant.symbol(s) for s in group.symbols) if p is not None]
         facts = tuple(sector_ids(profiles, SENIOR_FIGURES))
-        symbols = tuple(p.symbol for p in profiles)
+        strategy = self.screen.strategy
+        symbols = put_to_senior(
+            profiles, self.news.get(sector), strategy.thresholds, strategy.proposals_per_sector
+        )
         self.ctx.check()
         trusted = {
             "sector": sector,
             "as_of": str(quant.market.as_of),
             "quant": sector_block(quant, group, profiles, SENIOR_FIGURES),
+            "assess": asked_line(symbols, len(profiles)),
         }
         untrusted = {"news": news_block(self.news.get(sector))}
         name = "screen_senior_sector"
@@ -138,6 +144,7 @@ class Writer:
             confidence=answer.confidence,
             calls=[calls[s] for s in symbols if s in calls],
             dropped=[*dropped, *([synthesis.note] if synthesis.note else [])],
+            asked=list(symbols),
         )
 
     def overall(self, overview: NewsOutput | None, syntheses: Mapping[str, SynthesisOutput]) -> OverallOutput:
@@ -168,6 +175,15 @@ class Writer:
             themes=[t.text for t in themes if t.text],
             dropped=[t.note for t in (view, *themes) if t.note],
         )
+
+
+def asked_line(symbols: tuple[str, ...], of: int) -> str:
+    """The prompt's line naming the symbols to propose flags for (code flags the others by the protocol)."""
+    if not symbols:
+        return f'The protocol settles the flag of every one of the {of} symbols: leave "symbols" empty ([]).'
+    settled = of - len(symbols)
+    rest = f"; code flags the other {settled} by the protocol" if settled else ""
+    return f"Propose a flag for these {len(symbols)} only, in this order: {', '.join(symbols)}{rest}."
 
 
 def _kept(

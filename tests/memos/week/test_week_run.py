@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.core import mail
 from django.core.management import call_command
+from django.test import Client
 
 from agents.screen.outputs import ScreenResult
 from agents.week.outputs import DigestOutput, Part
@@ -229,3 +230,25 @@ def test_every_run_of_the_week_is_charged_to_the_weeks_budget(desk: None) -> Non
     assert week.status == Run.Status.NEEDS_REVIEW
     assert [u.what for u in digest.unfinished] == ["the week's screen"]
     assert "budget" in digest.unfinished[0].reason
+
+
+def test_the_weeks_page_counts_what_its_parts_spent_while_they_run(desk: None) -> None:
+    # A part's tokens reach the week's own count only through its parts: its page adds them as they go, so
+    # a running week whose screen has spent 22,000 tokens does not read "0 tokens of its budget".
+    week = _week()
+    screen = Run.objects.create(
+        brief=week.brief,
+        workflow="screen",
+        status=Run.Status.DONE,
+        created_by=week.created_by,
+        part_of=week,
+        tokens_spent=22_345,
+    )
+    Run.objects.filter(pk=week.pk).update(status=Run.Status.RUNNING)
+    client = Client()
+    client.force_login(week.created_by)
+    page = client.get(f"/runs/{week.pk}/").content.decode()
+    assert "22,345 tokens (its parts' included) of its 2,000,000-token budget" in page
+    # A run with no parts reads its own count, unqualified.
+    own = client.get(f"/runs/{screen.pk}/").content.decode()
+    assert "22,345 tokens of its" in own or "22,345 tokens (no budget)" in own
