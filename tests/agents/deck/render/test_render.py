@@ -444,3 +444,26 @@ def test_the_html_has_one_16_by_9_page_per_slide_in_the_deck_typeface() -> None:
     assert f'font-family: "{FONT_NAME}"' in html
     assert html.count('<section class="slide"') == 3
     assert 'rel="attachment" title="deck.json" href="data:application/json;base64,' in html
+
+
+def test_the_same_deck_is_drawn_once_and_a_changed_one_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The deck a run freezes is the candidate it measured: its bytes come back without drawing it again,
+    # and any change to the deck (or to the deck embedded) draws it anew.
+    from agents.deck.render import pptx as module
+
+    drawn: list[str] = []
+    real = module._render
+
+    def counting(deck: Deck, embedded: Deck) -> bytes:
+        drawn.append(deck.title)
+        return real(deck, embedded)
+
+    monkeypatch.setattr(module, "_made", module._Made())
+    monkeypatch.setattr(module, "_render", counting)
+    deck = sample_deck()
+    first = render_pptx(deck)
+    assert render_pptx(deck.model_copy(deep=True)) == first and len(drawn) == 1
+    retitled = deck.model_copy(update={"title": deck.title + " (revised)"})
+    assert render_pptx(retitled) != first and len(drawn) == 2
+    assert render_pptx(deck, spec=retitled) != first and len(drawn) == 3
+    assert read_deck(render_pptx(deck, spec=retitled)).title == retitled.title
