@@ -16,7 +16,8 @@ hold them (``answers``: each workflow declares its own); then a generated answer
 - ``"disconnect"``: drop the connection without a response;
 - ``"truncated"``: a 200 whose JSON body is cut in half;
 - ``"invalid_schema"``: valid JSON content that does not match the schema; ``"not_json"``: content that is
-  not JSON; ``"length"``: half an answer with ``finish_reason: "length"``;
+  not JSON; ``"length"``: half an answer with ``finish_reason: "length"``; ``"looping"``: an answer that
+  repeats one phrase until it is cut off (``finish_reason: "length"``), as a small model does;
 - ``{"kind": "raw", "status": 200, "body_b64": "...", "content_type": "application/json"}``: exactly these
   bytes (any bytes, invalid UTF-8 included) with this status (200-599, default 200) and content type (default
   ``application/json``; ``null`` sends none), plus optional extra ``headers``. For the malformed-answer tests.
@@ -60,7 +61,11 @@ from agents.llm.hashing import canonical_json, sha256_hex
 
 ROLE_HEADER = "X-Analyst-Role"
 PROMPT_HEADER = "X-Prompt-Name"
-WORD_FAULTS = frozenset({"hang", "disconnect", "truncated", "invalid_schema", "not_json", "length"})
+WORD_FAULTS = frozenset(
+    {"hang", "disconnect", "truncated", "invalid_schema", "not_json", "length", "looping"}
+)
+# What a looping answer repeats until its bound: the 1.5B's way of filling a field with the ids it was shown.
+LOOP = "[[XOM:return_1w:2017-09-01]], [[CVX:return_1w:2017-09-01]] "
 RAW_FAULT = "raw"
 DEFAULT_HANG_S = 30.0
 SHUTDOWN_POLL_S = 0.02
@@ -354,8 +359,12 @@ class _Handler(BaseHTTPRequestHandler):
                 content = "Sure! Here is the analysis you asked for, in prose rather than JSON."
             else:
                 content = self._answer(body, role, prompt)
+            if kind == "looping":
+                content = '{"synthesis": "The sector ' + LOOP * 60
             cut, finish_reason = (
-                (content[: len(content) // 2], "length") if kind == "length" else (content, "stop")
+                (content[: len(content) // 2], "length")
+                if kind == "length"
+                else (content, "length" if kind == "looping" else "stop")
             )
             answer = json.dumps(_completion(body, cut, finish_reason)).encode()
             self._send(200, answer, before_last_byte=count_completed)

@@ -21,7 +21,7 @@ from agents.llm.errors import (
     TransientFailure,
 )
 from agents.llm.fakes.server import FakeLLMServer
-from agents.llm.gateway import LLMGateway, ProviderFactory
+from agents.llm.gateway import LLMGateway, ProviderFactory, looped
 from agents.llm.ledger import InMemoryLedger
 from agents.llm.limiter import ThreadLimiter
 from agents.llm.providers.openai_compat import openai_provider_factory
@@ -377,3 +377,36 @@ def test_an_html_page_sent_as_a_200_is_a_recorded_transient_error_and_retried(
     assert desk.outcomes() == ["error", "ok"]
     assert "not JSON" in desk.ledger.records[0].error
     assert desk.ledger.records[0].raw_response == page.decode()
+
+
+def test_an_answer_that_loops_until_it_is_cut_is_told_so_not_given_twice_the_room(
+    server: FakeLLMServer, desk_for: Callable[..., Desk]
+) -> None:
+    # The 1.5B listed fact ids for 2,400 tokens (12 minutes); with twice the room it would list them for 24.
+    server.inject("looping")
+    desk = desk_for(settings_for(server))
+    desk.ask()
+    assert desk.outcomes() == ["invalid", "ok"]
+    budgets = [entry["body"]["max_tokens"] for entry in server.requests]
+    assert budgets == [prompt("").max_tokens, prompt("").max_tokens]
+    reask = server.requests[1]["body"]["messages"]
+    assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
+    assert "repeated itself" in reask[3]["content"] and "repeated itself" in desk.ledger.records[0].error
+
+
+def test_a_looping_answer_cut_again_after_being_told_fails_without_a_third_call(
+    server: FakeLLMServer, desk_for: Callable[..., Desk]
+) -> None:
+    server.inject("looping", "looping")
+    desk = desk_for(settings_for(server))
+    with pytest.raises(InvalidOutput):
+        desk.ask()
+    assert server.request_count == 2 and desk.outcomes() == ["invalid", "invalid"]
+
+
+def test_only_a_repeating_tail_counts_as_a_loop() -> None:
+    prose = " ".join(
+        f"Sentence {i} says something new about margin {i * 7} and cash {i * 13}." for i in range(60)
+    )
+    assert not looped(prose) and not looped("[[A:x]] " * 50)  # too short to tell
+    assert looped('{"synthesis": "' + "[[XOM:return_1w:2017-09-01]], [[CVX:return_1w:2017-09-01]] " * 40)
