@@ -48,6 +48,8 @@ def test_a_committee_member_votes_on_the_weeks_memo_from_the_digest(week: Run) -
     member = _reader("committee")
     page = member.get(f"/versions/{digest.pk}/").content.decode()
     assert "The market's week" in page and "Closer looks" in page
+    tokens = digest.content["tokens"]
+    assert tokens >= 1_000 and f"{tokens:,} tokens of the week's budget of 2,000,000" in page
     assert f'action="/versions/{memo.pk}/vote/"' in page  # the same vote as on the memo's page
     assert f'href="/versions/{memo.pk}/"' in page
     answer = member.post(f"/versions/{memo.pk}/vote/", {"choice": "approve", "back_to": digest.pk})
