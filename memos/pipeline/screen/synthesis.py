@@ -15,6 +15,7 @@ from agents.llm.types import CallContext
 from agents.screen.config import ScreenConfig
 from agents.screen.narrowing import overall_schema, synthesis_schema
 from agents.screen.outputs import NewsOutput, OverallOutput, QuantStep, SymbolCallOut, SynthesisOutput
+from agents.screen.overclaims import Evidence, overclaim, within_evidence
 from agents.screen.verdicts import put_to_senior
 from agents.text.figure_claims import CitedFigure
 from agents.text.scripts import Language
@@ -100,7 +101,8 @@ class Writer:
             "quant": sector_block(quant, group, profiles, SENIOR_FIGURES),
             "assess": asked_line(symbols, len(profiles)),
         }
-        untrusted = {"news": news_block(self.news.get(sector))}
+        reading = self.news.get(sector)
+        untrusted = {"news": news_block(reading)}
         name = "screen_senior_sector"
         if sent_back is not None:
             name = "screen_senior_revise"
@@ -118,17 +120,17 @@ class Writer:
                 why = "repeated" if call.symbol in calls else f"not in {sector}"
                 dropped.append(f"a proposal for {call.symbol} ({why}) left out")
                 continue
-            reason, concern = (
-                narrative(call.flag_reason, known, said_in, figures),
-                narrative(call.key_concern, known, said_in, figures),
-            )
-            dropped += [f"{call.symbol}: {t.note}" for t in (reason, concern) if t.note]
+            found = evidence_for(reading, call.symbol)
+            shown = [narrative(t, known, said_in, figures) for t in (call.flag_reason, call.key_concern)]
+            reason, concern = (within_evidence(t.text, found) for t in shown)
+            dropped += [f"{call.symbol}: {t.note}" for t in shown if t.note]
+            dropped += [f"{call.symbol}: {note}" for t in (reason, concern) for note in t.withheld]
             calls[call.symbol] = SymbolCallOut(
                 symbol=call.symbol,
                 proposed=call.flag,
                 flag_reason=reason.text,
-                bullish_signals=_kept(call.bullish_signals, known, said_in, figures),
-                bearish_signals=_kept(call.bearish_signals, known, said_in, figures),
+                bullish_signals=_kept(call.bullish_signals, known, said_in, figures, found),
+                bearish_signals=_kept(call.bearish_signals, known, said_in, figures, found),
                 key_concern=concern.text,
             )
         missing = [s for s in symbols if s not in calls]
@@ -137,9 +139,16 @@ class Writer:
                 f"no proposal for {', '.join(missing)}: code decides their flags from the protocol"
             )
         synthesis = narrative(answer.synthesis, known, said_in, figures)
+        told = within_evidence(synthesis.text, evidence_for(reading, None))
+        dropped += told.withheld
         return SynthesisOutput(
             sector=sector,
-            synthesis=synthesis.text or "(the synthesis typed figures; code withheld it)",
+            synthesis=told.text
+            or (
+                "(the synthesis claimed more evidence than code found; code withheld it)"
+                if told.withheld
+                else "(the synthesis typed figures; code withheld it)"
+            ),
             drop_type=answer.drop_type,
             confidence=answer.confidence,
             calls=[calls[s] for s in symbols if s in calls],
@@ -186,8 +195,27 @@ def asked_line(symbols: tuple[str, ...], of: int) -> str:
     return f"Propose a flag for these {len(symbols)} only, in this order: {', '.join(symbols)}{rest}."
 
 
+def evidence_for(reading: NewsOutput | None, symbol: str | None) -> Evidence:
+    """What code knows of the news behind ``symbol`` (None: the sector as a whole): its sector's grade and
+    the kinds of driver found that touch it (a driver naming no symbol touches every one)."""
+    if reading is None:
+        return Evidence("unread", transient=False, structural=False)
+    touching = [
+        d for d in reading.drivers if symbol is None or not d.affected_symbols or symbol in d.affected_symbols
+    ]
+    return Evidence(
+        reading.evidence_quality,
+        transient=any(d.type == "transient" for d in touching),
+        structural=any(d.type == "structural" for d in touching),
+    )
+
+
 def _kept(
-    lines: list[str], known: frozenset[str], said_in: Language, figures: Mapping[str, CitedFigure]
+    lines: list[str],
+    known: frozenset[str],
+    said_in: Language,
+    figures: Mapping[str, CitedFigure],
+    evidence: Evidence,
 ) -> list[str]:
     texts: list[Shown] = [narrative(line, known, said_in, figures) for line in lines]
-    return [t.text for t in texts if t.text and not t.withheld]
+    return [t.text for t in texts if t.text and not t.withheld and not overclaim(t.text, evidence)]

@@ -70,3 +70,30 @@ def test_the_reading_keeps_what_its_figures_bear_out() -> None:
     assert kept.text and not kept.note
     wrong = narrative("XOM's RSI was low [[XOM:alpha_1w:2015-08-21]].", {figure.fact_id}, ENGLISH, figures)
     assert not wrong.text and "RSI" in wrong.note
+
+
+def _overclaiming(schema: dict[str, Any], messages: list[dict[str, Any]]) -> Any:
+    """The canned sector story, with each symbol's reason claiming strong evidence of a transient driver
+    (the embedded 1.5B's words, in a week whose news it had not been given)."""
+    answer = _synthesis(schema, str(messages[-1]["content"]))
+    for call in answer["symbols"]:
+        call["flag_reason"] = "Its move is explained by strong evidence of a transient driver. It fell."
+    answer["synthesis"] = "The market moved the sector. The news explains the rest of the move."
+    return answer
+
+
+def test_a_reason_claiming_more_evidence_than_the_news_holds_loses_that_sentence() -> None:
+    run = _screen(["XOM", "CVX", "BP"])  # one sector, whose 2015 tweets are weak evidence at best
+    with fake_llm({"screen_senior_sector": [_overclaiming] * 4}):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status in (Run.Status.DONE, Run.Status.NEEDS_REVIEW), run.status_message
+    step = AgentStep.objects.filter(run=run, kind="synthesis", status="done").exclude(key="overall").first()
+    assert step is not None
+    story = SynthesisOutput.model_validate(step.output)
+    assert story.calls
+    for call in story.calls:
+        assert call.flag_reason == "It fell."  # the claim withheld, the rest standing
+    assert any("claims strong evidence where code graded" in line for line in story.dropped), story.dropped
+    # The sector's news here is weak, not none: "the news explains" stands; strong evidence never does.
+    assert story.synthesis.startswith("The market moved the sector.")
