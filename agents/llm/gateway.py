@@ -407,7 +407,8 @@ LOOP_RATIO = 0.15
 
 def looped(content: str) -> bool:
     """Whether an answer's tail is one phrase repeated: twice the room would be filled the same way."""
-    tail = content[-LOOP_TAIL_CHARS:].encode("utf-8")
+    # A "\ud800" escape in the JSON decodes to a lone surrogate, which strict UTF-8 cannot encode.
+    tail = content[-LOOP_TAIL_CHARS:].encode("utf-8", "surrogatepass")
     if len(tail) < LOOP_TAIL_CHARS:
         return False
     return len(zlib.compress(tail, 9)) / len(tail) < LOOP_RATIO

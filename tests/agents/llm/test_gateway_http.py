@@ -410,3 +410,5 @@ def test_only_a_repeating_tail_counts_as_a_loop() -> None:
     )
     assert not looped(prose) and not looped("[[A:x]] " * 50)  # too short to tell
     assert looped('{"synthesis": "' + "[[XOM:return_1w:2017-09-01]], [[CVX:return_1w:2017-09-01]] " * 40)
+    # A lone surrogate (a "\ud800" escape in the answer's JSON) is read, not a crash.
+    assert looped("\ud800 again " * 200) and not looped(prose + "\udfff")
