@@ -129,6 +129,13 @@ class Desk:
         except AssertionError as late:
             raise AssertionError(f"{late}\n{self.log_tails()}") from None
 
+    def wait_until_finished(self, run: Run, timeout: float, what: str = "the resumed run to finish") -> None:
+        """Until ``run`` has finished, or fail with every process's log's end."""
+        try:
+            wait_for(lambda: _finished(run), timeout, what)
+        except AssertionError as stuck:
+            raise AssertionError(f"{stuck}\n{self.log_tails()}") from None
+
     def log_tails(self) -> str:
         """The end of every process's log: what a failing assertion shows."""
         return "\n".join(f"== {log.name}\n{log.read_text(errors='replace')[-3000:]}" for log in self.logs)

@@ -41,14 +41,7 @@ def test_a_deck_worker_killed_mid_lap_resumes_without_paying_twice() -> None:
             )
             desk.kill(worker)
             desk.worker()
-            try:
-                wait_for(
-                    lambda: Run.objects.filter(pk=run.pk, status__in=Run.FINISHED_STATUSES).exists(),
-                    180,
-                    "the resumed run to finish",
-                )
-            except AssertionError as stuck:
-                raise AssertionError(f"{stuck}\n{desk.log_tails()}") from None
+            desk.wait_until_finished(run, 180, "the resumed run to finish")
             received = received_requests(server)
         finally:
             desk.stop()

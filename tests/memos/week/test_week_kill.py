@@ -46,14 +46,7 @@ def test_a_week_killed_after_a_closer_look_froze_resumes_without_a_second_memo()
         names = set(parts.filter(workflow="memo").values_list("brief__company__ticker", flat=True))
         desk.kill(worker)
         desk.worker()  # the replacement; the watchdog queues the week again once its heartbeat is stale
-        try:
-            wait_for(
-                lambda: Run.objects.filter(pk=week.pk, status__in=Run.FINISHED_STATUSES).exists(),
-                120,
-                "the resumed week to finish",
-            )
-        except AssertionError as stuck:
-            raise AssertionError(f"{stuck}\n{desk.log_tails()}") from None
+        desk.wait_until_finished(week, 120, "the resumed week to finish")
     week.refresh_from_db()
     assert week.status == Run.Status.DONE, week.status_message
     memos = Run.objects.filter(part_of=week, workflow="memo")
