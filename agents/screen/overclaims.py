@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from agents.screen.flags import Assessed
-from agents.text.sentences import sentences
+from agents.text.sentences import without
 
 STRONG = re.compile(r"\b(?:strong|solid|clear|compelling|robust)\s+(?:news\s+)?evidence\b", re.I)
 TRANSIENT = re.compile(r"\btransient\s+(?:driver|catalyst|cause|factor|event)s?\b", re.I)
@@ -58,12 +58,5 @@ class Read:
 
 def within_evidence(text: str, evidence: Evidence) -> Read:
     """``text`` less each sentence that claims more evidence than code found, with the reasons."""
-    kept: list[str] = []
-    withheld: list[str] = []
-    for sentence in sentences(text):
-        why = overclaim(sentence, evidence)
-        if why:
-            withheld.append(f'withheld "{sentence.strip()[:80]}": {why}')
-        else:
-            kept.append(sentence)
-    return Read("".join(kept).strip() if withheld else text, withheld)
+    kept, withheld = without(text, lambda sentence: overclaim(sentence, evidence))
+    return Read(kept, [f'withheld "{sentence.strip()[:80]}": {why}' for sentence, why in withheld])

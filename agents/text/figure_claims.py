@@ -47,7 +47,7 @@ from typing import Literal
 from agents.text.directions import DOWN, UP
 from agents.text.figures import BRACKETED
 from agents.text.metric_words import SIGNED, MetricWords, Named, metric_words_for, named_metrics
-from agents.text.sentences import sentences
+from agents.text.sentences import without
 
 # "Steady", "stable", "flat": a level that moved less than 5% in each step, a ratio or a rate (a margin, a
 # growth rate) less than one percentage point. Restated filings move a level by a percent or two, and a
@@ -420,19 +420,20 @@ def read_text(text: str, figures: Mapping[str, CitedFigure], *, finding: bool = 
     """Each sentence of ``text`` read against the figures it references (``[[AAPL:revenue:FY2024]]``, resolved
     in ``figures``): for prose that cites figures inline, as the screen's narratives and summaries do. A
     sentence that fails is withheld whole; the rest stand as written."""
-    kept: list[str] = []
-    withheld: list[str] = []
-    for sentence in sentences(text):
+
+    def failing(sentence: str) -> str:
         # Any bracketed id the figures hold: the screen's sector ids have four parts, not three.
         cited = [figures[ref] for ref in dict.fromkeys(BRACKETED.findall(sentence)) if ref in figures]
-        words = BRACKETED.sub(lambda match: _named(match.group(1)), sentence)
-        verdict = read_claim(words, cited, finding=finding)
-        if verdict.kept:
-            kept.append(sentence)
-        else:
-            opening = " ".join(sentence.split()[:6])
-            withheld.append(f"\u201c{opening} \u2026\u201d withheld: {verdict.reason}")
-    return ReadText("".join(kept).strip(), tuple(withheld))
+        verdict = read_claim(
+            BRACKETED.sub(lambda match: _named(match.group(1)), sentence), cited, finding=finding
+        )
+        return "" if verdict.kept else (verdict.reason or verdict.rule)
+
+    kept, withheld = without(text, failing)
+    return ReadText(
+        kept.strip(),
+        tuple(f"\u201c{' '.join(s.split()[:6])} \u2026\u201d withheld: {why}" for s, why in withheld),
+    )
 
 
 def _named(fact_id: str) -> str:

@@ -8,7 +8,7 @@ whole sentences that fit (``fit``). Neither ever stops in the middle of a senten
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 from annotated_types import MaxLen
@@ -50,6 +50,20 @@ def sentences(text: str) -> list[str]:
     if start < len(text):
         out.append(text[start:])
     return out
+
+
+def without(text: str, why: Callable[[str], str]) -> tuple[str, list[tuple[str, str]]]:
+    """``text`` less each sentence ``why`` gives a reason for, and each withheld sentence with its reason;
+    ``text`` unchanged when none is withheld."""
+    kept: list[str] = []
+    withheld: list[tuple[str, str]] = []
+    for sentence in sentences(text):
+        reason = why(sentence)
+        if reason:
+            withheld.append((sentence, reason))
+        else:
+            kept.append(sentence)
+    return ("".join(kept).strip() if withheld else text), withheld
 
 
 def is_finished(text: str) -> bool:
