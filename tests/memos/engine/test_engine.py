@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
 
 import django_rq
 import pytest
 import redis
 from django.conf import settings
 from django.db import OperationalError
+from django.test import override_settings
 from django.utils import timezone
 
 from memos.models import AgentStep, Run, StageClaim
@@ -200,11 +200,12 @@ def test_a_finished_run_is_never_claimed_again(run: Run, monkeypatch: pytest.Mon
     assert run.status == Run.Status.DONE
 
 
-def test_a_spent_budget_ends_the_run_with_a_status_that_says_so(run: Run, settings: Any) -> None:
+def test_a_spent_budget_ends_the_run_with_a_status_that_says_so(run: Run) -> None:
     Run.objects.filter(pk=run.pk).update(budget_tokens=1)  # the budget the run started with
     with fake_llm(script_for(run)) as server:
-        settings.LLM_SETTINGS = fake_settings(server).model_copy(update={"run_budget_tokens": 1})
-        driver.run_inline(str(run.pk))
+        budgeted = fake_settings(server).model_copy(update={"run_budget_tokens": 1})
+        with override_settings(LLM_SETTINGS=budgeted):
+            driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert run.status_message.startswith("the run's token budget is spent, so the specialists stage stopped")
@@ -212,13 +213,14 @@ def test_a_spent_budget_ends_the_run_with_a_status_that_says_so(run: Run, settin
     assert set(run.llm_calls.values_list("outcome", flat=True)) == {"budget"} and server.request_count == 0
 
 
-def test_a_run_keeps_the_budget_it_started_with_when_the_setting_changes(run: Run, settings: Any) -> None:
+def test_a_run_keeps_the_budget_it_started_with_when_the_setting_changes(run: Run) -> None:
     """The budget a run recorded at its start bounds it to its end, resumes included: raising the setting
     afterwards does not lift it."""
     Run.objects.filter(pk=run.pk).update(budget_tokens=1)
     with fake_llm(script_for(run)) as server:
-        settings.LLM_SETTINGS = fake_settings(server).model_copy(update={"run_budget_tokens": 10_000_000})
-        driver.run_inline(str(run.pk))
+        budgeted = fake_settings(server).model_copy(update={"run_budget_tokens": 10_000_000})
+        with override_settings(LLM_SETTINGS=budgeted):
+            driver.run_inline(str(run.pk))
     run.refresh_from_db()
     assert run.status == Run.Status.FAILED
     assert "of its 1 tokens" in run.status_message
