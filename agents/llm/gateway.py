@@ -201,7 +201,7 @@ class LLMGateway:
         reasked = enlarged = False
         while True:
             attempt += 1
-            reserved = self._reserve(call, attempt, request)
+            settled = _Attempt(self.ledger, call.context.run_id, self._reserve(call, attempt, request))
             try:
                 started = time.monotonic()
                 try:
@@ -211,7 +211,7 @@ class LLMGateway:
                 except TransientError as exc:
                     outcome: Outcome = "timeout" if exc.kind == "timeout" else "error"
                     elapsed = _ms_since(started)
-                    self.ledger.record(
+                    settled.record(
                         call.row(attempt, outcome, duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
                     )
                     if retries >= self.settings.max_retries:
@@ -225,7 +225,7 @@ class LLMGateway:
                     continue
                 except ProviderFailure as exc:
                     elapsed = _ms_since(started)
-                    self.ledger.record(
+                    settled.record(
                         call.row(attempt, "error", duration_ms=elapsed, error=str(exc), raw_response=exc.raw)
                     )
                     raise
@@ -243,7 +243,7 @@ class LLMGateway:
                         isinstance(exc, _Cut) and not (enlarged or looping),
                     )
                     reason = _why_invalid(exc, request.max_tokens, larger=larger, looping=looping)
-                    self.ledger.record(
+                    settled.record(
                         call.row(
                             attempt,
                             "invalid",
@@ -267,14 +267,12 @@ class LLMGateway:
                     request = _reask(request, response, reason)
                     continue
                 parsed = result.model_dump(mode="json")
-                self.ledger.record(
+                settled.record(
                     call.row(attempt, "ok", response=response, cost=cost, duration_ms=elapsed, parsed=parsed)
                 )
                 return result
             finally:
-                # After the attempt's row is recorded: its tokens count as spent before the reservation
-                # is given back, so there is no moment when they count nowhere.
-                self._release(call, reserved)
+                settled.close()
 
     def close(self) -> None:
         """Close every provider's connections; a later call opens new ones."""
@@ -328,10 +326,6 @@ class LLMGateway:
         self.ledger.record(call.row(attempt, "budget", error=message))
         raise BudgetExceeded(message)
 
-    def _release(self, call: _Call, reserved: int) -> None:
-        if reserved and call.context.run_id is not None:
-            self.ledger.release(call.context.run_id, reserved)
-
     def _delay(self, retry: int, error: TransientError) -> float:
         if error.retry_after_s is not None:
             return min(error.retry_after_s, self._retry_after_cap_s)
@@ -348,6 +342,25 @@ def worst_case_tokens(request: ProviderRequest) -> int:
     """What one attempt may cost at most: its prompt, estimated high, and a full answer."""
     prompt = sum(len(message.content) for message in request.messages)
     return -(-prompt // CHARS_PER_TOKEN_AT_LEAST) + request.max_tokens
+
+
+class _Attempt:
+    """One attempt's reservation of its run's budget, given back by the write that records the attempt: one
+    statement, so its tokens count as spent as the reservation goes (never nowhere, never twice), and a call
+    pays one round trip less. An attempt that ends without a row (an error no row is written for) gives it
+    back on its own at ``close``."""
+
+    def __init__(self, ledger: CallLedger, run_id: str | None, reserved: int) -> None:
+        self._ledger, self._run_id, self._reserved = ledger, run_id, reserved
+
+    def record(self, row: LLMCallRecord) -> None:
+        self._ledger.record(row, released=self._reserved)
+        self._reserved = 0
+
+    def close(self) -> None:
+        if self._reserved and self._run_id is not None:
+            self._ledger.release(self._run_id, self._reserved)
+        self._reserved = 0
 
 
 def _ms_since(started: float) -> int:

@@ -16,7 +16,10 @@ class CallLedger(Protocol):
         """The most recent record with outcome "ok" for this request hash, if any."""
         ...
 
-    def record(self, call: LLMCallRecord) -> None: ...
+    def record(self, call: LLMCallRecord, *, released: int = 0) -> None:
+        """Add the attempt's row (its tokens count as spent), giving back ``released`` tokens of its run's
+        reservation in the same write."""
+        ...
 
     def tokens_spent(self, run_id: str) -> int:
         """Tokens in plus tokens out over every record of the run, whatever its outcome."""
@@ -51,9 +54,11 @@ class InMemoryLedger:
                     return call
         return None
 
-    def record(self, call: LLMCallRecord) -> None:
+    def record(self, call: LLMCallRecord, *, released: int = 0) -> None:
         with self._lock:
             self._records.append(call)
+            if released and call.run_id is not None:
+                self._reserved[call.run_id] = max(0, self._reserved.get(call.run_id, 0) - released)
 
     def tokens_spent(self, run_id: str) -> int:
         with self._lock:
@@ -73,6 +78,11 @@ class InMemoryLedger:
     def release(self, run_id: str, tokens: int) -> None:
         with self._lock:
             self._reserved[run_id] = max(0, self._reserved.get(run_id, 0) - tokens)
+
+    def reserved(self, run_id: str) -> int:
+        """The tokens the run's calls in flight have set aside."""
+        with self._lock:
+            return self._reserved.get(run_id, 0)
 
     @property
     def records(self) -> list[LLMCallRecord]:

@@ -63,7 +63,8 @@ def _cached_sql() -> str:
 
 @cache
 def _record_sql() -> str:
-    """INSERT the row, and add its tokens to its run's total only if it was inserted."""
+    """INSERT the row and, only if it was inserted, add its tokens to its run's total and give back the
+    tokens its attempt had reserved (the last two parameters)."""
     quote = connection.ops.quote_name
     calls, runs = quote(LLMCall._meta.db_table), quote(Run._meta.db_table)
     columns = ", ".join(quote(field.column or field.attname) for field in _fields())
@@ -72,8 +73,9 @@ def _record_sql() -> str:
     return (
         f"WITH added AS (INSERT INTO {calls} ({columns}) VALUES ({values}) "  # noqa: S608
         "ON CONFLICT (attempt_id) DO NOTHING RETURNING run_id, tokens_in + tokens_out AS tokens) "
-        f"UPDATE {runs} SET tokens_spent = {runs}.tokens_spent + added.tokens FROM added "
-        f"WHERE {runs}.id = added.run_id AND added.tokens > 0"
+        f"UPDATE {runs} SET tokens_spent = {runs}.tokens_spent + added.tokens, "
+        f"tokens_reserved = GREATEST({runs}.tokens_reserved - %s, 0) FROM added "
+        f"WHERE {runs}.id = added.run_id AND (added.tokens > 0 OR %s > 0)"
     )
 
 
@@ -116,10 +118,11 @@ class DjangoLedger:
         row = retry_on_lost_connection(read, what="reading the LLM ledger")
         return _record_from_row(row) if row else None
 
-    def record(self, call: LLMCallRecord) -> None:
-        """The attempt's row and the run's running total, in one statement (one round trip, no transaction
-        to open and commit: this is on the path of every call). A write retried after a lost connection
-        that had landed after all finds its row by ``attempt_id`` and adds nothing."""
+    def record(self, call: LLMCallRecord, *, released: int = 0) -> None:
+        """The attempt's row, the run's running total and the reservation given back, in one statement (one
+        round trip, no transaction to open and commit: this is on the path of every call). A write retried
+        after a lost connection that had landed after all finds its row by ``attempt_id`` and changes
+        nothing."""
         row = LLMCall(
             attempt_id=call.attempt_id,
             run_id=call.run_id,
@@ -146,6 +149,7 @@ class DjangoLedger:
 
         def write() -> None:
             params = [field.get_db_prep_save(getattr(row, field.attname), connection) for field in _fields()]
+            params += [released, released]
             with connection.cursor() as cursor:
                 cursor.execute(_record_sql(), params)
 

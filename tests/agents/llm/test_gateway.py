@@ -303,6 +303,19 @@ def test_a_cached_answer_is_served_even_after_the_budget_is_spent() -> None:
     assert h.outcomes() == ["ok", "cached"]
 
 
+def test_each_attempt_gives_its_reservation_back_as_it_is_recorded() -> None:
+    # Room for two calls at their worst: three one after another fit only if each attempt's reservation
+    # goes back when its row is written, a failed attempt's included.
+    failing = [TransientError("HTTP 503", kind="server"), ProviderFailure("HTTP 400: bad request")]
+    h = Harness(FakeProvider(failing), run_budget_tokens=2 * ONE_CALL_AT_MOST + 10)
+    with pytest.raises(ProviderFailure):
+        h.ask("first")  # a retried 503, then a 400: two attempts, two reservations
+    for word in ("second", "third", "fourth"):
+        h.ask(word)
+    assert h.outcomes() == ["error", "error", "ok", "ok", "ok"]
+    assert h.ledger.reserved("run-1") == 0
+
+
 class SlowProvider:
     """A provider whose calls overlap: each takes 0.2 s, so parallel calls are all in flight together."""
 
