@@ -70,13 +70,14 @@ class FactCheckReport(BaseModel):
         return [figure for figure in self.figures if figure.status != "ok"]
 
 
-def check(data: bytes, facts: FactLookup) -> FactCheckReport:
+def check(data: bytes, facts: FactLookup, *, page_keys: Sequence[str] = ()) -> FactCheckReport:
     """The report for a rendered PPTX or PDF. Raises ``NoEmbeddedDeck`` (a file that is not a rendered
     deck) or ``UnreadableFile`` (its slides cannot be read, or it is larger than any deck: ``TooLarge``),
-    both ``ValueError``. The size caps come first: nothing is unzipped or parsed past them."""
+    both ``ValueError``. The size caps come first: nothing is unzipped or parsed past them. ``page_keys``:
+    a PDF's pages' keys, where the caller rendered it (``extract.slide_texts``)."""
     refuse_oversized(data)
     deck = read_deck(data)
-    return check_texts(deck, slide_texts(data), facts)
+    return check_texts(deck, slide_texts(data, page_keys=page_keys), facts)
 
 
 def check_texts(deck: Deck, slides: Sequence[SlideText], facts: FactLookup) -> FactCheckReport:

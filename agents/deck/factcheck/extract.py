@@ -27,9 +27,11 @@ import bisect
 import io
 import re
 import struct
+import threading
 import unicodedata
 import zipfile
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,7 +42,7 @@ from pptx.exc import PythonPptxError
 from pptx.shapes.base import BaseShape
 from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 from pypdf.errors import PyPdfError
 from pypdf.generic import DictionaryObject, NameObject, PdfObject, StreamObject
 
@@ -175,10 +177,14 @@ def _mb(size: int) -> str:
     return f"{size / 1_000_000:,.1f} MB"
 
 
-def slide_texts(data: bytes) -> list[SlideText]:
+def slide_texts(data: bytes, *, page_keys: Sequence[str] = ()) -> list[SlideText]:
+    """The text of each slide of a PPTX or PDF. ``page_keys`` (agents.deck.render.pdf.page_keys of the
+    deck the PDF was rendered from, in page order) lets a PDF page whose key was read before in this process
+    be answered from what was read then: pypdf's extraction is as slow as the render itself, and a
+    refinement lap changes a few slides of a deck measured a moment before."""
     refuse_oversized(data)
     if data[:5] == b"%PDF-":
-        return _pdf_texts(data)
+        return _pdf_texts(data, page_keys)
     if data[:4] == b"PK\x03\x04":
         return _pptx_texts(data)
     raise UnreadableFile("neither a PDF nor a PPTX (zip) file")
@@ -252,16 +258,16 @@ def _period_before(text: str, start: int, end: int) -> str | None:
     return periods[-1] if periods else None
 
 
-def _pdf_texts(data: bytes) -> list[SlideText]:
+def _pdf_texts(data: bytes, keys: Sequence[str] = ()) -> list[SlideText]:
     try:
         reader = PdfReader(io.BytesIO(data))
         if len(reader.pages) > MAX_PDF_PAGES:
             raise TooLarge(
                 f"the PDF has {len(reader.pages):,} pages, more than any deck ({MAX_PDF_PAGES:,} at most)"
             )
-        for page in reader.pages:
-            _read_codes_as_two_bytes(page.get("/Resources"))
-        pages = [page.extract_text() for page in reader.pages]
+        # Keys only for a PDF of one page a slide: a slide that overflowed onto a page of its own is read.
+        keyed = keys if len(keys) == len(reader.pages) else [None] * len(reader.pages)
+        pages = [_page_text(page, key) for page, key in zip(reader.pages, keyed, strict=True)]
     except TooLarge:
         raise
     except (PyPdfError, KeyError, TypeError, ValueError, OSError, AttributeError) as error:
@@ -271,6 +277,44 @@ def _pdf_texts(data: bytes) -> list[SlideText]:
         SlideText(number, _chart_points_paired(_wraps_rejoined(_content_lines(number, text.splitlines()))))
         for number, text in enumerate(pages, 1)
     ]
+
+
+class _PageTexts:
+    """What pypdf read from the last pages of known keys, in this process (a bounded, thread-safe LRU)."""
+
+    KEPT = 512
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._texts: OrderedDict[str, str] = OrderedDict()
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            text = self._texts.get(key)
+            if text is not None:
+                self._texts.move_to_end(key)
+            return text
+
+    def put(self, key: str, text: str) -> None:
+        with self._lock:
+            self._texts[key] = text
+            self._texts.move_to_end(key)
+            while len(self._texts) > self.KEPT:
+                self._texts.popitem(last=False)
+
+
+_page_texts = _PageTexts()
+
+
+def _page_text(page: PageObject, key: str | None) -> str:
+    known = _page_texts.get(key) if key is not None else None
+    if known is not None:
+        return known
+    _read_codes_as_two_bytes(page.get("/Resources"))
+    text = page.extract_text()
+    if key is not None:
+        _page_texts.put(key, text)
+    return text
 
 
 def _read_codes_as_two_bytes(resources: Any, depth: int = 0) -> None:

@@ -11,6 +11,7 @@ All text is escaped and cleaned; the deck embedded as deck.json rides along as a
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from html import escape
 from pathlib import Path
@@ -84,6 +85,17 @@ def deck_html(deck: Deck, *, spec: Deck | None = None) -> str:
         f"<title>{_text(deck.title)}</title><style>{_css(deck.theme)}</style>"
         f'<link rel="attachment" title="{DECK_JSON_NAME}" href="{deck_attachment_href(attached)}">'
         f"</head><body>{pages}</body></html>"
+    )
+
+
+def page_keys(deck: Deck) -> tuple[str, ...]:
+    """Each page's key: the sha256 of its slide's HTML with the stylesheet it is drawn with. Slides are
+    pages of fixed size placed absolutely, so a page's text depends on its own slide's HTML alone: a page
+    of the same key reads back the same text from any deck's PDF (agents.deck.factcheck.extract)."""
+    css = _css(deck.theme)
+    return tuple(
+        hashlib.sha256(f"{css}\n{_slide_html(deck, slide)}".encode(errors="surrogatepass")).hexdigest()
+        for slide in deck.slides
     )
 
 

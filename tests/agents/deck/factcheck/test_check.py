@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 from pptx import Presentation
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 
+from agents.deck.factcheck import extract
 from agents.deck.factcheck.check import FactCheckReport, KnownFact, check, check_texts
 from agents.deck.factcheck.extract import SlideText, _wraps_rejoined, figures_in, slide_texts
-from agents.deck.render.pdf import render_pdf
+from agents.deck.render.pdf import page_keys, render_pdf
 from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Deck, Figure, display, figure_text
 from tests.agents.deck.samples import figure, sample_deck
@@ -531,3 +532,32 @@ def test_a_per_share_figure_is_never_broken_across_lines_of_the_pdf() -> None:
         pdf = render_pdf(deck).pdf
         assert not any(line.endswith("USD/") for text in slide_texts(pdf) for line in text.lines), length
         assert check(pdf, lookup_from(deck)).ok, length
+
+
+def test_a_pdf_page_read_before_is_answered_by_its_key_and_a_changed_slide_is_read_again(
+    true_deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refinement lap's PDF: the pages of slides the lap left as they were are not read back again, and
+    the slide it changed is, with what it prints wrong found all the same."""
+    monkeypatch.setattr(extract, "_page_texts", extract._PageTexts())  # nothing read before this test
+    reads: list[int] = []
+    read_page = PageObject.extract_text
+
+    def counted(page: PageObject, *args: Any, **kwargs: Any) -> str:
+        reads.append(1)
+        text: str = read_page(page, *args, **kwargs)
+        return text
+
+    monkeypatch.setattr(PageObject, "extract_text", counted)
+    lookup = lookup_from(true_deck)
+    assert check(render_pdf(true_deck).pdf, lookup, page_keys=page_keys(true_deck)).ok
+    assert len(reads) == SLIDES
+    reads.clear()
+    wrong = edited(true_deck, lambda d: bullet(d, 1, 0).update(display="USD 391,036 M"))
+    report = check(render_pdf(wrong, spec=true_deck).pdf, lookup, page_keys=page_keys(wrong))
+    assert problems(report) == [(1, "USD 391,036 M", "USD 391,035 M", "mismatch")]
+    assert len(reads) == 1
+    # Keys that are not one a page (a slide overflowed onto a page of its own): every page is read.
+    reads.clear()
+    assert check(render_pdf(true_deck).pdf, lookup, page_keys=page_keys(true_deck)[1:]).ok
+    assert len(reads) == SLIDES
