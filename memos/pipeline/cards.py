@@ -21,8 +21,20 @@ SEALED_SUMMARY = "scored: hidden until you have scored it"
 SEALED_LINE = "the evaluator's scores show once you have scored the result yourself"
 
 
-def run_status_html(run: Run, *, sealed: str = "") -> str:
-    return render_to_string("memos/fragments/run_status.html", {"run": run, "status_sealed": sealed})
+def run_status_html(run: Run, *, sealed: str = "", tokens: int | None = None) -> str:
+    """The run's status line; ``tokens`` (``run_tokens``, read where a query may be made) or read here."""
+    spent = run_tokens(run) if tokens is None else tokens
+    context = {"run": run, "status_sealed": sealed, "run_tokens": spent}
+    return render_to_string("memos/fragments/run_status.html", context)
+
+
+def run_tokens(run: Run) -> int:
+    """What the run's line counts: its own tokens, and its parts' for a workflow that starts parts (one
+    query, for those runs only)."""
+    # Imported here: the registry loads every workflow's stages, which publish their cards through here.
+    from memos.pipeline.registry import workflow_for
+
+    return run.tokens_with_parts if workflow_for(run.workflow).starts_parts else run.tokens_spent
 
 
 def step_card_html(step: AgentStep, run: Run) -> str:
@@ -44,14 +56,15 @@ def sealed_kinds(run: Run) -> frozenset[str]:
     return workflow_for(run.workflow).sealed_kinds
 
 
-def status_event(run: Run) -> RunEvent:
+def status_event(run: Run, *, tokens: int | None = None) -> RunEvent:
     seals = bool(sealed_kinds(run))
+    spent = run_tokens(run) if tokens is None else tokens
     return RunEvent(
         kind="status",
         run_id=str(run.pk),
         target="run-status",
-        html=run_status_html(run),
-        sealed_html=run_status_html(run, sealed=SEALED_LINE) if seals else "",
+        html=run_status_html(run, tokens=spent),
+        sealed_html=run_status_html(run, sealed=SEALED_LINE, tokens=spent) if seals else "",
     )
 
 
@@ -83,8 +96,8 @@ def publish_status(run: Run) -> None:
     if not run.is_active:  # its line names the version it froze: a query, made here
         send_after_commit(status_event(run))
         return
-    shown = _drawable(run)
-    send_after_commit(lambda: status_event(shown))
+    shown, tokens = _drawable(run), run_tokens(run)  # a week's parts are read here, not on that thread
+    send_after_commit(lambda: status_event(shown, tokens=tokens))
 
 
 def publish_run(run_id: str, *, with_steps: bool = False) -> None:

@@ -182,6 +182,9 @@ class Workflow:
     # Its run page draws the stages side by side as a pipeline of layers, each zooming into a view of its
     # agents and their documents (seed 004's frontend); otherwise as a column of foldable bands.
     layered: bool = False
+    # Its runs start other runs as their parts (the week: its screen and memos), charged to its budget as
+    # they spend: its status line counts their tokens too. Only such a run's line reads its parts.
+    starts_parts: bool = False
     # What a reader got of a finished run's prose, section by section: sentences written, withheld, and
     # repaired by each lever (agents.text.repair), for ``manage.py reader_report``.
     reader_text: Callable[[Run], list[SectionRepair]] | None = None

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from memos.cache import cache_key, cached
 from memos.models import AgentStep, Run
 from memos.pipeline.breadth import Breadth
-from memos.pipeline.cards import sealed_card
+from memos.pipeline.cards import run_tokens, sealed_card
 from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.judge_families import badges
 from memos.pipeline.registry import workflow_for
@@ -129,6 +129,7 @@ def _render_run(request: HttpRequest, run: Run, *, refusal: str = "", status: in
     workflow = workflow_for(run.workflow)
     context = {
         "run": run,
+        "run_tokens": run_tokens(run),
         "workflow": workflow,
         "profile_line": workflow.describe(run.config),
         "pipeline": mark_safe(pipeline),  # noqa: S308

@@ -98,6 +98,7 @@ WORKFLOW = Workflow(
     configure=profiles.configure,
     describe=profiles.describe,
     artefact=digest_artefact,
+    starts_parts=True,
     budget=profiles.budget,
     surface="memos.pipeline.week.desk",
     default_watchlist=screened_watchlist,
