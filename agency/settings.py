@@ -252,6 +252,11 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
+# Server-Timing on every response (memos.server_timing): the load benchmark's server turns it on.
+SERVER_TIMING = env_bool("SERVER_TIMING", False)
+if SERVER_TIMING:
+    MIDDLEWARE.insert(0, "memos.server_timing.ServerTimingMiddleware")
+
 ROOT_URLCONF = "agency.urls"
 WSGI_APPLICATION = "agency.wsgi.application"
 ASGI_APPLICATION = "agency.asgi.application"

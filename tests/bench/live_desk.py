@@ -113,6 +113,7 @@ def server_env() -> dict[str, str]:
         "DJANGO_DEBUG": "false",
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
+        "SERVER_TIMING": "true",  # the app's share of each answer (memos.server_timing)
     }
 
 

@@ -2,8 +2,11 @@
 
 The home page, a finished full run's page and its memo document, served by the real web server
 (``agency.serve``, the command scripts/run.sh runs; ``BENCH_SERVER=daphne`` for a single Daphne process) over
-the bundled snapshot. It prints p50, p95, the requests served per second and the errors of each page, and
-where the machine's CPU went meanwhile; it never asserts a timing.
+the bundled snapshot, each page twice: its users asking each at a moment of their own (staggered), then all
+in the same instant of each second (a burst). It prints p50, p95, the requests served per second and the
+errors of each page, the app's own share of each answer as the server's ``Server-Timing`` gives it
+(memos.server_timing: p50 and p95 of its wall, p95 of its CPU), and where the machine's CPU went
+meanwhile; it never asserts a timing.
 
 Each user is an OS thread with a keep-alive connection of its own (``http.client``) that asks at a moment of
 its own in every second (a random phase), and waits for the answer before the next; the time is from the
@@ -69,13 +72,32 @@ def warm_up(url: str, cookie: str, *, requests: int = WARM_UP_REQUESTS) -> None:
 class Answers:
     times_ms: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # What the server's Server-Timing said of each answer (memos.server_timing): the app's wall and CPU.
+    app_ms: list[float] = field(default_factory=list)
+    app_cpu_ms: list[float] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, elapsed_ms: float, error: str = "") -> None:
+    def add(self, elapsed_ms: float, error: str = "", timing: str | None = None) -> None:
+        durations = _durations(timing or "")
         with self.lock:
             self.times_ms.append(elapsed_ms)
             if error:
                 self.errors.append(error)
+            if "app" in durations and "cpu" in durations:
+                self.app_ms.append(durations["app"])
+                self.app_cpu_ms.append(durations["cpu"])
+
+
+def _durations(header: str) -> dict[str, float]:
+    """``app;dur=12.3, cpu;dur=8.1`` -> {"app": 12.3, "cpu": 8.1}."""
+    found = {}
+    for metric in header.split(","):
+        name, _, duration = metric.strip().partition(";dur=")
+        try:
+            found[name] = float(duration)
+        except ValueError:
+            continue
+    return found
 
 
 def browse(
@@ -96,15 +118,17 @@ def browse(
     while due < until and time.monotonic() < until:  # a server that falls behind gets fewer requests
         time.sleep(max(0.0, due - time.monotonic()))
         started = time.perf_counter()
+        timing = None
         try:
             connection.request("GET", path, headers=headers)
             answer = connection.getresponse()
             body = answer.read()
+            timing = answer.getheader("Server-Timing")
             error = "" if answer.status == 200 and marker in body else f"HTTP {answer.status}"
         except (OSError, http.client.HTTPException) as exc:
             error = f"{type(exc).__name__}: {exc}"
             connection.close()  # reconnects on the next request
-        answers.add((time.perf_counter() - started) * 1000, error)
+        answers.add((time.perf_counter() - started) * 1000, error, timing)
         due += 1.0
     connection.close()
 
@@ -117,10 +141,6 @@ class Crowd:
     marker: str
     cookies: list[str]
     phase: float | None = None  # None: each at a random moment of the second
-
-
-def load(server: Server, path: str, marker: str, cookies: list[str]) -> dict[str, object]:
-    return load_together(server, [Crowd(path, marker, cookies)])[0]
 
 
 def load_together(server: Server, crowds: list[Crowd]) -> list[dict[str, object]]:
@@ -151,6 +171,10 @@ def _numbers(answers: Answers, cpu: dict[str, int]) -> dict[str, object]:
         "p50_ms": round(percentile(times, 0.50), 1),
         "p95_ms": round(percentile(times, 0.95), 1),
         "max_ms": round(max(times), 1),
+        # The app's share (Server-Timing): what is left of p95 is the server's queue and the client's.
+        "app_p50_ms": round(percentile(answers.app_ms, 0.50), 1) if answers.app_ms else None,
+        "app_p95_ms": round(percentile(answers.app_ms, 0.95), 1) if answers.app_ms else None,
+        "app_cpu_p95_ms": round(percentile(answers.app_cpu_ms, 0.95), 1) if answers.app_cpu_ms else None,
         "errors": len(answers.errors),
         "first_error": answers.errors[0] if answers.errors else "",
         # percent of one core over the measurement; the load generator's threads count in rest_of_machine
@@ -171,10 +195,13 @@ def test_bench_pages_under_load(bench_report: BenchReport) -> None:
         for path, _ in pages.values():
             warm_up(server.url + path, cookies[0])
         for name, (path, marker) in pages.items():
-            numbers = load(server, path, marker, cookies)
-            bench_report.add(
-                f"{name} page, {USERS} users x 1 req/s for {SECONDS} s ({server_label()})", **numbers
-            )
+            # Each at a moment of their own, then all in the same instant of each second (a burst).
+            for arrival, phase in (("staggered", None), ("burst", 0.5)):
+                [numbers] = load_together(server, [Crowd(path, marker, cookies, phase)])
+                bench_report.add(
+                    f"{name} page, {USERS} users x 1 req/s for {SECONDS} s, {arrival} ({server_label()})",
+                    **numbers,
+                )
 
 
 def test_bench_run_page_while_readers_download_pdfs(bench_report: BenchReport) -> None:
