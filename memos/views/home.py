@@ -17,6 +17,7 @@ which there are at most ``MOTIONS_SHOWN`` considered.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain
@@ -31,7 +32,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from memos.models import ArtefactVersion, Company, Run
-from memos.services.access import can_start_runs, visible_runs, visible_versions
+from memos.services.access import can_start_runs, roles_of, visible_runs, visible_versions
 from memos.services.accounts import Roles
 from memos.services.home_rows import Schedule
 from memos.services.review import Tally, ballot, reviewers_for, tally
@@ -58,8 +59,8 @@ class Decision:
     action: str
 
 
-def _roles(user: User) -> set[str]:
-    return set(user.groups.values_list("name", flat=True)) if user.is_active else set()
+def _roles(user: User) -> frozenset[str]:
+    return roles_of(user) if user.is_active else frozenset()
 
 
 @require_safe
@@ -79,7 +80,7 @@ def home_context(user: User) -> dict[str, Any]:
     reviewer = admin or Roles.REVIEWER in roles
     executive = Roles.EXECUTIVE in roles
     published = list(
-        visible_versions(user)
+        visible_versions(user, roles=roles)
         .filter(status=Status.PUBLISHED)
         .select_related("brief__company")
         .order_by("-published_at")[:PUBLISHED_SHOWN]
@@ -91,18 +92,18 @@ def home_context(user: User) -> dict[str, Any]:
         "committee": committee,
         "reviewer": reviewer,
         "executive": executive,
-        "can_start_runs": can_start_runs(user),
+        "can_start_runs": can_start_runs(user, roles=roles),
         "actions": [
             action.template
             for surface in surfaces().values()
             for action in surface.home_actions
             if action.shown(user, frozenset(roles))
         ],
-        "runs": analyst_runs(user, admin=admin) if analyst else None,
+        "runs": analyst_runs(user, admin=admin, roles=roles) if analyst else None,
         "schedules": analyst_schedules(user, admin=admin, now=now) if analyst else None,
-        "awaiting": awaiting_vote(user) if committee else None,
-        "latest_digest": latest_digest(user) if committee else None,
-        "decisions": decisions(user, admin=admin) if reviewer else None,
+        "awaiting": awaiting_vote(user, roles=roles) if committee else None,
+        "latest_digest": latest_digest(user, roles=roles) if committee else None,
+        "decisions": decisions(user, admin=admin, roles=roles) if reviewer else None,
         # What the desk published, newest first: the executives' reading list (they see nothing else).
         "published": published,
         "refreshes": refresh_rows() if settings.DATA_MODE == "live" else None,
@@ -111,11 +112,11 @@ def home_context(user: User) -> dict[str, Any]:
     return context
 
 
-def analyst_runs(user: User, *, admin: bool) -> list[Run]:
+def analyst_runs(user: User, *, admin: bool, roles: Collection[str] | None = None) -> list[Run]:
     """The runs of the analyst's briefs or started by them (every run for an admin), active first, newest
     first in each. Within what ``visible_runs`` shows: a committee member who is also an analyst sees their
     own here, not the whole desk's."""
-    runs = visible_runs(user)
+    runs = visible_runs(user, roles=roles)
     if not admin:
         runs = runs.filter(Q(brief__owner=user) | Q(created_by=user))
     runs = runs.select_related("brief__company").order_by("-created_at")
@@ -136,11 +137,11 @@ def analyst_schedules(user: User, *, admin: bool, now: datetime) -> list[Schedul
     return sorted(found, key=lambda row: not row.first)
 
 
-def awaiting_vote(user: User) -> list[Awaiting]:
+def awaiting_vote(user: User, *, roles: Collection[str] | None = None) -> list[Awaiting]:
     """The versions with an open motion that ``user`` has not voted on and, by the review's own ballot, may
     vote on now; oldest motion first (the longest waiting)."""
     open_ones = (
-        visible_versions(user)
+        visible_versions(user, roles=roles)
         .filter(status=Status.READY_FOR_REVIEW, motion__closed_at__isnull=True)
         .exclude(votes__member=user)
         .select_related("brief__company", "run", "motion")
@@ -154,10 +155,10 @@ def awaiting_vote(user: User) -> list[Awaiting]:
     return found
 
 
-def latest_digest(user: User) -> ArtefactVersion | None:
+def latest_digest(user: User, *, roles: Collection[str] | None = None) -> ArtefactVersion | None:
     """The newest week's digest the reader may see."""
     return (
-        visible_versions(user)
+        visible_versions(user, roles=roles)
         .filter(kind=DIGEST_KIND)
         .select_related("brief__company")
         .order_by("-created_at", "-pk")
@@ -165,12 +166,12 @@ def latest_digest(user: User) -> ArtefactVersion | None:
     )
 
 
-def decisions(user: User, *, admin: bool) -> list[Decision]:
+def decisions(user: User, *, admin: bool, roles: Collection[str] | None = None) -> list[Decision]:
     """What waits on a reviewer: open motions whose quorum is met (approve, or request changes) and approved
     versions (publish), each one the reader may act on (an admin sees them all; a reviewer never their own
     brief's: ``reviewers_for``)."""
     candidates = (
-        visible_versions(user)
+        visible_versions(user, roles=roles)
         .filter(
             Q(status=Status.READY_FOR_REVIEW, evaluated=True, motion__closed_at__isnull=True)
             | Q(status=Status.APPROVED)

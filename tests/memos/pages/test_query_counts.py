@@ -21,9 +21,9 @@ from tests.memos.factories import company, evaluation_output, revenue_fact, run_
 from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
 
 FRAGMENT = {"X-Desk-Fragment": "1"}
-# Session, user, the reader's roles (a read per question asked of them) and the page's own few (the home page:
-# the analyst's active and finished runs, schedules, what was published); the fact store's page reads six more
-# for its company rows when they are not in the cache.
+# Session, user, the reader's roles (read once on the home page, a read per question on the others) and the
+# page's own few (the home page: the analyst's active and finished runs, schedules, what was published); the
+# fact store's page reads six more for its company rows when they are not in the cache.
 MOST_QUERIES = 13
 
 
@@ -126,6 +126,8 @@ def test_the_home_page_reads_as_many_rows_for_twelve_runs_as_for_two(client: Cli
     many = queries(client, "/")
     assert len(few) <= MOST_QUERIES, "\n".join(few)
     assert len(many) == len(few), "\n".join(many)
+    # The reader's roles are read once and handed to each question the page asks of them.
+    assert sum('"auth_group"' in query for query in few) == 1, "\n".join(few)
     # The ten newest finished runs (none is active).
     assert client.get("/").content.decode().count('class="run-question"') == 10
 
