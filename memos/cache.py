@@ -13,11 +13,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import pickle
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
-from threading import Lock
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
@@ -72,29 +70,3 @@ def cached(key: str, build: Callable[[], T], *, type_: type[T]) -> T:
     except (RedisError, OSError, pickle.PicklingError, TypeError, AttributeError):
         log.warning("could not keep %s in the cache", key, exc_info=True)
     return value
-
-
-class KeptInProcess(Generic[T]):
-    """What this process built from a frozen version's content, by its content hash, the newest ``kept``:
-    a frozen version never changes, so what was read or drawn from it once serves every later reader (its
-    page, its viewer, its files). Thread-safe: a web process serves requests in threads."""
-
-    def __init__(self, kept: int) -> None:
-        self._kept = kept
-        self._built: OrderedDict[str, T] = OrderedDict()
-        self._lock = Lock()
-
-    def get(self, content_hash: str, build: Callable[[], T]) -> T:
-        """The value kept for ``content_hash``, or ``build()``'s, kept (an empty hash is never kept: a
-        version not frozen yet has none)."""
-        with self._lock:
-            if content_hash and content_hash in self._built:
-                self._built.move_to_end(content_hash)
-                return self._built[content_hash]
-        value = build()
-        if content_hash:
-            with self._lock:
-                self._built[content_hash] = value
-                while len(self._built) > self._kept:
-                    self._built.popitem(last=False)
-        return value

@@ -105,11 +105,9 @@ def measure(
     rendered = render(deck)
     lookup = lookup_for(figures)
     mismatches: list[str] = []
-    checked = 0
     keys = page_keys(deck)  # a slide the last lap left as it was is not read back from the PDF again
     for name, data in (("pptx", rendered.pptx), ("pdf", rendered.pdf)):
         report = check(data, lookup, page_keys=keys if name == "pdf" else ())
-        checked = max(checked, len(report.figures))
         mismatches.extend(
             f"{name} slide {figure.slide}: {figure.status} {figure.text or '(missing)'}"
             + (f", expected {figure.expected}" if figure.expected else "")

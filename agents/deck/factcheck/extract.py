@@ -27,10 +27,8 @@ import bisect
 import io
 import re
 import struct
-import threading
 import unicodedata
 import zipfile
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -46,6 +44,7 @@ from pypdf import PageObject, PdfReader
 from pypdf.errors import PyPdfError
 from pypdf.generic import DictionaryObject, NameObject, PdfObject, StreamObject
 
+from agents.kept import KeptInProcess
 from agents.text.figures import DOCUMENT_ID, FIGURE_IN_WORD, KEPT_WORD, word_spans
 
 FigureKind = Literal["currency", "percent", "per-share", "plain"]
@@ -279,42 +278,17 @@ def _pdf_texts(data: bytes, keys: Sequence[str] = ()) -> list[SlideText]:
     ]
 
 
-class _PageTexts:
-    """What pypdf read from the last pages of known keys, in this process (a bounded, thread-safe LRU)."""
-
-    KEPT = 512
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._texts: OrderedDict[str, str] = OrderedDict()
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            text = self._texts.get(key)
-            if text is not None:
-                self._texts.move_to_end(key)
-            return text
-
-    def put(self, key: str, text: str) -> None:
-        with self._lock:
-            self._texts[key] = text
-            self._texts.move_to_end(key)
-            while len(self._texts) > self.KEPT:
-                self._texts.popitem(last=False)
-
-
-_page_texts = _PageTexts()
+# What pypdf read from the last pages of known keys, in this process.
+_page_texts: KeptInProcess[str] = KeptInProcess(512)
 
 
 def _page_text(page: PageObject, key: str | None) -> str:
-    known = _page_texts.get(key) if key is not None else None
-    if known is not None:
-        return known
-    _read_codes_as_two_bytes(page.get("/Resources"))
-    text = page.extract_text()
-    if key is not None:
-        _page_texts.put(key, text)
-    return text
+    def read() -> str:
+        _read_codes_as_two_bytes(page.get("/Resources"))
+        text: str = page.extract_text()
+        return text
+
+    return _page_texts.get(key or "", read)  # a page without a key is read, never kept
 
 
 def _read_codes_as_two_bytes(resources: Any, depth: int = 0) -> None:

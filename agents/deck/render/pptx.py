@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import threading
 import zipfile
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -51,6 +49,7 @@ from agents.deck.render.layout import (
     table_row,
 )
 from agents.deck.spec import Chart, Deck, Slide, Table, Theme, bullet_text
+from agents.kept import KeptInProcess
 from agents.render import charts
 from agents.render.fonts import FALLBACK_FONT_NAME, FONT_NAME
 from agents.text.cleaning import clean_render_text
@@ -74,32 +73,9 @@ _FIXED_DATE = datetime(2000, 1, 1)  # noqa: DTZ001  # core properties are writte
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
-class _Made:
-    """The last few decks' bytes in this process, by the decks' content: the same deck renders to the same
-    bytes, and the deck a run freezes is the candidate it measured moments before (0.3-0.6 s each on 2
-    cores)."""
-
-    KEPT = 4
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._bytes: OrderedDict[str, bytes] = OrderedDict()
-
-    def get(self, key: str) -> bytes | None:
-        with self._lock:
-            found = self._bytes.get(key)
-            if found is not None:
-                self._bytes.move_to_end(key)
-            return found
-
-    def put(self, key: str, made: bytes) -> None:
-        with self._lock:
-            self._bytes[key] = made
-            while len(self._bytes) > self.KEPT:
-                self._bytes.popitem(last=False)
-
-
-_made = _Made()
+# The last few decks' bytes, by the decks' content: the same deck renders to the same bytes, and the deck a
+# run freezes is the candidate it measured moments before (0.3-0.6 s each on 2 cores).
+_made: KeptInProcess[bytes] = KeptInProcess(4)
 
 
 def render_pptx(deck: Deck, *, spec: Deck | None = None) -> bytes:
@@ -109,11 +85,7 @@ def render_pptx(deck: Deck, *, spec: Deck | None = None) -> bytes:
     # cleans them; the key must not fail on them first).
     dumped = repr((deck.model_dump(), embedded.model_dump()))  # every field, whatever its repr setting
     key = hashlib.sha256(dumped.encode("utf-8", "backslashreplace")).hexdigest()
-    found = _made.get(key)
-    if found is None:
-        found = _render(deck, embedded)
-        _made.put(key, found)
-    return found
+    return _made.get(key, lambda: _render(deck, embedded))
 
 
 def _render(deck: Deck, embedded: Deck) -> bytes:

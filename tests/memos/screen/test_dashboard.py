@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from memos.cache import KeptInProcess
+from agents.kept import KeptInProcess
 from memos.models import ArtefactVersion, Run, VersionFile
 from memos.pipeline import driver
 from memos.pipeline.screen.desk import dashboard as screen_dashboard

@@ -31,9 +31,9 @@ from pydantic import ValidationError
 from agents.deck.gates import R1Result, Scored
 from agents.deck.outputs import ChangelogEntry, DeckOutput, DraftOutput, LapOutput
 from agents.deck.spec import Chart, Deck, Figure, Slide
+from agents.kept import KeptInProcess
 from agents.render import charts
 from agents.text.untrusted import web_link
-from memos.cache import KeptInProcess
 from memos.models import AgentStep, ArtefactVersion
 from memos.pipeline.deck.desk import images as deck_images
 from memos.pipeline.deck.desk.gold_scores import judge_sealed

@@ -16,6 +16,7 @@ from typing import Any
 from django.utils.safestring import SafeString, mark_safe
 from pydantic import ValidationError
 
+from agents.kept import KeptInProcess
 from agents.screen.chart import PriceChart, chart_svg
 from agents.screen.criteria import model_part
 from agents.screen.display import LABELS, metric_of, value_text
@@ -40,7 +41,6 @@ from agents.screen.summary import strongest as code_strongest
 from agents.screen.summary import weakest as code_weakest
 from agents.text.figures import REF
 from agents.text.slots import FILLER, filler_word
-from memos.cache import KeptInProcess
 from memos.models import ArtefactVersion
 
 KIND = "screen"

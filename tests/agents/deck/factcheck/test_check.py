@@ -22,6 +22,7 @@ from agents.deck.factcheck.extract import SlideText, _wraps_rejoined, figures_in
 from agents.deck.render.pdf import page_keys, render_pdf
 from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Deck, Figure, display, figure_text
+from agents.kept import KeptInProcess
 from tests.agents.deck.samples import figure, sample_deck
 
 
@@ -539,7 +540,7 @@ def test_a_pdf_page_read_before_is_answered_by_its_key_and_a_changed_slide_is_re
 ) -> None:
     """A refinement lap's PDF: the pages of slides the lap left as they were are not read back again, and
     the slide it changed is, with what it prints wrong found all the same."""
-    monkeypatch.setattr(extract, "_page_texts", extract._PageTexts())  # nothing read before this test
+    monkeypatch.setattr(extract, "_page_texts", KeptInProcess(512))  # nothing read before this test
     reads: list[int] = []
     read_page = PageObject.extract_text
 

@@ -21,6 +21,7 @@ from agents.deck.render.embedded import DECK_PART_NAME, NoEmbeddedDeck, read_dec
 from agents.deck.render.pdf import deck_html, render_pdf
 from agents.deck.render.pptx import render_pptx
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme, bullet_text, display
+from agents.kept import KeptInProcess
 from agents.render.charts import chart_svg
 from agents.render.fonts import CSS_FONT_FAMILY, FALLBACK_FONT_NAME, FONT_NAME
 from agents.render.pdf import RenderedPdf, html_to_pdf
@@ -458,7 +459,7 @@ def test_the_same_deck_is_drawn_once_and_a_changed_one_again(monkeypatch: pytest
         drawn.append(deck.title)
         return real(deck, embedded)
 
-    monkeypatch.setattr(module, "_made", module._Made())
+    monkeypatch.setattr(module, "_made", KeptInProcess(4))
     monkeypatch.setattr(module, "_render", counting)
     deck = sample_deck()
     first = render_pptx(deck)

@@ -1,0 +1,36 @@
+"""A bounded, thread-safe store of what this process built, by a key naming its content (the newest kept)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from threading import Lock
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class KeptInProcess(Generic[T]):
+    """What this process built from some content, by that content's key, the newest ``kept``: the same
+    content builds the same value, so what was built once serves every later ask (a frozen version's page,
+    a deck's PPTX bytes, a PDF page's text). Thread-safe: web processes and the pipeline build in threads."""
+
+    def __init__(self, kept: int) -> None:
+        self._kept = kept
+        self._built: OrderedDict[str, T] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key: str, build: Callable[[], T]) -> T:
+        """The value kept for ``key``, or ``build()``'s, kept (an empty key is never kept: content without
+        a name, such as a version not frozen yet, is built each time)."""
+        with self._lock:
+            if key and key in self._built:
+                self._built.move_to_end(key)
+                return self._built[key]
+        value = build()
+        if key:
+            with self._lock:
+                self._built[key] = value
+                while len(self._built) > self._kept:
+                    self._built.popitem(last=False)
+        return value
