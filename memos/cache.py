@@ -20,6 +20,7 @@ from typing import TypeVar
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.base import BaseCache
+from django.db import connection
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -54,19 +55,53 @@ def cache_key(kind: str, *parts: object) -> str:
     return f"page:{kind}:{code_version()}:{named}"
 
 
+def committed_state() -> str | None:
+    """A name for everything committed in the database so far, in one query; None inside a transaction.
+
+    PostgreSQL's snapshot of this statement says which transactions it sees as committed: two statements
+    with the same snapshot see the same rows of every table, and any commit since gives a new one (xids are
+    64-bit there, never reused). The server's start time and the database's name tell a recreated database
+    (tests, a new cluster) from an old one whose entries Redis may still hold. Read it before the rows a
+    value is drawn from: a value is then at least as new as the snapshot it is kept under.
+
+    Inside a transaction (an atomic block: a test's, or a view's own) the snapshot does not change with the
+    transaction's own writes, so nothing may be kept under it: None says "compute it"."""
+    if connection.in_atomic_block:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_database(), pg_postmaster_start_time(), pg_current_snapshot()::text")
+        database, started, snapshot = cursor.fetchone()
+    return f"{database}/{started.timestamp()}/{snapshot}"
+
+
 def cached(key: str, build: Callable[[], T], *, type_: type[T]) -> T:
     """The value under ``key``, or ``build()``'s, stored there for the next reader (of any web process)."""
+    found = cached_value(key, type_)
+    if found is not None:
+        return found
+    value = build()
+    keep(key, value)
+    return value
+
+
+def cached_value(key: str, type_: type[T]) -> T | None:
+    """The value under ``key`` when there is one of ``type_``."""
     try:
         found = shared_cache().get(key)
     except (RedisError, OSError, pickle.UnpicklingError, AttributeError, ImportError):
         # Redis away, or an entry this code cannot read: compute it.
         log.warning("could not read %s from the cache", key, exc_info=True)
-        found = None
-    if isinstance(found, type_):
-        return found
-    value = build()
+        return None
+    return found if isinstance(found, type_) else None
+
+
+def keep(key: str, value: object, *, timeout: int | None = None) -> None:
+    """Store ``value`` under ``key`` for the next reader (for ``timeout`` seconds, else the cache's
+    default); a cache that does not answer keeps nothing."""
     try:
-        shared_cache().set(key, value)
+        if timeout is None:
+            shared_cache().set(key, value)
+        else:
+            shared_cache().set(key, value, timeout=timeout)
     except (RedisError, OSError, pickle.PicklingError, TypeError, AttributeError):
         log.warning("could not keep %s in the cache", key, exc_info=True)
-    return value

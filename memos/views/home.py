@@ -12,7 +12,8 @@ version: the page never counts votes itself. The fact store has its own page (me
 
 The analyst's part reads a constant number of rows whatever the number of companies and runs
 (tests/memos/pages/test_query_counts.py); the committee's and the reviewer's read a few per open motion, of
-which there are at most ``MOTIONS_SHOWN`` considered.
+which there are at most ``MOTIONS_SHOWN`` considered. A reader's page is kept drawn until anything is
+committed, or the minute ends (memos.views.kept_pages).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from memos.services.accounts import Roles
 from memos.services.home_rows import Schedule
 from memos.services.review import Tally, ballot, reviewers_for, tally
 from memos.services.surfaces import surfaces
+from memos.views.kept_pages import kept_for_reader
 
 RUNS_SHOWN = 10  # of each: active, then finished
 MOTIONS_SHOWN = 25  # open motions looked at for a member's vote or a reviewer's decision
@@ -64,6 +66,7 @@ def _roles(user: User) -> frozenset[str]:
 
 
 @require_safe
+@kept_for_reader()
 def home(request: HttpRequest) -> HttpResponse:
     user = request.user
     if not isinstance(user, User):

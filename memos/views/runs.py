@@ -37,6 +37,7 @@ from memos.services.errors import ServiceError
 from memos.services.refs import cited_ids, resolve
 from memos.services.runs import may_retry, retry_run
 from memos.services.surfaces import surface_of
+from memos.views.kept_pages import kept_for_reader
 from memos.views.users import user_of
 
 # run.js asks for a step document with this header to get the bare fragment for its drawer.
@@ -85,6 +86,7 @@ def _pipeline_html(run: Run, sealed: frozenset[str] = frozenset()) -> str:
 
 @require_safe
 @login_required
+@kept_for_reader()
 def run_page(request: HttpRequest, run_id: UUID) -> HttpResponse:
     run = get_object_or_404(
         visible_runs(user_of(request)).select_related("brief__company", "created_by"), pk=run_id
@@ -187,6 +189,7 @@ def document_context(step: AgentStep) -> tuple[str, dict[str, Any]]:
 
 @require_safe
 @login_required
+@kept_for_reader(vary=(FRAGMENT_HEADER,))
 def step_document(request: HttpRequest, run_id: UUID, step_id: int) -> HttpResponseBase:
     step = get_object_or_404(
         AgentStep.objects.select_related("run__brief__company").filter(
