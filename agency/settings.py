@@ -303,7 +303,7 @@ CHANNEL_LAYERS = {
 # document): in Redis, so every web process shares one copy. Keys name the content they were made from.
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "memos.cache_backend.DeskRedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "desk",
         "TIMEOUT": 24 * 3600,  # content-keyed entries are never wrong, only unused: let them go after a day
