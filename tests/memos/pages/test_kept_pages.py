@@ -4,11 +4,14 @@ and one more query; any commit draws them afresh; no reader is ever given anothe
 forms carry the token of the request that reads it.
 
 Transactional on purpose: inside a test's transaction nothing is kept (``committed_state`` is None), which
-the last test proves too."""
+the last test proves too. PostgreSQL's snapshot names every commit of the cluster, another test database's
+too (another xdist worker's): the tests of a second visit hold the name still between their own requests
+(``steady``), still asking the database for it."""
 
 from __future__ import annotations
 
 import re
+import uuid
 
 import pytest
 from django.contrib.auth.models import User
@@ -18,6 +21,7 @@ from django.test.utils import CaptureQueriesContext
 
 from memos.cache import committed_state
 from memos.models import AgentStep, Run
+from memos.views import kept_pages
 from tests.memos.factories import run_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,6 +49,14 @@ def without_tokens(page: str) -> str:
 
 
 @pytest.fixture
+def steady(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database's state as the kept pages see it does not move between this test's requests, whatever
+    other databases of the cluster commit; still read (one query), and still None inside a transaction."""
+    real, name = committed_state, f"steady {uuid.uuid4()}"  # this test's own
+    monkeypatch.setattr(kept_pages, "committed_state", lambda: real() and name)
+
+
+@pytest.fixture
 def finished_run(alice: User) -> Run:
     run = run_for(alice, status=Run.Status.DONE)
     AgentStep.objects.create(
@@ -59,6 +71,7 @@ def finished_run(alice: User) -> Run:
     return run
 
 
+@pytest.mark.usefixtures("steady")
 def test_a_second_visit_is_answered_from_what_was_drawn(alice: User, finished_run: Run) -> None:
     reader = signed_in(alice)
     step = finished_run.steps.get()
@@ -97,6 +110,7 @@ def test_any_commit_draws_the_page_afresh(alice: User, finished_run: Run) -> Non
     assert 'data-status="failed"' not in run_page
 
 
+@pytest.mark.usefixtures("steady")
 def test_no_reader_is_given_another_readers_page(alice: User, charlie: User, finished_run: Run) -> None:
     reader, stranger = signed_in(alice), signed_in(charlie)
     asked(reader, f"/runs/{finished_run.pk}/")
@@ -110,6 +124,7 @@ def test_no_reader_is_given_another_readers_page(alice: User, charlie: User, fin
     assert "alice" in alices_home and "alice" not in charlies_home
 
 
+@pytest.mark.usefixtures("steady")
 def test_a_kept_page_carries_the_token_of_the_request_reading_it(alice: User, finished_run: Run) -> None:
     first, second = signed_in(alice, enforce_csrf_checks=True), signed_in(alice, enforce_csrf_checks=True)
     drawn, _ = asked(first, "/")
@@ -123,8 +138,16 @@ def test_a_kept_page_carries_the_token_of_the_request_reading_it(alice: User, fi
     assert second.post("/accounts/logout/", {"csrfmiddlewaretoken": tokens[0]}).status_code == 302
 
 
+def test_a_commit_names_a_new_state(alice: User, finished_run: Run) -> None:
+    before = committed_state()
+    Run.objects.filter(pk=finished_run.pk).update(status=Run.Status.FAILED)
+    after = committed_state()
+    assert before is not None and after is not None and after != before
+    assert after.startswith(f"{connection.settings_dict['NAME']}/")  # a recreated database never meets it
+
+
+@pytest.mark.usefixtures("steady")
 def test_nothing_is_kept_inside_a_transaction(alice: User, finished_run: Run) -> None:
-    assert committed_state() is not None
     reader = signed_in(alice)
     with transaction.atomic():
         assert committed_state() is None
