@@ -17,7 +17,6 @@ is escaped, so nothing else can look like it).
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,8 +29,6 @@ from django.middleware.csrf import get_token
 from django.utils import timezone
 
 from memos.cache import cache_key, cached_value, committed_state, keep
-
-log = logging.getLogger(__name__)
 
 CSRF_FIELD = re.compile(rb'<input type="hidden" name="csrfmiddlewaretoken" value="[^"]*">')
 BLANK_CSRF_FIELD = b'<input type="hidden" name="csrfmiddlewaretoken" value="">'
