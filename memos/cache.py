@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
-from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.db import connection
 from redis.exceptions import RedisError
 
@@ -95,13 +95,10 @@ def cached_value(key: str, type_: type[T]) -> T | None:
     return found if isinstance(found, type_) else None
 
 
-def keep(key: str, value: object, *, timeout: int | None = None) -> None:
+def keep(key: str, value: object, *, timeout: int = DEFAULT_TIMEOUT) -> None:
     """Store ``value`` under ``key`` for the next reader (for ``timeout`` seconds, else the cache's
     default); a cache that does not answer keeps nothing."""
     try:
-        if timeout is None:
-            shared_cache().set(key, value)
-        else:
-            shared_cache().set(key, value, timeout=timeout)
+        shared_cache().set(key, value, timeout=timeout)
     except (RedisError, OSError, pickle.PicklingError, TypeError, AttributeError):
         log.warning("could not keep %s in the cache", key, exc_info=True)
