@@ -276,8 +276,25 @@ start_bg() {
   log "started $name (pid $!)"
 }
 
+# start_once NAME LOGFILE CMD...: a one-shot background job we own (its end is not a service's), stopped
+# with the rest if it is still going.
+declare -a ONCE_PIDS=()
+start_once() {
+  local name="$1" logfile="$2"
+  shift 2
+  "$@" >"$logfile" 2>&1 &
+  ONCE_PIDS+=("$!")
+  log "started $name (pid $!)"
+}
+
 stop_started() {
-  local pid
+  local pid running
+  # Only a job of this shell that is still going: a finished one's PID may belong to another process now.
+  running=" $(jobs -pr | tr '\n' ' ') "
+  for pid in "${ONCE_PIDS[@]}"; do
+    if [[ "$running" == *" $pid "* ]]; then kill "$pid" 2>/dev/null || true; fi
+  done
+  ONCE_PIDS=()
   for pid in "${STARTED_PIDS[@]}"; do
     kill "$pid" 2>/dev/null || true
   done

@@ -80,6 +80,18 @@ class PromptTemplate:
         """The placeholders of the system section: ``render`` refuses an untrusted value for any of them."""
         return frozenset(PLACEHOLDER.findall(self.system))
 
+    def system_text(self, variables: Mapping[str, str] | None = None) -> str:
+        """The system section with its (trusted) placeholders filled: how every prompt ``render`` makes from
+        this template with these values begins, whatever its user section holds and whichever nonce fences
+        its untrusted values (the fence's line comes after it)."""
+        values = dict(variables or {})
+        if values.keys() != self.system_placeholders:
+            raise PromptError(
+                f"{self.path}: the system section needs {sorted(self.system_placeholders)}, "
+                f"given {sorted(values)}"
+            )
+        return _fill(self.system, values)
+
     def render(
         self,
         variables: Mapping[str, str] | None = None,
@@ -97,7 +109,7 @@ class PromptTemplate:
                 f"{self.path}: untrusted value(s) {sorted(in_system)} may not appear in the system section"
             )
         user_values = trusted | {name: fence(name, text, nonce=nonce or "") for name, text in fenced.items()}
-        system = _fill(self.system, trusted)
+        system = self.system_text({name: trusted[name] for name in self.system_placeholders})
         if fenced:
             system += (
                 f"\n\nText between <<BEGIN {nonce} UNTRUSTED ...>> and <<END {nonce} UNTRUSTED ...>> markers "

@@ -25,6 +25,7 @@ from memos.pipeline.breadth import Breadth
 from memos.pipeline.judge_families import Judged
 
 if TYPE_CHECKING:
+    from agents.llm.warm import WarmPrompt
     from memos.models import AgentStep, ArtefactVersion, Run
     from memos.pipeline.context import StageContext
 
@@ -209,6 +210,9 @@ class Workflow:
     # Whether the brief form offers it: the desk's week is started by its schedule, its command and the home
     # page's "Run this week now", never as a brief a person types.
     offered: bool = True
+    # The system texts its roles begin every call with, for a model server on this machine to read before
+    # any run (``manage.py warm_model``, started by scripts/run.sh); ``run`` pins the versions to read.
+    warm_prompts: Callable[[Run], Sequence[WarmPrompt]] = field(default=lambda run: ())
 
     @property
     def stage_names(self) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 
 from agents.llm.errors import InvalidOutput, LLMError, ProviderFailure, TransientFailure
+from agents.llm.prompts import PromptTemplate
 from agents.llm.roles import Role
 from agents.llm.types import CallContext
 from agents.memo.opinions import Opinion, conservative, disagreements
@@ -27,7 +28,7 @@ from agents.memo.rubric import MEMO_RUBRIC, MemoRubric, anchors_text
 from agents.memo.schemas import Evaluation, SynthesisIteration
 from agents.memo.verdict import decide
 from agents.text.sentences import trim_cut
-from memos.models import AgentStep
+from memos.models import AgentStep, Run
 from memos.pipeline import fanout
 from memos.pipeline.claims import max_attempts
 from memos.pipeline.context import StageContext
@@ -53,11 +54,8 @@ def run_evaluation(ctx: StageContext) -> None:
     request = str(config(ctx).evaluation_reruns + 1)
     memo_rubric = MemoRubric(rubric(MEMO_RUBRIC, ctx.run))
     evaluator = template("evaluator", ctx.run)
-    # Each level's quoted example from the rubric version the run pinned: an admin's new version changes what
-    # the evaluator compares a memo with (an evaluator version pinned before it read them holds them as text).
-    anchors = {"anchors": anchors_text(memo_rubric.rubric)} if "anchors" in evaluator.placeholders else {}
     prompt = evaluator.render(
-        {"company": company.name, "ticker": company.ticker, "request": request, **anchors},
+        {"company": company.name, "ticker": company.ticker, "request": request} | anchors(evaluator, ctx.run),
         {
             "brief": brief_block(ctx),
             "briefs": briefs,
@@ -128,6 +126,15 @@ def run_evaluation(ctx: StageContext) -> None:
             other_error=other_error,
         ),
     )
+
+
+def anchors(evaluator: PromptTemplate, run: Run) -> dict[str, str]:
+    """The evaluator's ``{anchors}``: each level's quoted example from the rubric version the run pinned (an
+    admin's new version changes what the evaluator compares a memo with; an evaluator version pinned before
+    it read them holds them as text)."""
+    if "anchors" not in evaluator.placeholders:
+        return {}
+    return {"anchors": anchors_text(MemoRubric(rubric(MEMO_RUBRIC, run)).rubric)}
 
 
 def _ordinal(role: Role) -> str:

@@ -28,6 +28,7 @@ from memos.pipeline.memo.reader import memo_reader_text
 from memos.pipeline.memo.rehearsal import script_for_run
 from memos.pipeline.memo.specialists import run_specialists
 from memos.pipeline.memo.synthesis import run_synthesis
+from memos.pipeline.memo.warm import warm_prompts
 from memos.pipeline.memo.watches import open_watches
 from memos.pipeline.reader_text import REASKS
 from memos.pipeline.workflows import Ending, Stage, StepKind, Workflow
@@ -184,4 +185,5 @@ WORKFLOW = Workflow(
     surface="memos.pipeline.memo.desk",
     rehearsal=script_for_run,
     reader_text=memo_reader_text,
+    warm_prompts=warm_prompts,
 )

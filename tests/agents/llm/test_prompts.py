@@ -142,3 +142,18 @@ def test_the_shipped_ping_prompt_loads() -> None:
     template = load_prompt(ROOT / "prompts" / "llm_ping.md")
     assert template.output_type is PingAnswer
     assert template.placeholders == {"role"}
+
+
+def test_the_system_text_is_how_every_rendering_with_its_values_begins(tmp_path: Path) -> None:
+    template = load_prompt(write(tmp_path, "news_brief.md", MEMO_PROMPT))
+    system = template.system_text({"ticker": "AAPL"})
+    assert system == 'You are the news analyst for AAPL. Reply as JSON like {"status": "ok"}.'
+    for nonce in ("n1", "n2"):
+        rendered = template.render({"ticker": "AAPL"}, {"headline": f"headline {nonce}"}, nonce=nonce)
+        assert rendered.system.startswith(system)
+        assert rendered.system != system  # the fence's line follows it
+    assert not template.render({"ticker": "MSFT", "headline": "h"}).system.startswith(system)
+    with pytest.raises(PromptError, match="system section needs"):
+        template.system_text()
+    with pytest.raises(PromptError, match="system section needs"):
+        template.system_text({"ticker": "AAPL", "headline": "h"})  # a user-section value is no system text
