@@ -267,24 +267,28 @@ start_llama() {
   die "llama-server did not become healthy in 60 s; see $logfile"
 }
 
-# start_bg NAME LOGFILE CMD...: a background process we own, recorded by PID.
-start_bg() {
+# spawn NAME LOGFILE CMD...: CMD in the background (a job of this shell), its output in LOGFILE, its PID in
+# SPAWNED_PID.
+spawn() {
   local name="$1" logfile="$2"
   shift 2
   "$@" >"$logfile" 2>&1 &
-  STARTED_PIDS+=("$!")
-  log "started $name (pid $!)"
+  SPAWNED_PID="$!"
+  log "started $name (pid $SPAWNED_PID)"
+}
+
+# start_bg NAME LOGFILE CMD...: a service we own, recorded by PID (its end stops the desk: run.sh).
+start_bg() {
+  spawn "$@"
+  STARTED_PIDS+=("$SPAWNED_PID")
 }
 
 # start_once NAME LOGFILE CMD...: a one-shot background job we own (its end is not a service's), stopped
 # with the rest if it is still going.
 declare -a ONCE_PIDS=()
 start_once() {
-  local name="$1" logfile="$2"
-  shift 2
-  "$@" >"$logfile" 2>&1 &
-  ONCE_PIDS+=("$!")
-  log "started $name (pid $!)"
+  spawn "$@"
+  ONCE_PIDS+=("$SPAWNED_PID")
 }
 
 stop_started() {
