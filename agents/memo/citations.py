@@ -6,10 +6,13 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from agents.evidence import EvidenceCatalog, Tier, weaker
 from agents.memo.schemas import Claim, Layer, SpecialistBrief
+from agents.text.blanks import blank_problem
+from agents.text.figures import fact_ids_in, removed_count
+from agents.text.slots import FILLER, filler_word
 
 
 class CheckedClaim(BaseModel):
@@ -49,12 +52,14 @@ class CheckedClaim(BaseModel):
 
 
 class DroppedClaim(BaseModel):
-    """A claim code dropped because some of its citations resolve to nothing."""
+    """A claim code dropped: some of its citations resolve to nothing (``unresolved``), or a reader could not
+    use its statement (``reason``: a figure's place left empty or filled with a filler, a word repeated)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     statement: str
-    unresolved: list[str]
+    unresolved: list[str] = Field(default_factory=list)
+    reason: str = ""
 
 
 def unresolved_citations(brief: SpecialistBrief, catalog: EvidenceCatalog) -> list[str]:
@@ -64,7 +69,9 @@ def unresolved_citations(brief: SpecialistBrief, catalog: EvidenceCatalog) -> li
 def check_claims(
     shard_id: str, brief: SpecialistBrief, catalog: EvidenceCatalog
 ) -> tuple[list[CheckedClaim], list[DroppedClaim]]:
-    """Keep claims whose every citation resolves (tier capped by their sources); drop and record the rest."""
+    """Keep claims whose every citation resolves (tier capped by their sources) and whose statement a reader
+    can use; drop and record the rest. A claim that says nothing where its figure goes is no evidence for
+    the synthesizer to build on, whatever it cites."""
     kept: list[CheckedClaim] = []
     dropped: list[DroppedClaim] = []
     for claim in brief.claims:
@@ -72,10 +79,26 @@ def check_claims(
         if missing:
             dropped.append(DroppedClaim(statement=claim.statement, unresolved=list(missing)))
             continue
+        unusable = unusable_statement(claim.statement, catalog)
+        if unusable:
+            dropped.append(DroppedClaim(statement=claim.statement, reason=unusable))
+            continue
         kept.append(
             CheckedClaim.of(shard_id, claim, weaker(claim.tier, catalog.supported_tier(claim.citations)))
         )
     return kept, dropped
+
+
+def unusable_statement(statement: str, catalog: EvidenceCatalog) -> str:
+    """Why a reader could not use a claim's statement (agents.text.blanks, agents.text.slots), or "". A
+    statement with a figure typed in it is kept, as before: its page shows it with each typed figure removed
+    (and ".463" must not read as a figure's place left empty)."""
+    known = {cid for cid in fact_ids_in(statement) if cid in catalog}
+    if removed_count(statement, known):
+        return ""
+    if problem := blank_problem(statement):
+        return problem
+    return f"{FILLER} ({word!r})" if (word := filler_word(statement)) else ""
 
 
 _WORDS = re.compile(r"[a-z0-9]+")

@@ -38,7 +38,9 @@ _EMPTY_FIGURE = re.compile(
 _DANGLING = re.compile(
     r"\b(?:a|an|the|and|or|of|with|can|could|should|must|would)\s*[.!?]?\s*$", re.IGNORECASE
 )
-_REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}", re.IGNORECASE)
+# Four times any word (a reference stands for "1"), three times a word of letters: "a high alpha of ouch ouch
+# ouch" (the embedded model's quant claims, barred from typing the figure).
+_REPEATED_WORD = re.compile(r"\b(\w+)(?:\s+\1\b){3,}|\b([^\W\d_]+)(?:\s+\2\b){2,}", re.IGNORECASE)
 # A decoder's run of letters that is no word: sixteen or more of a to f only ("dbcbeaeebcbfecaeebcbfec...",
 # a hash's alphabet), or forty Latin letters in a row (longer than German's compounds). Latin letters only:
 # Chinese and Japanese write whole sentences without a space.

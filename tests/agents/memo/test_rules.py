@@ -105,6 +105,30 @@ def test_claims_with_unresolvable_citations_are_dropped_and_recorded() -> None:
     assert dropped[0].unresolved == ["AAPL:made_up:FY2099"]
 
 
+def test_a_claim_that_says_nothing_where_its_figure_goes_is_dropped_with_the_reason() -> None:
+    """The embedded model's quant claims, barred from typing a figure: fillers in its place, or nothing."""
+    kept, dropped = check_claims(
+        "quant",
+        _brief(
+            _claim("Apple has a high alpha of ouch ouch ouch, a strong run.", ["AAPL:revenue:FY2024"]),
+            _claim("Its revenue was . The margin held.", ["AAPL:revenue:FY2024"]),
+            _claim("Its revenue was ouch, while the margin held.", ["AAPL:revenue:FY2024"]),
+            _claim("Revenue reached [[AAPL:revenue:FY2024]], a high.", ["AAPL:revenue:FY2024"]),
+            _claim("Revenue was high, while the margin held.", ["AAPL:revenue:FY2024"]),
+        ),
+        CATALOG,
+    )
+    assert [c.statement for c in kept] == [
+        "Revenue reached [[AAPL:revenue:FY2024]], a high.",
+        "Revenue was high, while the margin held.",
+    ]
+    assert [(d.unresolved, d.reason) for d in dropped] == [
+        ([], "it repeated one word or sign over and over"),
+        ([], "it left a figure's place empty"),
+        ([], "it put a word that is no figure where a figure belongs ('ouch')"),
+    ]
+
+
 def test_a_stated_tier_is_capped_by_what_its_sources_support() -> None:
     kept, _ = check_claims("news", _brief(_claim("The press says so", ["news:1"], tier="HIGH")), CATALOG)
     assert kept[0].tier == "LOW"
@@ -113,7 +137,7 @@ def test_a_stated_tier_is_capped_by_what_its_sources_support() -> None:
 
 
 def test_dedup_is_a_normalisation_rule_not_a_judgment() -> None:
-    first = _claim("Revenue  GREW in the year.", ["AAPL:revenue:FY2024"])
+    first = _claim("Revenue GREW, in the year!", ["AAPL:revenue:FY2024"])
     same = _claim("revenue grew in year", ["AAPL:revenue:FY2024"])
     other = _claim("revenue grew in year", ["news:1"])
     assert dedup_key(first) == dedup_key(same) != dedup_key(other)

@@ -26,6 +26,7 @@ WRITTEN = [
     ("The Consumer Goods sector had a significant alpha residual of - on week.", EMPTY_FIGURE),
     ("XOM moved -\u2588\u2588% this week: -\u2588\u2588% is the market's move.", EMPTY_FIGURE),
     ("The market was the dominant force in the week ending ert ert ert ert ert ert ert", REPEATED_WORD),
+    ("Apple Inc. (AAPL) has a high ATR of ouch ouch ouch, suggesting high volatility.", REPEATED_WORD),
     (
         "The healthcare sector's mean alpha residual was + \u0302 \u0302 \u0302 \u0302 \u0302 \u0302",
         REPEATED_WORD,
@@ -67,6 +68,8 @@ WRITTEN = [
     (", AAPL:beta: :", EMPTY_FIGURE),
 ]
 USABLE = [
+    "Revenue grew from [[AAPL:revenue:FY2023]] [[AAPL:revenue:FY2024]] [[AAPL:revenue:FY2025]] to a high.",
+    "It was very, very, very good.",
     "XOM fell with crude; its own move [[XOM:alpha_1w:2015-08-21]] is large.",
     "Most of the week in Basic Materials was the market's move; the news explains some more.",
     "Energy shares fell as crude oil slid to a six-year low.",

@@ -602,12 +602,14 @@ def _citations_resolve(
     outputs: dict[str, BaseModel], shown: dict[str, EvidenceItem], label: str, tally: Tally
 ) -> None:
     """Every citation kept resolves to evidence the run was shown, at no more than the tier it supports; a
-    claim on LOW-tier sources only is LOW whatever it stated; a dropped claim names what did not resolve."""
+    claim on LOW-tier sources only is LOW whatever it stated; a dropped claim names what did not resolve, or
+    why a reader could not use it (a payload copying the desk's words to the model, say)."""
     for output in outputs.values():
         if isinstance(output, SpecialistOutput):
             tally.dropped_claims += len(output.dropped)
             for dropped in output.dropped:
-                assert dropped.unresolved and not set(dropped.unresolved) & set(shown), label
+                assert not set(dropped.unresolved) & set(shown), label
+                assert bool(dropped.unresolved) != bool(dropped.reason), label
                 tally.unresolved_ids += len(dropped.unresolved)
         if isinstance(output, SpecialistOutput | AuditOutput):
             for kept in output.claims:
