@@ -25,6 +25,8 @@ from agents.llm.types import Message, Provider, ProviderRequest
 
 # What the warm-up asks after the system text: any short user turn will do, and one token of answer.
 WARM_QUESTION = "Reply with ok."
+# What the request's prompt name (X-Prompt-Name) begins with: a warm-up of that prompt, not the prompt.
+WARM_PREFIX = "warm:"
 
 
 class WarmAnswer(BaseModel):
@@ -82,7 +84,8 @@ def _warm_one(provider: Provider, endpoint: Endpoint, prompt: WarmPrompt) -> War
         json_schema=strict_json_schema(WarmAnswer),
         temperature=0.0,
         max_tokens=1,
-        prompt_name=prompt.name,
+        # Not the prompt's own name: a server keyed by it (the fake's scripts) would answer it as that prompt.
+        prompt_name=f"{WARM_PREFIX}{prompt.name}",
         role=prompt.role,
     )
     started = time.monotonic()

@@ -405,8 +405,11 @@ class _Handler(BaseHTTPRequestHandler):
         if callable(scripted):
             scripted = scripted(schema if isinstance(schema, dict) else {}, body.get("messages") or [])
         canned = self.server.state.answers.get(role)
-        if scripted is None and canned is not None:
-            answer = canned(role, schema, body.get("messages")) if isinstance(schema, dict) else None
+        if scripted is None and canned is not None and isinstance(schema, dict):
+            try:
+                answer = canned(role, schema, body.get("messages"))
+            except ValueError:  # the role asked with another schema (a warm-up's): a generated answer
+                answer = None
             if answer is not None:
                 return json.dumps(answer)
         if scripted is None:

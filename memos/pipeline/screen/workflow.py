@@ -27,6 +27,7 @@ from memos.pipeline.screen.prepare import run_prepare
 from memos.pipeline.screen.profiles import default_strategy
 from memos.pipeline.screen.synthesis import run_synthesis
 from memos.pipeline.screen.universe import default_symbols
+from memos.pipeline.warming import warm_asked
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/screen"
@@ -134,4 +135,15 @@ WORKFLOW = Workflow(
     fakes="agents.screen.fakes",
     surface="memos.pipeline.screen.desk",
     default_watchlist=lambda: default_symbols(default_strategy()),
+    warm_prompts=lambda run: warm_asked(
+        run,
+        [
+            ("screen_news_overview", Role.NEWS_ANALYST),
+            ("screen_news_sector", Role.NEWS_ANALYST),
+            ("screen_senior_sector", Role.SENIOR_ANALYST),
+            ("screen_senior_revise", Role.SENIOR_ANALYST),
+            ("screen_senior_overall", Role.SENIOR_ANALYST),
+            ("screen_director", Role.MANAGING_DIRECTOR),
+        ],
+    ),
 )

@@ -34,7 +34,7 @@ def test_each_system_text_is_sent_once_to_a_loopback_server_asking_one_token() -
     assert [w.prompt.name for w in warmed] == ["specialist_fundamentals", "evaluator", "synthesizer"]
     assert [w.endpoint is not None for w in warmed] == [True, False, True]  # the hosted evaluator: never
     assert all(not w.error for w in warmed)
-    assert [entry["prompt_name"] for entry in sent] == ["specialist_fundamentals", "synthesizer"]
+    assert [entry["prompt_name"] for entry in sent] == ["warm:specialist_fundamentals", "warm:synthesizer"]
     for entry, prompt in zip(sent, (PROMPTS[0], PROMPTS[2]), strict=True):
         body = entry["body"]
         assert body["messages"] == [
@@ -47,7 +47,7 @@ def test_each_system_text_is_sent_once_to_a_loopback_server_asking_one_token() -
 
 def test_a_server_that_fails_is_said_and_the_next_prompt_still_tried() -> None:
     with FakeLLMServer() as server:
-        server.inject("500", prompt="specialist_fundamentals")
+        server.inject("500", prompt="warm:specialist_fundamentals")
         warmed = list(warm(settings_for(server.url), PROMPTS))
     assert "500" in warmed[0].error
     assert [bool(w.error) for w in warmed[1:]] == [False, False]

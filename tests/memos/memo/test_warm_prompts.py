@@ -44,9 +44,12 @@ def test_the_command_warms_every_memo_role_once_and_stops_for_a_persons_run() ->
     with fake_llm() as server:
         out = StringIO()
         call_command("warm_model", stdout=out)
-        asked = [entry["prompt_name"] for entry in server.requests]
+        asked = [entry["prompt_name"].removeprefix("warm:") for entry in server.requests]
         assert asked[:5] == QUICK_FIRST
-        assert sorted(asked[5:]) == ["specialist_competitive", "specialist_macro", "specialist_regulatory"]
+        assert sorted(asked[5:8]) == ["specialist_competitive", "specialist_macro", "specialist_regulatory"]
+        # Then the other workflows', in the registry's order.
+        assert asked[8:10] == ["deck_scope", "deck_framing"]
+        assert asked[-1] == "screen_director"
         assert "specialist_news (news):" in out.getvalue()
         quick_run("AAPL")  # queued: a person's run is under way
         out = StringIO()
