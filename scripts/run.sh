@@ -92,9 +92,9 @@ start_bg "refinement scheduler" "$STATE/logs/refine-cycles.log" "$PY" manage.py 
 # Uvicorn with WEB_WORKERS processes (agency/serve.py); a run page's socket may sit in any of them, and live
 # events reach it through the channel layer in Redis.
 start_bg "web server" "$STATE/logs/web.log" "$PY" -m agency.serve --host 127.0.0.1 --port "$WEB_PORT"
-# The embedded model reads each role's constant system text now, not on a person's first memo (one prompt
-# at a time, the quick memo's five first, two to three minutes for all eight; it stops once a person's run
-# starts): memos/management/commands/warm_model.py.
+# The embedded model reads each role's constant system text now, not on a person's first run (one prompt
+# at a time, the quick memo's five first, about two minutes for all nineteen on an idle machine; it stops
+# once a person's run starts): memos/management/commands/warm_model.py.
 if [ -z "${LLM_BASE_URL:-}" ]; then
   start_once "warming the local model's prompt cache" "$STATE/logs/warm-model.log" "$PY" manage.py warm_model
 fi
