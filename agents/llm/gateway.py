@@ -13,11 +13,12 @@ as ``LLMError`` subclasses; a failing ledger's own errors (its database) are not
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from types import TracebackType
@@ -25,7 +26,7 @@ from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agents.llm.config import Endpoint, LLMSettings
+from agents.llm.config import LOCAL_MODEL_ALIAS, Endpoint, LLMSettings
 from agents.llm.errors import (
     BudgetExceeded,
     InvalidOutput,
@@ -50,7 +51,10 @@ from agents.llm.types import (
     ProviderResponse,
     RenderedPrompt,
 )
+from agents.llm.warm import shared_start, warm_one
 from agents.text.sentences import bounded
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 ProviderFactory = Callable[[Endpoint, float], Provider]
@@ -157,15 +161,8 @@ class LLMGateway:
                 "LLM_LOOPBACK_ONLY allows only endpoints on 127.0.0.1, localhost or ::1"
             )
         schema = strict_json_schema(output_type)
-        messages = (Message(role="system", content=prompt.system), Message(role="user", content=prompt.user))
-        key = request_hash(
-            base_url=endpoint.base_url,
-            model=endpoint.model,
-            messages=messages,
-            json_schema=schema,
-            temperature=prompt.temperature,
-            max_tokens=prompt.max_tokens,
-        )
+        messages = _messages(prompt)
+        key = _request_key(prompt, output_type, endpoint)
         call = _Call(prompt=prompt, context=context, endpoint=endpoint, request_hash=key)
         # The cache comes before the budget: an answer already paid for costs nothing to reuse.
         cached = self._from_cache(call, output_type)
@@ -182,6 +179,31 @@ class LLMGateway:
             role=context.role,
         )
         return self._ask(call, request, output_type), key
+
+    def prime(self, asks: Sequence[tuple[RenderedPrompt, type[BaseModel]]], *, role: str) -> bool:
+        """Before a fan-out of ``asks`` whose prompts begin alike (a writer's re-asks: one list of figures,
+        then each section's sentences), have the embedded model read their common start once: calls
+        started together each read all of their prompt, as none holds what another is reading. Only for
+        the embedded model on this machine (its prompt cache: agents.llm.warm), and only when two or more
+        of the calls are not answered from the ledger. Nothing is recorded; a failure is logged and the
+        calls go on. Returns whether the start was read."""
+        endpoint = self.settings.endpoint_for(role)
+        if not (endpoint.model == LOCAL_MODEL_ALIAS and endpoint.is_loopback):
+            return False
+        unpaid = [
+            prompt
+            for prompt, output_type in asks
+            if (hit := self.ledger.cached(_request_key(prompt, output_type, endpoint))) is None
+            or hit.parsed is None
+        ]
+        start = shared_start(unpaid, role=role)
+        if start is None:
+            return False
+        with self.limiter.slot(endpoint.limiter_key):
+            warmed = warm_one(self._provider(endpoint), endpoint, start)
+        if warmed.error:
+            log.warning("reading the shared start of %s for %s failed: %s", start.name, role, warmed.error)
+        return not warmed.error
 
     def _from_cache(self, call: _Call, output_type: type[T]) -> T | None:
         hit = self.ledger.cached(call.request_hash)
@@ -361,6 +383,22 @@ class _Attempt:
         if self._reserved and self._run_id is not None:
             self._ledger.release(self._run_id, self._reserved)
         self._reserved = 0
+
+
+def _messages(prompt: RenderedPrompt) -> tuple[Message, Message]:
+    return (Message(role="system", content=prompt.system), Message(role="user", content=prompt.user))
+
+
+def _request_key(prompt: RenderedPrompt, output_type: type[BaseModel], endpoint: Endpoint) -> str:
+    """The ledger's key of asking ``prompt`` for ``output_type`` at ``endpoint``."""
+    return request_hash(
+        base_url=endpoint.base_url,
+        model=endpoint.model,
+        messages=_messages(prompt),
+        json_schema=strict_json_schema(output_type),
+        temperature=prompt.temperature,
+        max_tokens=prompt.max_tokens,
+    )
 
 
 def _ms_since(started: float) -> int:

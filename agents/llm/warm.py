@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.errors import ProviderFailure, TransientError
 from agents.llm.schema import schema_name, strict_json_schema
-from agents.llm.types import Message, Provider, ProviderRequest
+from agents.llm.types import Message, Provider, ProviderRequest, RenderedPrompt
 
 # What the warm-up asks after the system text: any short user turn will do, and one token of answer.
 WARM_QUESTION = "Reply with ok."
@@ -40,6 +40,27 @@ class WarmPrompt:
     role: str  # whose endpoint reads it
     name: str  # the prompt's name, for the log
     system: str  # the system text every call of the role begins with
+    user: str = (
+        WARM_QUESTION  # a start of the user message the calls share too (``shared_start``), or a question
+    )
+
+
+# A shared start shorter than this (about 500 tokens) is not worth a request of its own.
+MIN_SHARED_CHARS = 2_000
+
+
+def shared_start(prompts: Sequence[RenderedPrompt], *, role: str) -> WarmPrompt | None:
+    """What every one of ``prompts`` begins with, when that is long: the same system text and the start of
+    their user messages they have in common, cut at its last line's end (a prompt's own part begins on a
+    line of its own). None for fewer than two prompts, other system texts, or a short start."""
+    if len(prompts) < 2 or len({prompt.system for prompt in prompts}) != 1:
+        return None
+    common = _common_start([prompt.user for prompt in prompts])
+    common = common[: common.rfind("\n") + 1]
+    first = prompts[0]
+    if len(first.system) + len(common) < MIN_SHARED_CHARS or not common.strip():
+        return None
+    return WarmPrompt(role=role, name=first.name, system=first.system, user=common)
 
 
 @dataclass(frozen=True)
@@ -49,6 +70,15 @@ class Warmed:
     tokens: int = 0  # the warm prompt's length, as the server counted it
     seconds: float = 0.0
     error: str = ""
+
+
+def _common_start(texts: Sequence[str]) -> str:
+    # The lexically first and last of the texts differ where any two of them first do.
+    first, last = min(texts), max(texts)
+    for index, (a, b) in enumerate(zip(first, last, strict=False)):
+        if a != b:
+            return first[:index]
+    return first
 
 
 def warm(
@@ -70,16 +100,17 @@ def warm(
                 continue
             if endpoint not in opened:
                 opened[endpoint] = openai_provider_factory(endpoint, timeout_s)
-            yield _warm_one(opened[endpoint], endpoint, prompt)
+            yield warm_one(opened[endpoint], endpoint, prompt)
     finally:
         for provider in opened.values():
             provider.close()
 
 
-def _warm_one(provider: Provider, endpoint: Endpoint, prompt: WarmPrompt) -> Warmed:
+def warm_one(provider: Provider, endpoint: Endpoint, prompt: WarmPrompt) -> Warmed:
+    """One warm-up request: the prompt's messages, one token asked; a failure is returned, not raised."""
     request = ProviderRequest(
         model=endpoint.model,
-        messages=(Message(role="system", content=prompt.system), Message(role="user", content=WARM_QUESTION)),
+        messages=(Message(role="system", content=prompt.system), Message(role="user", content=prompt.user)),
         schema_name=schema_name(WarmAnswer),
         json_schema=strict_json_schema(WarmAnswer),
         temperature=0.0,

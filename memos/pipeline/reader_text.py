@@ -16,7 +16,7 @@ from functools import partial
 
 from agents.llm.errors import LLMError
 from agents.llm.gateway import LLMGateway
-from agents.llm.types import CallContext
+from agents.llm.types import CallContext, RenderedPrompt
 from agents.text.patterns import Prose
 from agents.text.repair import (
     Fault,
@@ -91,10 +91,12 @@ def repair_sections(
     if asked:
         gw = gateway()
         titles = {section.key: section.title for section in sections}
-        work = {
-            key: partial(_reask, gw, ctx, asking, title=titles[key], items=items)
-            for key, items in asked.items()
-        }
+        prompts = {key: _prompt(ctx, asking, titles[key], items) for key, items in asked.items()}
+        schemas = {key: rewrites_schema(len(items), asking.prose) for key, items in asked.items()}
+        ctx.check()
+        # Every re-ask begins with the same figures: the embedded model reads them once, not once a call.
+        gw.prime([(prompts[key], schemas[key]) for key in asked], role=asking.role)
+        work = {key: partial(_reask, gw, ctx, asking, prompts[key], schemas[key]) for key in asked}
         ctx.check()
         for key, future in fanout.in_parallel(
             work.items(), limit=gw.settings.max_concurrency, breadth=REASKS
@@ -125,13 +127,17 @@ def repair_sections(
     return Repaired(texts, repairs)
 
 
-def _reask(gw: LLMGateway, ctx: StageContext, asking: Asking, *, title: str, items: list[Fault]) -> Rewrites:
-    prompt = template(REASK_PROMPT, ctx.run).render(
+def _prompt(ctx: StageContext, asking: Asking, title: str, items: list[Fault]) -> RenderedPrompt:
+    return template(REASK_PROMPT, ctx.run).render(
         {"what": asking.what, "section": title, "how": asking.how, "facts": asking.facts},
         {"sentences": quoted(items)},
         nonce=ctx.run.nonce,
     )
-    schema = rewrites_schema(len(items), asking.prose)
+
+
+def _reask(
+    gw: LLMGateway, ctx: StageContext, asking: Asking, prompt: RenderedPrompt, schema: type[Rewrites]
+) -> Rewrites:
     context = CallContext(run_id=ctx.run_id, stage=asking.stage, role=asking.role)
     answer = gw.complete(prompt, schema, context=context)
     return Rewrites.model_validate(within_bounds(Rewrites, answer.model_dump()))

@@ -3,9 +3,15 @@ asked of each, and a failure is said without stopping the rest."""
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from agents.llm.config import Endpoint, LLMSettings
 from agents.llm.fakes.server import FakeLLMServer
-from agents.llm.warm import WARM_QUESTION, WarmPrompt, warm
+from agents.llm.gateway import LLMGateway
+from agents.llm.ledger import InMemoryLedger
+from agents.llm.limiter import ThreadLimiter
+from agents.llm.types import CallContext, RenderedPrompt
+from agents.llm.warm import WARM_QUESTION, WarmPrompt, shared_start, warm
 
 HOSTED = Endpoint(base_url="https://api.example.com/v1", api_key="k", model="gpt-hosted")
 
@@ -51,3 +57,62 @@ def test_a_server_that_fails_is_said_and_the_next_prompt_still_tried() -> None:
         warmed = list(warm(settings_for(server.url), PROMPTS))
     assert "500" in warmed[0].error
     assert [bool(w.error) for w in warmed[1:]] == [False, False]
+
+
+FIGURES = "".join(f"- AAPL:metric_{n}:FY2025: a figure the desk renders\n" for n in range(80))
+
+
+def reask(section: str, sentence: str) -> RenderedPrompt:
+    return RenderedPrompt(
+        name="reask",
+        version=2,
+        content_hash="b" * 64,
+        system="You wrote a memo. Rewrite each withheld sentence without typing a number.",
+        user=f"{FIGURES}\nThe withheld sentences of {section!r}:\n1. {sentence}",
+        temperature=0,
+        max_tokens=300,
+    )
+
+
+ASKS = [reask("thesis", "Revenue grew 12%."), reask("risk budget", "The margin is 46%.")]
+
+
+def test_the_shared_start_of_prompts_that_begin_alike_is_their_system_and_common_lines() -> None:
+    start = shared_start(ASKS, role="synthesizer")
+    assert start is not None
+    assert (start.system, start.user) == (ASKS[0].system, FIGURES + "\n")
+    assert shared_start(ASKS[:1], role="synthesizer") is None  # nothing to share with
+    other = ASKS[1].model_copy(update={"system": "You wrote a deck."})
+    assert shared_start([ASKS[0], other], role="synthesizer") is None
+    short = [p.model_copy(update={"user": p.user.removeprefix(FIGURES)}) for p in ASKS]
+    assert shared_start(short, role="synthesizer") is None  # too little in common to be worth a request
+
+
+class Rewrite(BaseModel):
+    text: str
+
+
+def gateway_for(server: FakeLLMServer, model: str) -> LLMGateway:
+    settings = LLMSettings(
+        default=Endpoint(base_url=server.url, api_key="k", model=model), max_retries=0, loopback_only=True
+    )
+    return LLMGateway(settings, InMemoryLedger(), ThreadLimiter(settings.max_concurrency))
+
+
+def test_the_embedded_model_reads_a_fan_outs_shared_start_once_unless_the_ledger_answers_it() -> None:
+    asks = [(prompt, Rewrite) for prompt in ASKS]
+    with FakeLLMServer() as server, gateway_for(server, "local") as gw:
+        assert gw.prime(asks, role="synthesizer")
+        (primed,) = server.requests
+        assert primed["prompt_name"] == "warm:reask"
+        assert primed["body"]["max_tokens"] == 1
+        assert [m["content"] for m in primed["body"]["messages"]] == [ASKS[0].system, FIGURES + "\n"]
+        for prompt, output_type in asks:
+            gw.complete(prompt, output_type, context=CallContext(run_id=None, role="synthesizer"))
+        assert server.request_count == 3
+        # A rerun: both answers are in the ledger, nothing is read again.
+        assert not gw.prime(asks, role="synthesizer")
+        assert server.request_count == 3
+    with FakeLLMServer() as server, gateway_for(server, "gpt-hosted-elsewhere") as gw:
+        assert not gw.prime(asks, role="synthesizer")  # only the embedded model's prompt cache is primed
+        assert server.request_count == 0
