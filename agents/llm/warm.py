@@ -40,27 +40,27 @@ class WarmPrompt:
     role: str  # whose endpoint reads it
     name: str  # the prompt's name, for the log
     system: str  # the system text every call of the role begins with
-    user: str = (
-        WARM_QUESTION  # a start of the user message the calls share too (``shared_start``), or a question
-    )
 
 
-# A shared start shorter than this (about 500 tokens) is not worth a request of its own.
+# A shared start shorter than this (about 500 tokens) is not worth waiting for.
 MIN_SHARED_CHARS = 2_000
 
 
-def shared_start(prompts: Sequence[RenderedPrompt], *, role: str) -> WarmPrompt | None:
-    """What every one of ``prompts`` begins with, when that is long: the same system text and the start of
-    their user messages they have in common, cut at its last line's end (a prompt's own part begins on a
-    line of its own). None for fewer than two prompts, other system texts, or a short start."""
+def shared_start(prompts: Sequence[RenderedPrompt]) -> str | None:
+    """What every one of ``prompts`` begins with, when that is long: their system text (the same for all)
+    and the start of their user messages they have in common, cut at its last line's end. None for fewer
+    than two prompts, other system texts, or a short start.
+
+    llama-server reads a new prompt only past the longest start a slot holds, but a slot's state goes to one
+    slot at a time: prompts started together each read all of theirs. On the embedded model such calls are
+    better sent one after the other (LLMGateway.shares_start)."""
     if len(prompts) < 2 or len({prompt.system for prompt in prompts}) != 1:
         return None
     common = _common_start([prompt.user for prompt in prompts])
     common = common[: common.rfind("\n") + 1]
-    first = prompts[0]
-    if len(first.system) + len(common) < MIN_SHARED_CHARS or not common.strip():
+    if len(prompts[0].system) + len(common) < MIN_SHARED_CHARS or not common.strip():
         return None
-    return WarmPrompt(role=role, name=first.name, system=first.system, user=common)
+    return prompts[0].system + common
 
 
 @dataclass(frozen=True)
@@ -100,17 +100,16 @@ def warm(
                 continue
             if endpoint not in opened:
                 opened[endpoint] = openai_provider_factory(endpoint, timeout_s)
-            yield warm_one(opened[endpoint], endpoint, prompt)
+            yield _warm_one(opened[endpoint], endpoint, prompt)
     finally:
         for provider in opened.values():
             provider.close()
 
 
-def warm_one(provider: Provider, endpoint: Endpoint, prompt: WarmPrompt) -> Warmed:
-    """One warm-up request: the prompt's messages, one token asked; a failure is returned, not raised."""
+def _warm_one(provider: Provider, endpoint: Endpoint, prompt: WarmPrompt) -> Warmed:
     request = ProviderRequest(
         model=endpoint.model,
-        messages=(Message(role="system", content=prompt.system), Message(role="user", content=prompt.user)),
+        messages=(Message(role="system", content=prompt.system), Message(role="user", content=WARM_QUESTION)),
         schema_name=schema_name(WarmAnswer),
         json_schema=strict_json_schema(WarmAnswer),
         temperature=0.0,

@@ -93,13 +93,13 @@ def repair_sections(
         titles = {section.key: section.title for section in sections}
         prompts = {key: _prompt(ctx, asking, titles[key], items) for key, items in asked.items()}
         schemas = {key: rewrites_schema(len(items), asking.prose) for key, items in asked.items()}
-        ctx.check()
-        # Every re-ask begins with the same figures: the embedded model reads them once, not once a call.
-        gw.prime([(prompts[key], schemas[key]) for key in asked], role=asking.role)
         work = {key: partial(_reask, gw, ctx, asking, prompts[key], schemas[key]) for key in asked}
+        # Every re-ask begins with the same figures: the embedded model reads them once when asked one
+        # re-ask after another, and once a call when asked them together.
+        alike = gw.shares_start([(prompts[key], schemas[key]) for key in asked], role=asking.role)
         ctx.check()
         for key, future in fanout.in_parallel(
-            work.items(), limit=gw.settings.max_concurrency, breadth=REASKS
+            work.items(), limit=1 if alike else gw.settings.max_concurrency, breadth=REASKS
         ):
             try:
                 answers[key] = future.result()

@@ -78,14 +78,12 @@ ASKS = [reask("thesis", "Revenue grew 12%."), reask("risk budget", "The margin i
 
 
 def test_the_shared_start_of_prompts_that_begin_alike_is_their_system_and_common_lines() -> None:
-    start = shared_start(ASKS, role="synthesizer")
-    assert start is not None
-    assert (start.system, start.user) == (ASKS[0].system, FIGURES + "\n")
-    assert shared_start(ASKS[:1], role="synthesizer") is None  # nothing to share with
+    assert shared_start(ASKS) == ASKS[0].system + FIGURES + "\n"
+    assert shared_start(ASKS[:1]) is None  # nothing to share with
     other = ASKS[1].model_copy(update={"system": "You wrote a deck."})
-    assert shared_start([ASKS[0], other], role="synthesizer") is None
+    assert shared_start([ASKS[0], other]) is None
     short = [p.model_copy(update={"user": p.user.removeprefix(FIGURES)}) for p in ASKS]
-    assert shared_start(short, role="synthesizer") is None  # too little in common to be worth a request
+    assert shared_start(short) is None  # too little in common to be worth waiting for
 
 
 class Rewrite(BaseModel):
@@ -99,20 +97,13 @@ def gateway_for(server: FakeLLMServer, model: str) -> LLMGateway:
     return LLMGateway(settings, InMemoryLedger(), ThreadLimiter(settings.max_concurrency))
 
 
-def test_the_embedded_model_reads_a_fan_outs_shared_start_once_unless_the_ledger_answers_it() -> None:
+def test_calls_that_begin_alike_go_one_by_one_to_the_embedded_model_until_the_ledger_answers_them() -> None:
     asks = [(prompt, Rewrite) for prompt in ASKS]
     with FakeLLMServer() as server, gateway_for(server, "local") as gw:
-        assert gw.prime(asks, role="synthesizer")
-        (primed,) = server.requests
-        assert primed["prompt_name"] == "warm:reask"
-        assert primed["body"]["max_tokens"] == 1
-        assert [m["content"] for m in primed["body"]["messages"]] == [ASKS[0].system, FIGURES + "\n"]
-        for prompt, output_type in asks:
-            gw.complete(prompt, output_type, context=CallContext(run_id=None, role="synthesizer"))
-        assert server.request_count == 3
-        # A rerun: both answers are in the ledger, nothing is read again.
-        assert not gw.prime(asks, role="synthesizer")
-        assert server.request_count == 3
+        assert gw.shares_start(asks, role="synthesizer")
+        assert not gw.shares_start(asks[:1], role="synthesizer")
+        gw.complete(ASKS[0], Rewrite, context=CallContext(run_id=None, role="synthesizer"))
+        assert not gw.shares_start(asks, role="synthesizer")  # one left to pay for: nothing to share
+        assert server.request_count == 1  # asking sends nothing
     with FakeLLMServer() as server, gateway_for(server, "gpt-hosted-elsewhere") as gw:
-        assert not gw.prime(asks, role="synthesizer")  # only the embedded model's prompt cache is primed
-        assert server.request_count == 0
+        assert not gw.shares_start(asks, role="synthesizer")  # another model: in parallel, as ever
