@@ -51,9 +51,9 @@ def shared_start(prompts: Sequence[RenderedPrompt]) -> str | None:
     and the start of their user messages they have in common, cut at its last line's end. None for fewer
     than two prompts, other system texts, or a short start.
 
-    llama-server reads a new prompt only past the longest start a slot holds, but a slot's state goes to one
-    slot at a time: prompts started together each read all of theirs. On the embedded model such calls are
-    better sent one after the other (LLMGateway.shares_start)."""
+    llama-server reads a new prompt only past the longest start a slot holds, and what one slot read serves
+    one other slot at a time: prompts started together each read all of theirs. On the embedded model such
+    calls are better sent one after the other (LLMGateway.shares_start)."""
     if len(prompts) < 2 or len({prompt.system for prompt in prompts}) != 1:
         return None
     common = _common_start([prompt.user for prompt in prompts])
