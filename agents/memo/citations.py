@@ -60,6 +60,7 @@ class DroppedClaim(BaseModel):
     statement: str
     unresolved: list[str] = Field(default_factory=list)
     reason: str = ""
+    citations: list[str] = Field(default_factory=list)  # a claim dropped for its words: what it cited
 
 
 def unresolved_citations(brief: SpecialistBrief, catalog: EvidenceCatalog) -> list[str]:
@@ -81,7 +82,9 @@ def check_claims(
             continue
         unusable = unusable_statement(claim.statement, catalog)
         if unusable:
-            dropped.append(DroppedClaim(statement=claim.statement, reason=unusable))
+            dropped.append(
+                DroppedClaim(statement=claim.statement, reason=unusable, citations=list(claim.citations))
+            )
             continue
         kept.append(
             CheckedClaim.of(shard_id, claim, weaker(claim.tier, catalog.supported_tier(claim.citations)))

@@ -122,6 +122,7 @@ def test_a_claim_that_says_nothing_where_its_figure_goes_is_dropped_with_the_rea
         "Revenue reached [[AAPL:revenue:FY2024]], a high.",
         "Revenue was high, while the margin held.",
     ]
+    assert all(d.citations == ["AAPL:revenue:FY2024"] for d in dropped)
     assert [(d.unresolved, d.reason) for d in dropped] == [
         ([], "it repeated one word or sign over and over"),
         ([], "it left a figure's place empty"),
