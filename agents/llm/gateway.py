@@ -159,7 +159,7 @@ class LLMGateway:
             )
         schema = strict_json_schema(output_type)
         messages = _messages(prompt)
-        key = _request_key(prompt, output_type, endpoint)
+        key = _request_key(prompt, endpoint, messages, schema)
         call = _Call(prompt=prompt, context=context, endpoint=endpoint, request_hash=key)
         # The cache comes before the budget: an answer already paid for costs nothing to reuse.
         cached = self._from_cache(call, output_type)
@@ -188,13 +188,13 @@ class LLMGateway:
         endpoint = self.settings.endpoint_for(role)
         if not (endpoint.model == LOCAL_MODEL_ALIAS and endpoint.is_loopback):
             return False
-        unpaid = [
-            prompt
-            for prompt, output_type in asks
-            if (hit := self.ledger.cached(_request_key(prompt, output_type, endpoint))) is None
-            or hit.parsed is None
-        ]
+        unpaid = [prompt for prompt, output_type in asks if not self._answered(prompt, output_type, endpoint)]
         return shared_start(unpaid) is not None
+
+    def _answered(self, prompt: RenderedPrompt, output_type: type[BaseModel], endpoint: Endpoint) -> bool:
+        key = _request_key(prompt, endpoint, _messages(prompt), strict_json_schema(output_type))
+        hit = self.ledger.cached(key)
+        return hit is not None and hit.parsed is not None
 
     def _from_cache(self, call: _Call, output_type: type[T]) -> T | None:
         hit = self.ledger.cached(call.request_hash)
@@ -380,13 +380,15 @@ def _messages(prompt: RenderedPrompt) -> tuple[Message, Message]:
     return (Message(role="system", content=prompt.system), Message(role="user", content=prompt.user))
 
 
-def _request_key(prompt: RenderedPrompt, output_type: type[BaseModel], endpoint: Endpoint) -> str:
-    """The ledger's key of asking ``prompt`` for ``output_type`` at ``endpoint``."""
+def _request_key(
+    prompt: RenderedPrompt, endpoint: Endpoint, messages: tuple[Message, Message], schema: dict[str, Any]
+) -> str:
+    """The ledger's key of asking ``prompt`` (sent as ``messages``) under ``schema`` at ``endpoint``."""
     return request_hash(
         base_url=endpoint.base_url,
         model=endpoint.model,
-        messages=_messages(prompt),
-        json_schema=strict_json_schema(output_type),
+        messages=messages,
+        json_schema=schema,
         temperature=prompt.temperature,
         max_tokens=prompt.max_tokens,
     )
