@@ -28,10 +28,13 @@ class DeckConfig(BaseModel):
     base_version: int | None = None
 
 
-# Profile -> (rebuilds, laps) at most: quick is the first impression on the embedded model. A deck has one
-# slide per required section of its scope (3 to 6) and the executive summary until the reviser merges,
-# removes or adds one, within the profile's bound on drafted slides.
-DECK_PROFILES: dict[str, tuple[int, int]] = {"quick": (1, 2), "full": (MAX_REBUILDS, MAX_LAPS)}
+# Profile -> (rebuilds, laps) at most: quick is the first impression on the embedded model, one lap of
+# the loop (score, plan, revise, judge the candidate beside T11's re-score of the best, accept or roll
+# back). A lap there is a planner, a reviser and two judges (five to six minutes on two cores): a second
+# one kept a quick deck past twenty minutes. A deck has one slide per required section of its scope (3 to
+# 6) and the executive summary until the reviser merges, removes or adds one, within the profile's bound on
+# drafted slides.
+DECK_PROFILES: dict[str, tuple[int, int]] = {"quick": (1, 1), "full": (MAX_REBUILDS, MAX_LAPS)}
 SLIDE_BOUNDS: dict[str, int] = {"quick": 7, "full": MAX_SLIDES}
 
 
