@@ -205,6 +205,8 @@ def _judgement(schema: Mapping[str, Any], prompt: str) -> dict[str, Any]:
         if "evidence" in node.get("properties", {}):
             score_node = node
     dimensions = _enum(schema, score_node, "dimension")
+    if not dimensions:  # the scorer asked without a judgement's schema (a warm-up's)
+        raise ValueError("not a judgement's schema")
     scores = _find(schema, "scores") or {}
     count = int(scores.get("maxItems", len(dimensions)))
     return {

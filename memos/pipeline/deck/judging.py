@@ -33,6 +33,8 @@ from memos.pipeline.errors import StageFailed
 from memos.pipeline.prompts import model_written_anchors, template
 
 J = TypeVar("J", bound=BaseModel)
+# The judge's prompts: the R1 gate, an R2 score, and T11's re-score of the unchanged best.
+GATE, SCORER, RESCORE = "deck_gate", "deck_scorer", "deck_rescore"
 # The judge's own R2 dimensions beyond the composite: the protected invariants it measures (seed 001 4a).
 PROTECTED_ANCHORS = {
     "scope_adherence": "every required section present and on its purpose",
@@ -156,7 +158,7 @@ def judge_prompt(  # noqa: PLR0917 - the judge's inputs, each named at every cal
 
 
 def judge_r1(ctx: StageContext, gw: LLMGateway, deck: Deck, measured: Measured, stage: str) -> R1Judgement:
-    return _ask(ctx, gw, "deck_gate", inputs(ctx).r1, deck, measured, R1Judgement, stage)
+    return _ask(ctx, gw, GATE, inputs(ctx).r1, deck, measured, R1Judgement, stage)
 
 
 def judge_r2(
@@ -166,7 +168,7 @@ def judge_r2(
         return _ask(
             ctx,
             gw,
-            "deck_rescore",
+            RESCORE,
             inputs(ctx).r2,
             deck,
             measured,
@@ -174,7 +176,7 @@ def judge_r2(
             stage,
             {"lap": str(rescore_lap)},
         )
-    return _ask(ctx, gw, "deck_scorer", inputs(ctx).r2, deck, measured, R2Judgement, stage)
+    return _ask(ctx, gw, SCORER, inputs(ctx).r2, deck, measured, R2Judgement, stage)
 
 
 def found_pairs(quotes: list[QuoteCheck]) -> list[tuple[str, bool]]:

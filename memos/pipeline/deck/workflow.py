@@ -22,9 +22,9 @@ from memos.pipeline.deck.plan import BASELINE, DECK, DRAFT_KIND, FIGURES, LAP, R
 from memos.pipeline.deck.reader import deck_reader_text
 from memos.pipeline.deck.refine import run_refine
 from memos.pipeline.deck.scope import run_scope
+from memos.pipeline.deck.warm import warm_prompts
 from memos.pipeline.judge_families import Judged
 from memos.pipeline.reader_text import REASKS
-from memos.pipeline.warming import warm_asked
 from memos.pipeline.workflows import Stage, StepKind, Workflow
 
 TEMPLATES = "memos/step_documents/deck"
@@ -152,16 +152,6 @@ WORKFLOW = Workflow(
     surface="memos.pipeline.deck.desk",
     reader_text=deck_reader_text,
     sealed_kinds=frozenset({DRAFT_KIND, BASELINE, LAP, DECK}),
-    # The judge's prompts name the run's rubric in their system text, and the rubric builder its anchors:
-    # those are read on the run's first call of each.
-    warm_prompts=lambda run: warm_asked(
-        run,
-        [
-            ("deck_scope", Role.SCOPE_BUILDER),
-            ("deck_framing", Role.DRAFTER),
-            ("deck_drafter", Role.DRAFTER),
-            ("deck_planner", Role.PLANNER),
-            ("deck_reviser", Role.REVISER),
-        ],
-    ),
+    # The rubric builder's prompt names its anchors: it is read on the run's first call of it.
+    warm_prompts=warm_prompts,
 )

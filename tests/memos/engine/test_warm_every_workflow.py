@@ -41,9 +41,13 @@ def test_a_decks_calls_begin_with_its_warm_texts() -> None:
         driver.run_inline(str(run.pk))
         sent = server.requests
     warm = workflow_for("deck").warm_prompts(run)
-    names = ["deck_scope", "deck_framing", "deck_drafter", "deck_planner", "deck_reviser"]
+    judges = ["deck_gate", "deck_scorer"]
+    names = ["deck_scope", "deck_framing", "deck_drafter", *judges, "deck_planner", "deck_reviser"]
     assert [p.name for p in warm] == names
-    assert begins_every_call(warm, sent, run) >= {"deck_scope", "deck_framing", "deck_drafter"}
+    # The judges' system texts hold the pinned rubric, every anchor: the same for every deck until an admin
+    # saves another version, so the R1 gate and the first R2 score read them from the cache.
+    assert begins_every_call(warm, sent, run) >= {"deck_scope", "deck_framing", "deck_drafter", *judges}
+    assert all("Rubric (" in p.system and "5: " in p.system for p in warm if p.name in judges)
 
 
 def test_a_screens_calls_begin_with_its_warm_texts() -> None:

@@ -35,7 +35,7 @@ from agents.llm.types import CallContext
 from agents.rubrics import Rubric
 from memos.models import AgentStep, ArtefactVersion, Calibration, GoldScore, LLMCall, RubricVersion
 from memos.pipeline.deck.calibration import configured_scorer
-from memos.pipeline.deck.judging import judge_prompt
+from memos.pipeline.deck.judging import GATE, SCORER, judge_prompt
 from memos.pipeline.deck.plan import SCOPE
 from memos.pipeline.gateway import gateway
 from memos.pipeline.prompts import pinned_rubric
@@ -62,8 +62,8 @@ class JudgeCall:
 
 
 JUDGE_CALLS = {
-    DECK_R2: JudgeCall("deck_scorer", R2Judgement),
-    DECK_R1: JudgeCall("deck_gate", R1Judgement),
+    DECK_R2: JudgeCall(SCORER, R2Judgement),
+    DECK_R1: JudgeCall(GATE, R1Judgement),
 }
 
 
