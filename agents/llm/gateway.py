@@ -4,7 +4,8 @@ One call goes: endpoint for the role -> loopback guard -> ledger cache -> (budge
 per attempt. Transient errors (timeout, connection, 429, 5xx, a cut-off body) are retried with backoff up to
 ``settings.max_retries`` times; an answer cut off at ``max_tokens`` is asked again once, unchanged, with
 ``LENGTH_RETRY_FACTOR`` times the budget (asking a model to be briefer rarely helps), unless it was
-repeating itself (``looped``: more room would be filled the same way), which is told so; an answer that fails
+repeating itself (``looped``: more room would be filled the same way), which is told so, or it stopped short
+of ``max_tokens`` (the server's context ran out: the call fails at once, saying so); an answer that fails
 validation (or is cut again) gets one re-ask carrying the error, then the call fails with ``InvalidOutput``.
 Every row of a call carries the request hash of the call as asked, so the answer that finally arrives is the
 cache entry for that request, whatever budget it took. Provider and limiter failures reach the caller only
@@ -68,6 +69,12 @@ class _Invalid(Exception):
 
 class _Cut(_Invalid):
     """The answer stopped at max_tokens."""
+
+
+class _OutOfContext(_Invalid):
+    """The answer stopped short of max_tokens with finish_reason "length": the server's context window (a
+    llama-server slot's share of ``-c``) ran out under the prompt. More room, or a re-ask that makes the
+    prompt longer still, cannot finish it; asked again unchanged at temperature 0 it is the same answer."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +254,7 @@ class LLMGateway:
                     response.tokens_in, response.tokens_out
                 )
                 try:
-                    result = _validate(output_type, response)
+                    result = _validate(output_type, response, request.max_tokens)
                 except _Invalid as exc:
                     # A model repeating itself would fill twice the room the same way: told so instead.
                     looping = isinstance(exc, _Cut) and looped(response.content or "")
@@ -272,10 +279,9 @@ class LLMGateway:
                         budget = request.max_tokens * LENGTH_RETRY_FACTOR
                         request = request.model_copy(update={"max_tokens": budget})
                         continue
-                    if reasked:
-                        raise InvalidOutput(
-                            f"{call.label}: the answer failed validation twice: {reason}", raw=response.raw
-                        ) from None
+                    # Out of context, a longer prompt (the re-ask) cannot fit either: the first answer tells.
+                    if reasked or isinstance(exc, _OutOfContext):
+                        raise _gave_up(call.label, reason, response, twice=reasked) from None
                     reasked = True
                     request = _reask(request, response, reason)
                     continue
@@ -398,8 +404,14 @@ def _ms_since(started: float) -> int:
     return round((time.monotonic() - started) * 1000)
 
 
-def _validate(output_type: type[T], response: ProviderResponse) -> T:
+def _validate(output_type: type[T], response: ProviderResponse, max_tokens: int) -> T:
     if response.finish_reason == "length":
+        if 0 < response.tokens_out < max_tokens:
+            raise _OutOfContext(
+                f"the model's context window ran out after {response.tokens_out} tokens of answer (it may "
+                f"write {max_tokens}) to a prompt of {response.tokens_in} tokens: the prompt is too long for "
+                "this model's context"
+            )
         raise _Cut("the answer was cut off at max_tokens; answer more briefly")
     if response.content is None:
         raise _Invalid("the answer had no text content")
@@ -428,6 +440,11 @@ def _has_nul(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_nul(item) for item in value)
     return False
+
+
+def _gave_up(label: str, reason: str, response: ProviderResponse, *, twice: bool) -> InvalidOutput:
+    why = f"the answer failed validation twice: {reason}" if twice else reason
+    return InvalidOutput(f"{label}: {why}", raw=response.raw)
 
 
 def _why_invalid(exc: _Invalid, bound: int, *, larger: bool, looping: bool) -> str:

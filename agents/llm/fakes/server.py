@@ -16,8 +16,10 @@ hold them (``answers``: each workflow declares its own); then a generated answer
 - ``"disconnect"``: drop the connection without a response;
 - ``"truncated"``: a 200 whose JSON body is cut in half;
 - ``"invalid_schema"``: valid JSON content that does not match the schema; ``"not_json"``: content that is
-  not JSON; ``"length"``: half an answer with ``finish_reason: "length"``; ``"looping"``: an answer that
-  repeats one phrase until it is cut off (``finish_reason: "length"``), as a small model does;
+  not JSON; ``"length"``: half an answer with ``finish_reason: "length"``, its usage the request's
+  ``max_tokens`` (cut at its bound); ``"context"``: the same, its usage what it wrote (the server's context
+  window ran out first, as llama-server's per-slot window does under a long prompt); ``"looping"``: an answer
+  that repeats one phrase until it is cut off (``finish_reason: "length"``), as a small model does;
 - ``{"kind": "raw", "status": 200, "body_b64": "...", "content_type": "application/json"}``: exactly these
   bytes (any bytes, invalid UTF-8 included) with this status (200-599, default 200) and content type (default
   ``application/json``; ``null`` sends none), plus optional extra ``headers``. For the malformed-answer tests.
@@ -62,7 +64,7 @@ from agents.llm.hashing import canonical_json, sha256_hex
 ROLE_HEADER = "X-Analyst-Role"
 PROMPT_HEADER = "X-Prompt-Name"
 WORD_FAULTS = frozenset(
-    {"hang", "disconnect", "truncated", "invalid_schema", "not_json", "length", "looping"}
+    {"hang", "disconnect", "truncated", "invalid_schema", "not_json", "length", "context", "looping"}
 )
 # What a looping answer repeats until its bound: the 1.5B's way of filling a field with the ids it was shown.
 LOOP = "[[XOM:return_1w:2017-09-01]], [[CVX:return_1w:2017-09-01]] "
@@ -363,10 +365,11 @@ class _Handler(BaseHTTPRequestHandler):
                 content = '{"synthesis": "The sector ' + LOOP * 60
             cut, finish_reason = (
                 (content[: len(content) // 2], "length")
-                if kind == "length"
+                if kind in {"length", "context"}
                 else (content, "length" if kind == "looping" else "stop")
             )
-            answer = json.dumps(_completion(body, cut, finish_reason)).encode()
+            at_bound = finish_reason == "length" and kind != "context"
+            answer = json.dumps(_completion(body, cut, finish_reason, at_bound=at_bound)).encode()
             self._send(200, answer, before_last_byte=count_completed)
             delivered = True
         except UnsupportedSchema as exc:
@@ -476,10 +479,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def _completion(body: dict[str, Any], content: str, finish_reason: str) -> dict[str, Any]:
+def _completion(
+    body: dict[str, Any], content: str, finish_reason: str, *, at_bound: bool = False
+) -> dict[str, Any]:
+    """``at_bound``: the answer was cut at the request's ``max_tokens``, which its usage then reports."""
     messages = body.get("messages") or []
     prompt_tokens = sum(approx_tokens(str(m.get("content", ""))) for m in messages if isinstance(m, dict))
     completion_tokens = approx_tokens(content)
+    if at_bound and isinstance(bound := body.get("max_tokens"), int):
+        completion_tokens = max(completion_tokens, bound)
     return {
         "id": f"chatcmpl-fake-{time.monotonic_ns()}",
         "object": "chat.completion",

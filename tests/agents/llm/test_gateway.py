@@ -201,7 +201,8 @@ def test_an_answer_that_needed_a_larger_budget_is_still_a_cache_hit_for_the_same
 
 
 def test_an_answer_cut_at_the_larger_budget_gets_one_reask_then_fails() -> None:
-    h = Harness(FakeProvider([CUT, CUT, CUT]))
+    at_100 = CUT.model_copy(update={"tokens_out": 100})  # cut at the larger bound, as a server reports it
+    h = Harness(FakeProvider([CUT, at_100, at_100]))
     with pytest.raises(InvalidOutput, match="failed validation twice"):
         h.ask()
     assert h.outcomes() == ["invalid", "invalid", "invalid"]
@@ -211,6 +212,18 @@ def test_an_answer_cut_at_the_larger_budget_gets_one_reask_then_fails() -> None:
     assert [m.role for m in reask] == ["system", "user", "assistant", "user"] and "max_tokens" in reask[
         3
     ].content
+
+
+def test_an_answer_cut_short_of_its_bound_ran_out_of_context_and_fails_at_once() -> None:
+    # Seen on the embedded model: a 7,704-token prompt on a slot of 8,192 left room for 488 tokens of a
+    # 2,750 bound. Twice the room repeated the same 488 tokens at temperature 0, and the re-ask after it did
+    # not fit at all (HTTP 400): three attempts, 250 s, for a failure the first one already told.
+    short = ProviderResponse(content='{"rating": "bu', finish_reason="length", tokens_in=5, tokens_out=20)
+    h = Harness(FakeProvider([short, {"rating": "buy", "reason": "x"}]))
+    with pytest.raises(InvalidOutput, match="context window ran out after 20 tokens of answer"):
+        h.ask()
+    assert h.outcomes() == ["invalid"] and len(h.fake.history) == 1
+    assert "prompt is too long for this model's context" in (h.ledger.records[0].error or "")
 
 
 def test_a_json_answer_wrapped_in_a_markdown_fence_is_accepted() -> None:

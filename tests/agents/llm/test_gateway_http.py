@@ -230,6 +230,16 @@ def test_a_cut_off_answer_is_asked_again_with_twice_the_budget_and_then_cached(
     assert desk.outcomes() == ["invalid", "ok", "cached"]
 
 
+def test_an_answer_the_servers_context_cut_is_not_asked_again(
+    server: FakeLLMServer, desk_for: Callable[..., Desk]
+) -> None:
+    server.inject("context")
+    desk = desk_for(settings_for(server))
+    with pytest.raises(InvalidOutput, match="context window ran out"):
+        desk.ask()
+    assert server.request_count == 1 and desk.outcomes() == ["invalid"]
+
+
 def test_a_schema_invalid_answer_twice_is_a_recorded_invalid_output(
     server: FakeLLMServer, desk_for: Callable[..., Desk]
 ) -> None:
