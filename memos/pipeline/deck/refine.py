@@ -9,7 +9,7 @@ killed half-way is redone by the next worker without paying again for a call alr
 
 from __future__ import annotations
 
-from agents.deck.assign import figures_of
+from agents.deck.assign import figures_of, latest_figures
 from agents.deck.candidate import build
 from agents.deck.gates import Decision, Measured, StopReason, decide, drifted, r2_scored, stop_reason
 from agents.deck.narrowing import revision_schema
@@ -287,10 +287,14 @@ def revise(
     drafted = {slide.number: slide for slide in deck.drafted()}
     numbers = tuple(n for n in dict.fromkeys(order.slides) if n in drafted)
     sections = (SUMMARY_SECTION, *(section.name for section in inputs(ctx).body))
-    # The named slides' own figures (agents.deck.assign); the summary may cite any of the run's.
+    # The named slides' own figures (agents.deck.assign). The summary's reasons are offered what the framing
+    # was, each metric's latest year and quarter (agents.deck.assign.latest_figures): offered every figure of
+    # the run (4,000 tokens and more), the embedded reviser's prompt outgrew its model's 8,192-token slot.
     named_sections = [drafted[n].section for n in numbers]
     own = inputs(ctx).plan.figures_for(named_sections)
-    offered = found if SUMMARY_SECTION in named_sections or not own else figures_of(own, found)
+    offered = figures_of(own, found) if own else found
+    if SUMMARY_SECTION in named_sections:
+        offered = latest_figures(found) | figures_of(own, found)
     schema = revision_schema(tuple(offered), sections, numbers)
     named = "\n".join(slide_outline(deck.slides[n - 1]) for n in numbers)
     ctx.check()

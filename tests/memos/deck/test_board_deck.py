@@ -278,3 +278,27 @@ def test_competitors_the_fact_store_holds_are_offered_to_the_section_on_competit
     )
     assert not any(i.startswith("HPQ:") for i in plan.sections["Growth"].figures)
     assert all(i.startswith("AAPL:") for i in bridge_ids(figures))
+
+
+def test_a_reviser_asked_about_the_summary_is_offered_what_its_framing_was() -> None:
+    # Offered every figure of the run, the embedded reviser's prompt outgrew its 8,192-token slot.
+    order = {
+        "target": "executive_altitude",
+        "action": "rewrite_section",
+        "slides": [2],
+        "instruction": "Lead.",
+    }
+    run = deck_run("quick")
+    with fake_deck_llm({"deck_planner": [order]}) as server:
+        driver.run_inline(str(run.pk))
+        [framing] = [r for r in server.requests if r["prompt_name"] == "deck_framing"]
+        [reviser] = [r for r in server.requests if r["prompt_name"] == "deck_reviser"]
+    run.refresh_from_db()
+    assert run.status == Run.Status.DONE, run.status_message
+    user = next(m["content"] for m in reviser["body"]["messages"] if m["role"] == "user")
+    to_reviser = set(FIGURE_ID.findall(user.split("Figures you may place")[1].split("Required sections")[0]))
+    framed = next(m["content"] for m in framing["body"]["messages"] if m["role"] == "user")
+    to_framing = set(FIGURE_ID.findall(framed.split("Figures you may cite")[1].split("The desk's memo")[0]))
+    assert to_framing and to_reviser == to_framing
+    everything = {fact.fact_id for fact in deck_facts(run.brief.company)} if run.brief.company else set()
+    assert len(to_reviser) < len(everything) / 2
