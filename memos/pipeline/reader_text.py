@@ -47,6 +47,9 @@ class Section:
     key: str
     title: str
     texts: list[str]
+    # The figures this section's re-ask shows, under a heading, where not the writer's whole list
+    # (``Asking.facts``): a deck's slide prints a few of them, the whole list is 4,000 tokens and more.
+    facts: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,8 @@ def repair_sections(
     answers: dict[str, Rewrites | None] = {}
     if asked:
         gw = gateway()
-        titles = {section.key: section.title for section in sections}
-        prompts = {key: _prompt(ctx, asking, titles[key], items) for key, items in asked.items()}
+        by_key = {section.key: section for section in sections}
+        prompts = {key: _prompt(ctx, asking, by_key[key], items) for key, items in asked.items()}
         schemas = {key: rewrites_schema(len(items), asking.prose) for key, items in asked.items()}
         work = {key: partial(_reask, gw, ctx, asking, prompts[key], schemas[key]) for key in asked}
         # Every re-ask begins with the same figures: the embedded model reads them once when asked one
@@ -127,9 +130,10 @@ def repair_sections(
     return Repaired(texts, repairs)
 
 
-def _prompt(ctx: StageContext, asking: Asking, title: str, items: list[Fault]) -> RenderedPrompt:
+def _prompt(ctx: StageContext, asking: Asking, section: Section, items: list[Fault]) -> RenderedPrompt:
+    facts = section.facts or asking.facts
     return template(REASK_PROMPT, ctx.run).render(
-        {"what": asking.what, "section": title, "how": asking.how, "facts": asking.facts},
+        {"what": asking.what, "section": section.title, "how": asking.how, "facts": facts},
         {"sentences": quoted(items)},
         nonce=ctx.run.nonce,
     )

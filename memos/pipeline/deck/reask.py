@@ -6,8 +6,12 @@ asked about: code prints that figure in its place when the deck is built (agents
 
 from __future__ import annotations
 
-from agents.deck.resolve import FIRST_DRAFTED, DeckWriter
+from collections.abc import Mapping
+
+from agents.deck.assign import figures_of
+from agents.deck.resolve import FIRST_DRAFTED, SUMMARY_SECTION, DeckWriter
 from agents.deck.schemas import BulletDraft, DeckDraft, SlideDraft
+from agents.deck.spec import Figure
 from agents.llm.roles import Role
 from agents.text.patterns import Prose
 from agents.text.repair import SectionRepair
@@ -36,9 +40,19 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
         facts="The figures the deck may print (values rendered by code):\n" + figure_lines(found.figures),
         prose=Prose(),
     )
-    sections = [Section(FRAMING, FRAMING, [draft.title, draft.thesis])]
+    # Each re-ask shows the figures its slide prints (the title and thesis: the summary's reasons'), not the
+    # run's whole list: on the embedded model a deck's first re-ask read 4,500 tokens of it (85 s).
+    summary = next((slide for slide in draft.slides if slide.section == SUMMARY_SECTION), None)
+    sections = [
+        Section(FRAMING, FRAMING, [draft.title, draft.thesis], facts=_printed(summary, found.figures))
+    ]
     sections += [
-        Section(f"slide {number}", f"slide {number} ({slide.section})", _texts(slide))
+        Section(
+            f"slide {number}",
+            f"slide {number} ({slide.section})",
+            _texts(slide),
+            facts=_printed(slide, found.figures),
+        )
         for number, slide in enumerate(draft.slides, start=FIRST_DRAFTED)
     ]
     if not any(writer.withholds(sentence) for section in sections for sentence in section.texts):
@@ -54,6 +68,20 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
         for repair, section in zip(repaired.repairs, sections, strict=True)
     ]
     return draft.model_copy(update={"title": title, "thesis": thesis, "slides": slides}), repairs
+
+
+def _printed(slide: SlideDraft | None, figures: Mapping[str, Figure]) -> str:
+    """The figures ``slide`` places (its bullets', its table's rows, its chart's points) as a re-ask shows
+    them."""
+    ids = [] if slide is None else [fact_id for bullet in slide.bullets for fact_id in bullet.figures]
+    if slide is not None and slide.table is not None:
+        ids += slide.table.rows
+    if slide is not None and slide.chart is not None:
+        ids += slide.chart.points
+    printed = figures_of(list(dict.fromkeys(ids)), figures)
+    if not printed:
+        return "The slide prints no figures."
+    return "The figures the slide prints (values rendered by code):\n" + figure_lines(printed)
 
 
 def _texts(slide: SlideDraft) -> list[str]:
