@@ -28,7 +28,7 @@ def deck_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | No
     generic example stands)."""
     text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict)) if messages else ""
     if role == "scope_builder":
-        return _scope()
+        return _scope(schema)
     if role == "drafter":
         return _drafted(schema)
     if role == "reviser":
@@ -40,13 +40,17 @@ def deck_answer(role: str, schema: Mapping[str, Any], messages: Any) -> Any | No
     return None
 
 
-def _scope() -> dict[str, Any]:
+def _scope(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The fake scope, within the profile's bound on sections: "Risks" (code's own slide answers it) goes
+    first."""
+    bound = int((_find(schema, "required_sections") or {}).get("maxItems", len(SECTIONS)))
+    names = [name for name in SECTIONS if name != "Risks" or bound >= len(SECTIONS)][:bound]
     return {
         "audience": "The investment committee deciding on the position.",
         "decision": "Whether to hold, add to or trim the position.",
         "required_sections": [
             {"name": name, "purpose": f"What the committee needs to know about {name.lower()}."}
-            for name in SECTIONS
+            for name in names
         ],
         "key_questions": ["Is growth holding up?", "What would change the recommendation?"],
     }

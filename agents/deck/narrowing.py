@@ -15,6 +15,7 @@ from typing import Any, cast
 from pydantic import Field, JsonValue, create_model
 
 from agents.deck.schemas import (
+    MIN_SECTIONS,
     AskedBulletDraft,
     ChartDraft,
     Framing,
@@ -24,6 +25,8 @@ from agents.deck.schemas import (
     R2Score,
     RevisedSlide,
     Revision,
+    Scope,
+    SectionPlan,
     SlideDraft,
     TableDraft,
 )
@@ -37,6 +40,19 @@ def _cited_bullet(name: str, ids: tuple[str, ...], prose: Prose, *, figures: int
         name,
         __base__=patterned(AskedBulletDraft, prose, ["text"]),
         figures=(list[str], ids_field(ids, min_length=0, max_length=figures)),
+    )
+
+
+@lru_cache(maxsize=8)
+def scope_schema(max_sections: int) -> type[Scope]:
+    """The scope with at most ``max_sections`` body sections (the profile's: agents.deck.profile)."""
+    return create_model(
+        "BoundedScope",
+        __base__=Scope,
+        required_sections=(
+            list[SectionPlan],
+            Field(min_length=MIN_SECTIONS, max_length=max(MIN_SECTIONS, max_sections)),
+        ),
     )
 
 

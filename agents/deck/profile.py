@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.deck.schemas import MAX_SLIDES
+from agents.deck.schemas import MAX_SECTIONS, MAX_SLIDES, MIN_SECTIONS
 
 MAX_REBUILDS = 4
 MAX_LAPS = 12
@@ -23,6 +23,8 @@ class DeckConfig(BaseModel):
     max_slides: int = Field(
         default=MAX_SLIDES, ge=3, le=MAX_SLIDES
     )  # a refinement cycle stops cleanly past it
+    # The most body sections the scope builder may ask for (a run started before the bound: the schema's).
+    max_sections: int = Field(default=MAX_SECTIONS, ge=MIN_SECTIONS, le=MAX_SECTIONS)
     # A refinement cycle (memos.pipeline.deck.desk.cycles): the deck version it continues from. The scope and
     # the accepted draft are that version's; the loop re-baselines only when the epoch changed.
     base_version: int | None = None
@@ -36,6 +38,10 @@ class DeckConfig(BaseModel):
 # drafted slides.
 DECK_PROFILES: dict[str, tuple[int, int]] = {"quick": (1, 1), "full": (MAX_REBUILDS, MAX_LAPS)}
 SLIDE_BOUNDS: dict[str, int] = {"quick": 7, "full": MAX_SLIDES}
+# The most body sections a scope may ask for, by profile: each is a drafter's call, a re-ask when it types a
+# figure, and a slide every judge reads. The quick deck's scope asked for six on the embedded model (seven
+# drafter calls, 300 s on two cores, then six re-asks); four make a board's first look.
+SECTION_BOUNDS: dict[str, int] = {"quick": 4, "full": MAX_SECTIONS}
 
 
 def deck_config(
@@ -52,4 +58,5 @@ def deck_config(
         max_laps=min(int(max_iterations), laps),
         cycle_budget_tokens=budget,
         max_slides=SLIDE_BOUNDS[profile],
+        max_sections=SECTION_BOUNDS[profile],
     )

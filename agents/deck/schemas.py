@@ -59,6 +59,10 @@ class _Strict(BaseModel):
 # --- L1 scope builder, L2 rubric builder
 
 
+# A scope's body sections (the desk adds the title, summary, risks, watch and sources slides itself).
+MIN_SECTIONS, MAX_SECTIONS = 3, 6
+
+
 class SectionPlan(_Strict):
     name: Name
     purpose: Sentence
@@ -69,7 +73,7 @@ class Scope(_Strict):
 
     audience: Sentence
     decision: Sentence  # the decision the deck supports
-    required_sections: list[SectionPlan] = Field(min_length=3, max_length=6)
+    required_sections: list[SectionPlan] = Field(min_length=MIN_SECTIONS, max_length=MAX_SECTIONS)
     key_questions: list[Sentence] = Field(min_length=2, max_length=4)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from agents.deck.narrowing import scope_schema
 from agents.deck.outputs import ScopeOutput
 from agents.deck.schemas import RubricProposal, Scope
 from agents.llm.errors import BudgetExceeded, LLMError
@@ -40,7 +41,9 @@ def frozen_scope(ctx: StageContext, gw: LLMGateway) -> ScopeOutput:
         {"brief": inputs(ctx).brief},
         nonce=ctx.run.nonce,
     )
-    scope = gw.complete(prompt, Scope, context=inputs(ctx).call(SCOPE, Role.SCOPE_BUILDER))
+    schema = scope_schema(inputs(ctx).config.max_sections)
+    answer = gw.complete(prompt, schema, context=inputs(ctx).call(SCOPE, Role.SCOPE_BUILDER))
+    scope = Scope.model_validate(answer.model_dump())
     # Seed 001 rule 1, Reviewer != Reviser: the judge's family as the run recorded it when it started.
     return ScopeOutput(
         scope=scope, same_model_warning=" ".join(badges(ctx.run.verdict_families, role=Role.SCORER))
