@@ -97,8 +97,9 @@ def repair_sections(
         prompts = {key: _prompt(ctx, asking, by_key[key], items) for key, items in asked.items()}
         schemas = {key: rewrites_schema(len(items), asking.prose) for key, items in asked.items()}
         work = {key: partial(_reask, gw, ctx, asking, prompts[key], schemas[key]) for key in asked}
-        # Every re-ask begins with the same figures: the embedded model reads them once when asked one
-        # re-ask after another, and once a call when asked them together.
+        # Re-asks showing the writer's whole list (a memo's sections) begin with the same figures: the
+        # embedded model reads them once when asked one re-ask after another, and once a call when asked
+        # them together.
         alike = gw.shares_start([(prompts[key], schemas[key]) for key in asked], role=asking.role)
         ctx.check()
         for key, future in fanout.in_parallel(

@@ -37,7 +37,7 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
         stage=DRAFT,
         what=f"a board deck on {company.name} ({company.ticker})",
         how=HOW,
-        facts="The figures the deck may print (values rendered by code):\n" + figure_lines(found.figures),
+        facts="",  # each section shows its own slide's (Section.facts, below)
         prose=Prose(),
     )
     # Each re-ask shows the figures its slide prints (the title and thesis: the summary's reasons'), not the
