@@ -127,6 +127,16 @@ class SlideDraft(_Strict):
     table: TableDraft | None = None
     chart: ChartDraft | None = None
 
+    def fact_ids(self) -> list[str]:
+        """The fact ids the slide places, once each, in the order the built slide draws them (bullets, table
+        rows, chart points; agents.deck.spec.Slide.figures walks the built slide the same way)."""
+        ids = [fact_id for bullet in self.bullets for fact_id in bullet.figures]
+        if self.table is not None:
+            ids += self.table.rows
+        if self.chart is not None:
+            ids += self.chart.points
+        return list(dict.fromkeys(ids))
+
 
 class Framing(_Strict):
     """The deck's title and thesis, and its executive summary (the recommendation as the summary slide's

@@ -195,6 +195,8 @@ class LLMGateway:
         endpoint = self.settings.endpoint_for(role)
         if not (endpoint.model == LOCAL_MODEL_ALIAS and endpoint.is_loopback):
             return False
+        if shared_start([prompt for prompt, _ in asks]) is None:
+            return False  # a deck's re-asks, each showing its own slide's figures: no ledger lookups
         unpaid = [prompt for prompt, output_type in asks if not self._answered(prompt, output_type, endpoint)]
         return shared_start(unpaid) is not None
 

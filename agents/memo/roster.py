@@ -89,9 +89,11 @@ class MemoConfig(BaseModel):
         return roster
 
 
+FULL, QUICK = "full", "quick"  # the profiles' names, as briefs, settings and the week's desk name them
+
 DEFAULT_PROFILES = {
-    "full": Profile("full", tuple(SPECIALISTS), 3),
-    "quick": Profile("quick", ("fundamentals", "quant", "news"), 1, max_claims=4),
+    FULL: Profile(FULL, tuple(SPECIALISTS), 3),
+    QUICK: Profile(QUICK, ("fundamentals", "quant", "news"), 1, max_claims=4),
 }
 
 
@@ -103,8 +105,8 @@ def load_profiles(environ: Mapping[str, str]) -> dict[str, Profile]:
     env = Env(environ)
     profiles = dict(DEFAULT_PROFILES)
     for name, roster_var, iterations_var in (
-        ("full", "MEMO_ROSTER", "MEMO_ITERATIONS"),
-        ("quick", "MEMO_QUICK_ROSTER", "MEMO_QUICK_ITERATIONS"),
+        (FULL, "MEMO_ROSTER", "MEMO_ITERATIONS"),
+        (QUICK, "MEMO_QUICK_ROSTER", "MEMO_QUICK_ITERATIONS"),
     ):
         base = profiles[name]
         roster = tuple(env.items(roster_var, list(base.roster)))

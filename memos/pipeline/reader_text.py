@@ -47,9 +47,10 @@ class Section:
     key: str
     title: str
     texts: list[str]
-    # The figures this section's re-ask shows, under a heading, where not the writer's whole list
-    # (``Asking.facts``): a deck's slide prints a few of them, the whole list is 4,000 tokens and more.
-    facts: str = ""
+    # The figures its re-ask shows, under a heading, one per line with the value code renders: a memo's
+    # sections each show the writer's whole list, a deck's slide only what it prints (the whole list is
+    # 4,000 tokens and more).
+    facts: str
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,6 @@ class Asking:
     stage: str
     what: str  # "an investment memo on Apple Inc. (AAPL)"
     how: str  # how the writer may mention a figure instead ("as its fact id in double brackets ...")
-    facts: str  # the figures it was given, under a heading, one per line with the value code renders
     prose: Prose  # what a rewrite may hold besides plain words (its pattern)
 
 
@@ -132,9 +132,8 @@ def repair_sections(
 
 
 def _prompt(ctx: StageContext, asking: Asking, section: Section, items: list[Fault]) -> RenderedPrompt:
-    facts = section.facts or asking.facts
     return template(REASK_PROMPT, ctx.run).render(
-        {"what": asking.what, "section": section.title, "how": asking.how, "facts": facts},
+        {"what": asking.what, "section": section.title, "how": asking.how, "facts": section.facts},
         {"sentences": quoted(items)},
         nonce=ctx.run.nonce,
     )

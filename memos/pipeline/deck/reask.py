@@ -37,7 +37,6 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
         stage=DRAFT,
         what=f"a board deck on {company.name} ({company.ticker})",
         how=HOW,
-        facts="",  # each section shows its own slide's (Section.facts, below)
         prose=Prose(),
     )
     # Each re-ask shows the figures its slide prints (the title and thesis: the summary's reasons'), not the
@@ -71,14 +70,8 @@ def reasked(ctx: StageContext, draft: DeckDraft) -> tuple[DeckDraft, list[Sectio
 
 
 def _printed(slide: SlideDraft | None, figures: Mapping[str, Figure]) -> str:
-    """The figures ``slide`` places (its bullets', its table's rows, its chart's points) as a re-ask shows
-    them."""
-    ids = [] if slide is None else [fact_id for bullet in slide.bullets for fact_id in bullet.figures]
-    if slide is not None and slide.table is not None:
-        ids += slide.table.rows
-    if slide is not None and slide.chart is not None:
-        ids += slide.chart.points
-    printed = figures_of(list(dict.fromkeys(ids)), figures)
+    """The figures ``slide`` places as a re-ask shows them."""
+    printed = figures_of([] if slide is None else slide.fact_ids(), figures)
     if not printed:
         return "The slide prints no figures."
     return "The figures the slide prints (values rendered by code):\n" + figure_lines(printed)

@@ -12,21 +12,22 @@ from agents.llm.warm import WarmPrompt
 from memos.models import Run
 from memos.pipeline.deck.judging import GATE, SCORER, dimensions_text
 from memos.pipeline.prompts import model_written_anchors, rubric
-from memos.pipeline.warming import warm_asked, warm_prompt
+from memos.pipeline.warming import warm_prompt
 
 
 def warm_prompts(run: Run) -> list[WarmPrompt]:
     """``run`` pins the versions (a new run's: what it would start with)."""
-    judges = [
-        warm_prompt(run, GATE, Role.SCORER, _rubric_values(run, DECK_R1, protected=False)),
-        warm_prompt(run, SCORER, Role.SCORER, _rubric_values(run, DECK_R2, protected=True)),
+    order = [
+        ("deck_scope", Role.SCOPE_BUILDER, None),
+        ("deck_framing", Role.DRAFTER, None),
+        ("deck_drafter", Role.DRAFTER, None),
+        (GATE, Role.SCORER, _rubric_values(run, DECK_R1, protected=False)),
+        (SCORER, Role.SCORER, _rubric_values(run, DECK_R2, protected=True)),
+        ("deck_planner", Role.PLANNER, None),
+        ("deck_reviser", Role.REVISER, None),
     ]
-    return [
-        *warm_asked(run, [("deck_scope", Role.SCOPE_BUILDER), ("deck_framing", Role.DRAFTER)]),
-        *warm_asked(run, [("deck_drafter", Role.DRAFTER)]),
-        *(found for found in judges if found is not None),
-        *warm_asked(run, [("deck_planner", Role.PLANNER), ("deck_reviser", Role.REVISER)]),
-    ]
+    warmed = (warm_prompt(run, name, role, values) for name, role, values in order)
+    return [found for found in warmed if found is not None]
 
 
 def _rubric_values(run: Run, name: str, *, protected: bool) -> dict[str, str]:

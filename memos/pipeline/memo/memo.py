@@ -112,19 +112,22 @@ def _repaired(
         what=f"an investment memo on {company.name} ({company.ticker})",
         how="Mention a figure only as its fact id in double brackets, chosen from the list below, for "
         f"example [[{example}]]; the desk renders its value.",
-        facts="Fact ids you may reference (values rendered by code):\n"
-        + ("\n".join(fact_line(item) for item in cited) or "(none)"),
         prose=Prose(refs=ids),
     )
+    # Every section's re-ask shows the whole list (the writer may reach for any figure): asked one after
+    # another, the embedded model reads it once (repair_sections).
+    facts = "Fact ids you may reference (values rendered by code):\n" + (
+        "\n".join(fact_line(item) for item in cited) or "(none)"
+    )
     written = [
-        Section("headline_thesis", "Headline thesis", [memo.headline_thesis]),
-        Section("risk_budget", "Risk budget", [memo.risk_budget]),
-        Section("sizing_rationale", "Sizing", [memo.sizing_rationale]),
-        Section("catalysts", "Catalysts", [catalyst.event for catalyst in memo.catalysts]),
-        Section("falsifiers", "Falsifiers", list(memo.falsifiers)),
-        Section("macro", "Macro", [analysis.macro]),
-        Section("meso", "Meso", [analysis.meso]),
-        Section("micro", "Micro", [analysis.micro]),
+        Section("headline_thesis", "Headline thesis", [memo.headline_thesis], facts),
+        Section("risk_budget", "Risk budget", [memo.risk_budget], facts),
+        Section("sizing_rationale", "Sizing", [memo.sizing_rationale], facts),
+        Section("catalysts", "Catalysts", [catalyst.event for catalyst in memo.catalysts], facts),
+        Section("falsifiers", "Falsifiers", list(memo.falsifiers), facts),
+        Section("macro", "Macro", [analysis.macro], facts),
+        Section("meso", "Meso", [analysis.meso], facts),
+        Section("micro", "Micro", [analysis.micro], facts),
     ]
     # The synthesizer copies code's "(cites ...)" lists into its prose: the memo's citations are its own.
     written = [

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from agents.llm.roles import Role
 from agents.llm.warm import WarmPrompt
+from agents.memo.roster import QUICK
 from memos.models import Run
 from memos.pipeline.gateway import second_evaluator
 from memos.pipeline.memo.evaluation import anchors
 from memos.pipeline.memo.settings import memo_settings
 from memos.pipeline.prompts import template
 from memos.pipeline.warming import warm_asked, warm_prompt
-
-QUICK = "quick"
 
 
 def warm_prompts(run: Run) -> list[WarmPrompt]:

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from pydantic import ValidationError
 
 from agents.memo.outputs import MemoOutput
+from agents.memo.roster import QUICK
 from memos.models import ArtefactVersion, Company, FactRecord, Run
 from memos.pipeline.composition import CloserLook, FlaggedName, LooksCloser, PartRefused
 from memos.pipeline.memo.desk.drift import memo_drift
@@ -16,7 +17,6 @@ from memos.services.errors import ServiceError
 from memos.services.holdings import STATEMENT_SOURCES
 from memos.services.runs import ask
 
-QUICK = "quick"
 QUESTION = "The desk's weekly look at {symbol}: what moved it on its own this week, and does the case hold?"
 
 
