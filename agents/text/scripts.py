@@ -19,6 +19,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from fontTools import unicodedata as scripts_data
 
@@ -77,6 +78,8 @@ class Slip:
 
 def slips(text: str, language: Language) -> list[Slip]:
     """Every run of characters in ``text`` written in a script ``language`` does not use, in order."""
+    if text.isascii() and LATIN in language.scripts:
+        return []  # ASCII letters are Latin, the rest of ASCII belongs to no script: most of what is read
     excused = _names_in(text, language.names)
     found: list[Slip] = []
     start: int | None = None
@@ -99,15 +102,21 @@ def note(found: Sequence[Slip]) -> str:
     return ", ".join(str(slip) for slip in dict.fromkeys(found))
 
 
-def _scripts(char: str) -> set[str]:
-    return set(scripts_data.script_extension(char)) - _NO_SCRIPT
+@lru_cache(maxsize=8192)
+def _scripts(char: str) -> frozenset[str]:
+    return frozenset(scripts_data.script_extension(char)) - _NO_SCRIPT
 
 
 def _foreign(char: str, language: Language) -> bool:
+    return _foreign_to(char, language.scripts)
+
+
+@lru_cache(maxsize=8192)
+def _foreign_to(char: str, scripts: frozenset[str]) -> bool:
     own = _scripts(char)
     if own:
-        return not own & language.scripts
-    if language.scripts & EAST_ASIAN:
+        return not own & scripts
+    if scripts & EAST_ASIAN:
         return False
     return unicodedata.east_asian_width(char) in _WIDE and unicodedata.category(char).startswith(_WIDE_KINDS)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import tarfile
 from datetime import date
 from pathlib import Path
@@ -49,3 +51,67 @@ def test_a_malformed_post_names_its_file(tmp_path: Path) -> None:
         archive.add(day, arcname="AAPL/2015-01-02")
     with pytest.raises(MalformedData, match=r"AAPL\.tar\.gz"):
         StocknetSocialSource(tmp_path).posts("AAPL")
+
+
+def _archive(root: Path, days: dict[str, str], *, format: int = tarfile.USTAR_FORMAT) -> Path:
+    """A stocknet archive of AAPL holding ``days`` (day -> its lines), written by tarfile in ``format``."""
+    folder = root / "tweets"
+    folder.mkdir(exist_ok=True)
+    path = folder / "AAPL.tar.gz"
+    with tarfile.open(path, "w:gz", format=format) as archive:
+        for day, text in days.items():
+            file = root / "AAPL" / day
+            file.parent.mkdir(exist_ok=True)
+            file.write_text(text)
+            archive.add(file, arcname=f"AAPL/{day}")
+    return path
+
+
+def _tweet(words: str, when: str) -> str:
+    return json.dumps({"text": words.split(), "created_at": when, "user_id_str": "7"}) + "\n"
+
+
+def test_an_archive_is_read_the_same_whatever_tar_format_wrote_it(tmp_path: Path) -> None:
+    days = {
+        "2015-01-02": _tweet(
+            "$ aapl shipped more phones than anyone expected", "Fri Jan 02 10:00:00 +0000 2015"
+        ),
+        "2015-01-05": _tweet(
+            "$ aapl the watch launch date is set for april", "Mon Jan 05 10:00:00 +0000 2015"
+        ),
+    }
+    read = []
+    for number, format in enumerate((tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT)):
+        root = tmp_path / str(number)
+        root.mkdir()
+        _archive(root, days, format=format)
+        read.append([(post.published, post.text) for post in StocknetSocialSource(root).posts("AAPL")])
+    assert read[0] == read[1] == read[2]
+    assert [day for day, _ in read[0]] == [date(2015, 1, 5), date(2015, 1, 2)]  # newest first
+
+
+def test_a_damaged_or_cut_archive_is_refused_with_its_name(tmp_path: Path) -> None:
+    line = _tweet("$ aapl services revenue grew again this quarter", "Fri Jan 02 10:00:00 +0000 2015")
+    path = _archive(tmp_path, {"2015-01-02": line})
+    data = bytearray(gzip.decompress(path.read_bytes()))
+    data[0:4] = b"XXXX"  # the first header's name: its checksum no longer matches
+    path.write_bytes(gzip.compress(bytes(data)))
+    with pytest.raises(MalformedData, match=r"AAPL\.tar\.gz.*damaged header"):
+        StocknetSocialSource(tmp_path).posts("AAPL")
+    path.write_bytes(
+        gzip.compress(gzip.decompress(_archive(tmp_path, {"2015-01-02": line}).read_bytes())[:560])
+    )
+    with pytest.raises(MalformedData, match=r"AAPL\.tar\.gz.*cut short"):
+        StocknetSocialSource(tmp_path).posts("AAPL")
+    path.write_bytes(b"not gzip at all")
+    with pytest.raises(MalformedData, match=r"AAPL\.tar\.gz"):
+        StocknetSocialSource(tmp_path).posts("AAPL")
+
+
+def test_an_archive_replaced_on_disk_is_read_again(tmp_path: Path) -> None:
+    first = _tweet("$ aapl the first version of this day's file", "Fri Jan 02 10:00:00 +0000 2015")
+    _archive(tmp_path, {"2015-01-02": first})
+    assert "first version" in StocknetSocialSource(tmp_path).posts("AAPL")[0].text
+    second = _tweet("$ aapl the second version of this day's file, longer", "Fri Jan 02 11:00:00 +0000 2015")
+    _archive(tmp_path, {"2015-01-02": second})
+    assert "second version" in StocknetSocialSource(tmp_path).posts("AAPL")[0].text
