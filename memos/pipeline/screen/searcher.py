@@ -52,6 +52,7 @@ class DeskSearcher:
 
     def __init__(self, live: LiveSearch | None = None) -> None:
         self._posts: dict[tuple[str, date], list[SourceDocument]] = {}
+        self._windows: dict[tuple[date, date], list[tuple[SourceDocument, str]]] = {}
         self._lock = threading.Lock()
         self._live = live
 
@@ -112,16 +113,27 @@ class DeskSearcher:
     def _desk(
         self, query: Query, *, symbols: Sequence[str], words: Sequence[str] = ()
     ) -> list[SourceDocument]:
-        rows = SourceDocumentRow.objects.filter(
-            kind__in=DESK_KINDS, published__gte=query.start, published__lte=query.end
-        ).order_by("-published", "doc_id")
         found = []
-        for row in rows[:500]:
-            text = f"{row.title} {row.text}".lower()
-            about = bool(set(row.tickers) & set(symbols))
+        for doc, text in self._desk_window(query.start, query.end):
+            about = bool(set(doc.tickers) & set(symbols))
             if symbols and not about and not any(word in text for word in words):
                 continue
-            found.append(
+            found.append(doc)
+        return found
+
+    def _desk_window(self, start: date, end: date) -> list[tuple[SourceDocument, str]]:
+        """The desk's documents of the window, newest first, each with its title and text lower-cased:
+        read once per window (a screen's queries share two or three), not once per query."""
+        key = (start, end)
+        with self._lock:
+            cached = self._windows.get(key)
+        if cached is not None:
+            return cached
+        rows = SourceDocumentRow.objects.filter(
+            kind__in=DESK_KINDS, published__gte=start, published__lte=end
+        ).order_by("-published", "doc_id")
+        read = [
+            (
                 SourceDocument(
                     doc_id=row.doc_id,
                     kind=row.kind,
@@ -131,9 +143,14 @@ class DeskSearcher:
                     source=row.source,
                     text=row.text,
                     tickers=tuple(row.tickers),
-                )
+                ),
+                f"{row.title} {row.text}".lower(),
             )
-        return found
+            for row in rows[:500]
+        ]
+        with self._lock:
+            self._windows[key] = read
+        return read
 
 
 def _screened(

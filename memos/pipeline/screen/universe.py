@@ -17,7 +17,7 @@ from agents.data.universe import Listing, StocknetUniverse
 from agents.screen.config import ResolvedUniverse, Strategy
 from agents.screen.sectors import sector_of
 from memos.models import Company
-from memos.pipeline.data_sources import live_price_source
+from memos.pipeline.data_sources import live_price_source, snapshot_price_folders
 from memos.pipeline.screen.settings import screen_settings
 
 
@@ -82,9 +82,7 @@ def prices(strategy: Strategy) -> PriceSource:
     own = PriceFolders([Path(strategy.universe.prices)]) if strategy.universe.prices else None
     if screen_settings().live_prices:
         return LiveFirst(own, live_price_source())
-    root = _snapshot()
-    bundled = [root / "prices" / "daily", root / "stocknet" / "price"]
-    return PriceFolders([*(own.folders if own else ()), *bundled])
+    return PriceFolders([*(own.folders if own else ()), *snapshot_price_folders(_snapshot())])
 
 
 def unpriced(strategy: Strategy, symbols: list[str]) -> list[str]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import gzip
 import json
 import tarfile
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 
 from agents.data.errors import MalformedData
-from agents.data.social import StocknetSocialSource, post_text
+from agents.data.social import StocknetSocialSource, post_text, posted_at
 from tests.agents.data import SNAPSHOT
 
 SOURCE = StocknetSocialSource(SNAPSHOT / "stocknet")
@@ -115,3 +115,23 @@ def test_an_archive_replaced_on_disk_is_read_again(tmp_path: Path) -> None:
     second = _tweet("$ aapl the second version of this day's file, longer", "Fri Jan 02 11:00:00 +0000 2015")
     _archive(tmp_path, {"2015-01-02": second})
     assert "second version" in StocknetSocialSource(tmp_path).posts("AAPL")[0].text
+
+
+def test_a_tweets_time_reads_as_strptime_reads_it_and_anything_else_is_refused() -> None:
+    for text in (
+        "Fri Jan 02 10:00:00 +0000 2015",
+        "Thu Dec 31 23:59:59 -0530 2015",
+        "Mon Feb 09 00:00:01 +0900 2015",
+    ):
+        assert posted_at(text) == datetime.strptime(text, "%a %b %d %H:%M:%S %z %Y")
+        assert posted_at(text).utcoffset() == datetime.strptime(text, "%a %b %d %H:%M:%S %z %Y").utcoffset()
+    for bad in (
+        "Fri Jan 02 10:00:00 +0000",
+        "Fri Jan 32 10:00:00 +0000 2015",
+        "Fri Foo 02 10:00:00 +0000 2015",
+        "Fri Jan 02 10:00 +0000 2015",
+        "Fri Jan 02 10:00:00 0000 2015",
+        "2015-01-02T10:00:00Z",
+    ):
+        with pytest.raises(ValueError):
+            posted_at(bad)
