@@ -159,9 +159,11 @@ def _plain_tar_days(data: bytes) -> dict[date, bytes]:
             break  # the end-of-archive blocks
         if _checksum(header) != _octal(header[148:156]):
             raise tarfile.TarError(f"a damaged header at byte {offset}")
-        kind, size = header[156:157], _octal(header[124:136])
-        if kind not in (b"0", b"\0", b"5"):
+        kind = header[156:157]
+        # Another kind of member, a name continued in POSIX's prefix field, a size in base-256.
+        if kind not in (b"0", b"\0", b"5") or _prefixed(header) or header[124] & 0x80:
             raise _NotPlain
+        size = _octal(header[124:136])
         body = offset + BLOCK
         if body + size > len(data):
             raise tarfile.TarError(f"a file cut short at byte {offset}")
@@ -181,6 +183,12 @@ def _tarfile_days(data: bytes) -> dict[date, bytes]:
             if handle is not None and match:
                 days[date.fromisoformat(match.group(1))] = handle.read()
     return days
+
+
+def _prefixed(header: bytes) -> bool:
+    """A POSIX header whose name begins in its prefix field (a path longer than 100 bytes). GNU headers keep
+    other fields there."""
+    return header[257:263] == b"ustar\0" and header[345] != 0
 
 
 def _octal(field: bytes) -> int:

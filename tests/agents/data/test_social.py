@@ -135,3 +135,18 @@ def test_a_tweets_time_reads_as_strptime_reads_it_and_anything_else_is_refused()
     ):
         with pytest.raises(ValueError):
             posted_at(bad)
+
+
+def test_a_day_file_named_past_a_tar_headers_name_field_is_still_found(tmp_path: Path) -> None:
+    symbol = "A" * 95  # "AAA.../2015-01-02" is 106 bytes: POSIX tar puts the folder in its prefix field
+    (tmp_path / "tweets").mkdir()
+    day = tmp_path / "day"
+    day.write_text(
+        _tweet(f"$ {symbol.lower()} a post about a symbol with a long name", "Fri Jan 02 10:00:00 +0000 2015")
+    )
+    with tarfile.open(
+        tmp_path / "tweets" / f"{symbol}.tar.gz", "w:gz", format=tarfile.USTAR_FORMAT
+    ) as archive:
+        archive.add(day, arcname=f"{symbol}/2015-01-02")
+    [post] = StocknetSocialSource(tmp_path).posts(symbol)
+    assert post.published == date(2015, 1, 2)
