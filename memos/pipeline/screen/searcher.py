@@ -123,7 +123,8 @@ class DeskSearcher:
 
     def _desk_window(self, start: date, end: date) -> list[tuple[SourceDocument, str]]:
         """The desk's documents of the window, newest first, each with its title and text lower-cased:
-        read once per window (a screen's queries share two or three), not once per query."""
+        read once per window (a screen's queries share two or three), not once per query. A search API's
+        result stored meanwhile is found by the query that searched it, not by this read."""
         key = (start, end)
         with self._lock:
             cached = self._windows.get(key)
