@@ -30,5 +30,10 @@ def kept_numbers(ctx: StageContext) -> frozenset[str]:
 
 
 def language(ctx: StageContext) -> Language:
-    """The brief's language: model text in another script is a slip code catches (agents.text.scripts)."""
+    """The brief's language: model text in another script is a slip code catches (agents.text.scripts).
+    Read once a stage (it reads every company's name): a memo's last stage asked for it three times."""
+    return ctx.inputs(_language)
+
+
+def _language(ctx: StageContext) -> Language:
     return brief_language(ctx.run.brief)

@@ -29,8 +29,8 @@ from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
+from memos.pipeline.inputs import language
 from memos.pipeline.judge_families import badges
-from memos.pipeline.language import brief_language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.breadths import SENT_BACK
 from memos.pipeline.screen.handoffs import market_block, market_ids, synthesis_block
@@ -144,7 +144,7 @@ def director_output(ctx: StageContext, screen: ScreenConfig, step: QuantStep) ->
     sectors = tuple(screen.sector_names)
     answer, _ = trim_cut(gw.complete(prompt, director_schema(symbols, facts, sectors), context=context))
     known = frozenset(facts)
-    said_in = brief_language(ctx.run.brief)
+    said_in = language(ctx)
     figures = cited_figures(quant)
     texts = {
         "quality_rationale": narrative(answer.quality_rationale, known, said_in, figures),

@@ -27,7 +27,7 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.data_sources import live_search
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.gateway import gateway
-from memos.pipeline.language import brief_language
+from memos.pipeline.inputs import language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.breadths import SECTOR_NEWS
 from memos.pipeline.screen.handoffs import (
@@ -134,7 +134,7 @@ class Reading:
         context = CallContext(run_id=ctx.run_id, stage=NEWS, role=Role.NEWS_ANALYST)
         answer, _ = trim_cut(gw.complete(prompt, overview_schema(ids, facts), context=context))
         known = frozenset(facts)
-        said_in = brief_language(ctx.run.brief)
+        said_in = language(ctx)
         dropped = promotion_notes(found.promotional)
         events = []
         for index, event in enumerate(answer.key_events, start=1):
@@ -194,7 +194,7 @@ class Reading:
         context = CallContext(run_id=ctx.run_id, stage=NEWS, role=Role.NEWS_ANALYST)
         answer, _ = trim_cut(gw.complete(prompt, sector_news_schema(ids, symbols, facts), context=context))
         known = frozenset(facts)
-        said_in = brief_language(ctx.run.brief)
+        said_in = language(ctx)
         dropped = promotion_notes(found.promotional)
         drivers = []
         for index, driver in enumerate(answer.key_drivers, start=1):

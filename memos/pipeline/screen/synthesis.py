@@ -23,7 +23,7 @@ from agents.text.sentences import trim_cut
 from agents.text.shown import Shown
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
-from memos.pipeline.language import brief_language
+from memos.pipeline.inputs import language
 from memos.pipeline.prompts import template
 from memos.pipeline.screen.breadths import SECTOR_REPORTS
 from memos.pipeline.screen.handoffs import (
@@ -111,7 +111,7 @@ class Writer:
         context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
         answer, _ = trim_cut(self.gw.complete(prompt, synthesis_schema(symbols, facts), context=context))
         known = frozenset(facts)
-        said_in = brief_language(self.ctx.run.brief)
+        said_in = language(self.ctx)
         figures = cited_figures(self.step.quant)
         dropped: list[str] = []
         calls: dict[str, SymbolCallOut] = {}
@@ -175,7 +175,7 @@ class Writer:
         context = CallContext(run_id=self.ctx.run_id, stage=SYNTHESIS, role=Role.SENIOR_ANALYST)
         answer, _ = trim_cut(self.gw.complete(prompt, overall_schema(facts), context=context))
         known = frozenset(facts)
-        said_in = brief_language(self.ctx.run.brief)
+        said_in = language(self.ctx)
         figures = cited_figures(quant)
         view = narrative(answer.market_view, known, said_in, figures)
         themes = [narrative(theme, known, said_in, figures) for theme in answer.themes]
