@@ -84,7 +84,7 @@ def slips(text: str, language: Language) -> list[Slip]:
     found: list[Slip] = []
     start: int | None = None
     for index, char in enumerate(f"{text} "):  # a blank at the end closes the last run
-        foreign = index < len(text) and index not in excused and _foreign(char, language)
+        foreign = index < len(text) and index not in excused and _foreign(char, language.scripts)
         mark = start is not None and _scripts(char) == set() and unicodedata.category(char).startswith("M")
         if foreign or mark:
             start = index if start is None else start
@@ -107,12 +107,8 @@ def _scripts(char: str) -> frozenset[str]:
     return frozenset(scripts_data.script_extension(char)) - _NO_SCRIPT
 
 
-def _foreign(char: str, language: Language) -> bool:
-    return _foreign_to(char, language.scripts)
-
-
 @lru_cache(maxsize=8192)
-def _foreign_to(char: str, scripts: frozenset[str]) -> bool:
+def _foreign(char: str, scripts: frozenset[str]) -> bool:
     own = _scripts(char)
     if own:
         return not own & scripts
