@@ -20,7 +20,6 @@ from agents.data.shared_rate import SharedRateLimiter
 from agents.data.social import StocknetSocialSource
 from memos.pipeline.raw_responses import keep_raw
 from memos.redis_client import redis_client
-from memos.services.holdings import PRICE_FOLDERS
 
 SEC_LIMIT_KEY = "analyst-desk:sec-next-slot"
 
@@ -87,7 +86,7 @@ def social_source() -> StocknetSocialSource:
 
 def snapshot_price_folders(root: Path) -> list[Path]:
     """The bundled daily prices, in the order they are searched: the snapshot's own, then stocknet's."""
-    return [root.joinpath(*parts) for parts in PRICE_FOLDERS]
+    return [root / "prices" / "daily", root / "stocknet" / "price"]
 
 
 def warm_prices() -> None:
