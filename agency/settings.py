@@ -314,10 +314,12 @@ CACHES = {
 }
 
 # Web server processes (agency.serve, which scripts/run.sh starts). Each serves pages and sockets; the channel
-# layer carries live events between them. On 2 cores, 4 gave the lowest page latencies of 2, 3 and 4
-# (tests/bench/test_load_bench.py); the sockets of one process share one
-# batched access re-check per run (memos.views.socket_access).
-WEB_WORKERS = env_int("WEB_WORKERS", min(4, 2 * len(os.sched_getaffinity(0))))
+# layer carries live events between them; the sockets of one process share one batched access re-check per
+# run (memos.views.socket_access). One a core (two at least, so one long answer never holds every page): a
+# page costs 2-3 ms of CPU, and with more processes than cores, 50 readers arriving in the same instant
+# queued for the cores behind each other's processes (p95 75-112 ms with 4 on 2 cores, 67-84 ms with 2;
+# staggered readers, live updates and PDF downloads as fast or faster: README, Performance, pages).
+WEB_WORKERS = env_int("WEB_WORKERS", max(2, min(8, len(os.sched_getaffinity(0)))))
 if not 1 <= WEB_WORKERS <= 64:
     raise ImproperlyConfigured("WEB_WORKERS must be between 1 and 64")
 # agency.serve marks its processes: each keeps a few database connections open in a pool, so a page does not
@@ -327,8 +329,8 @@ if not 1 <= WEB_WORKERS <= 64:
 if env_bool("ADESK_WEB_SERVER", False):
     DATABASES["default"]["OPTIONS"] = {"pool": {"min_size": 1, "max_size": 4, "timeout": 10}}
 # Renders a web process runs at once (a version frozen before its files were kept, a run's slide thumbnails):
-# each takes a core for up to a second or two, so on 2 cores with WEB_WORKERS processes one each keeps pages
-# answering while PDFs are drawn (memos.services.render_slots). A request waits for its turn up to
+# each takes a core for up to a second or two, so one each keeps the other processes' pages answering while
+# PDFs are drawn (memos.services.render_slots). A request waits for its turn up to
 # RENDER_WAIT_SECONDS, holding no database connection, then is answered 503 with Retry-After.
 RENDERS_PER_PROCESS = env_int("RENDERS_PER_PROCESS", 1)
 # SEC's answers kept byte for byte per URL (memos.pipeline.raw_responses): the newest this many, 1 at least.
