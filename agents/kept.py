@@ -20,6 +20,14 @@ class KeptInProcess(Generic[T]):
         self._built: OrderedDict[str, T] = OrderedDict()
         self._lock = Lock()
 
+    def find(self, key: str) -> T | None:
+        """The value kept for ``key``, if any (building nothing)."""
+        with self._lock:
+            if key and key in self._built:
+                self._built.move_to_end(key)
+                return self._built[key]
+        return None
+
     def get(self, key: str, build: Callable[[], T]) -> T:
         """The value kept for ``key``, or ``build()``'s, kept (an empty key is never kept: content without
         a name, such as a version not frozen yet, is built each time)."""

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from agents.deck.code_slides import code_kind
-from agents.deck.factcheck.check import FactLookup, KnownFact, check
+from agents.deck.factcheck.check import FactLookup, KnownFact, check, check_texts
+from agents.deck.factcheck.extract import SlideText, deck_pdf_texts, slide_texts
 from agents.deck.gates import Measured
 from agents.deck.humanizer import humanize_findings
 from agents.deck.lint.checks import lint_pptx
@@ -102,12 +103,11 @@ def measure(
     dropped: list[str] | None = None,
     language: Language | None = None,
 ) -> Candidate:
-    rendered = render(deck)
+    html, pptx = deck_html(deck), render_pptx(deck)
+    pdf_texts, pages = pdf_read_back(deck, html)
     lookup = lookup_for(figures)
     mismatches: list[str] = []
-    keys = page_keys(deck)  # a slide the last lap left as it was is not read back from the PDF again
-    for name, data in (("pptx", rendered.pptx), ("pdf", rendered.pdf)):
-        report = check(data, lookup, page_keys=keys if name == "pdf" else ())
+    for name, report in (("pptx", check(pptx, lookup)), ("pdf", check_texts(deck, pdf_texts, lookup))):
         mismatches.extend(
             f"{name} slide {figure.slide}: {figure.status} {figure.text or '(missing)'}"
             + (f", expected {figure.expected}" if figure.expected else "")
@@ -115,12 +115,11 @@ def measure(
             if figure.status != "ok"
         )
     lint = [
-        Finding(rule=f.rule, slide=f.slide, shape=f.shape, message=f.message)
-        for f in lint_pptx(rendered.pptx, deck)
+        Finding(rule=f.rule, slide=f.slide, shape=f.shape, message=f.message) for f in lint_pptx(pptx, deck)
     ]
     human = [
         Finding(rule=f.rule, slide=f.slide, shape=f.where, message=f'{f.message}: "{f.quote}"')
-        for f in humanize_findings(deck, pptx=rendered.pptx, html=rendered.html, language=language)
+        for f in humanize_findings(deck, pptx=pptx, html=html, language=language)
     ]
     present = set(deck.sections())
     kinds = {slide.kind for slide in deck.slides}
@@ -130,12 +129,12 @@ def measure(
         if code_kind(section.name) not in kinds
         and (section.name not in present or not _section_has_words(deck, section.name))
     ]
-    if rendered.pages != len(deck.slides):
+    if pages != len(deck.slides):
         lint.append(
             Finding(
                 rule="render",
                 slide=0,
-                message=f"the PDF has {rendered.pages} pages for {len(deck.slides)} slides",
+                message=f"the PDF has {pages} pages for {len(deck.slides)} slides",
             )
         )
     measured = Measured(
@@ -160,8 +159,22 @@ def measure(
         mismatches=mismatches,
         lint=lint,
         humanizer=human,
-        pages=rendered.pages,
+        pages=pages,
     )
+
+
+def pdf_read_back(deck: Deck, html: str) -> tuple[list[SlideText], int]:
+    """What the deck's PDF reads back, page by page, and its number of pages. Only the slides whose pages
+    this process never read are drawn (a lap's changed slides: extract.deck_pdf_texts); where one of them
+    overflows its page, the whole deck is drawn and read, as a reader's PDF has it."""
+    keys = page_keys(deck)
+    texts = deck_pdf_texts(
+        keys, lambda indexes: pdf_of_html(deck_html(deck, slides=[deck.slides[i] for i in indexes])).pdf
+    )
+    if texts is not None:
+        return texts, len(deck.slides)
+    whole = pdf_of_html(html)
+    return slide_texts(whole.pdf, page_keys=keys), whole.pages
 
 
 def repeated_parts(deck: Deck) -> int:

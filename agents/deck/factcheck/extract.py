@@ -29,7 +29,7 @@ import re
 import struct
 import unicodedata
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -269,13 +269,37 @@ def _pdf_texts(data: bytes, keys: Sequence[str] = ()) -> list[SlideText]:
         pages = [_page_text(page, key) for page, key in zip(reader.pages, keyed, strict=True)]
     except TooLarge:
         raise
-    except (PyPdfError, KeyError, TypeError, ValueError, OSError, AttributeError) as error:
-        # pypdf reports a damaged file with its own errors and, deeper in, plain lookup and type errors.
+    except _PDF_ERRORS as error:
         raise UnreadableFile(f"not a readable PDF ({type(error).__name__}: {error})") from error
-    return [
-        SlideText(number, _chart_points_paired(_wraps_rejoined(_content_lines(number, text.splitlines()))))
-        for number, text in enumerate(pages, 1)
-    ]
+    return [_slide_text(number, text) for number, text in enumerate(pages, 1)]
+
+
+def deck_pdf_texts(keys: Sequence[str], draw: Callable[[list[int]], bytes]) -> list[SlideText] | None:
+    """The text of each page of a deck's PDF (one page a slide, ``keys`` its pages' keys: page_keys), drawing
+    only what this process never read: ``draw(indexes)`` is the PDF of those slides alone, in order. A
+    refinement lap changes a few slides of a deck measured a moment before, and drawing a slide costs as
+    much as reading it. None when the drawn PDF has not one page a slide (one overflowed): only the whole
+    deck's PDF says then which page is which, and how many pages a reader gets."""
+    texts = {index: text for index, key in enumerate(keys) if (text := _page_texts.find(key)) is not None}
+    missing = [index for index in range(len(keys)) if index not in texts]
+    if missing:
+        try:
+            reader = PdfReader(io.BytesIO(draw(missing)))
+            if len(reader.pages) != len(missing):
+                return None
+            for index, page in zip(missing, reader.pages, strict=True):
+                texts[index] = _page_text(page, keys[index])
+        except _PDF_ERRORS as error:
+            raise UnreadableFile(f"not a readable PDF ({type(error).__name__}: {error})") from error
+    return [_slide_text(number, texts[number - 1]) for number in range(1, len(keys) + 1)]
+
+
+# pypdf reports a damaged file with its own errors and, deeper in, plain lookup and type errors.
+_PDF_ERRORS = (PyPdfError, KeyError, TypeError, ValueError, OSError, AttributeError)
+
+
+def _slide_text(number: int, text: str) -> SlideText:
+    return SlideText(number, _chart_points_paired(_wraps_rejoined(_content_lines(number, text.splitlines()))))
 
 
 # What pypdf read from the last pages of known keys, in this process.

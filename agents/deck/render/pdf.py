@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,10 +77,12 @@ td:nth-child(2), td:nth-child(3) {{ white-space: nowrap; overflow-wrap: normal; 
 """
 
 
-def deck_html(deck: Deck, *, spec: Deck | None = None) -> str:
-    """The deck as one HTML document; ``spec`` (default ``deck``) is the deck attached as deck.json."""
+def deck_html(deck: Deck, *, spec: Deck | None = None, slides: Sequence[Slide] | None = None) -> str:
+    """The deck as one HTML document; ``spec`` (default ``deck``) is the deck attached as deck.json;
+    ``slides``: only these of its slides, each drawn as in the whole deck (a page depends on its own slide
+    alone: ``page_keys``)."""
     attached = spec if spec is not None else deck
-    pages = "".join(_slide_html(deck, slide) for slide in deck.slides)
+    pages = "".join(_slide_html(deck, slide) for slide in (deck.slides if slides is None else slides))
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{_text(deck.title)}</title><style>{_css(deck.theme)}</style>"
