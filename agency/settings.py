@@ -317,8 +317,9 @@ CACHES = {
 # layer carries live events between them; the sockets of one process share one batched access re-check per
 # run (memos.views.socket_access). One a core (two at least, so one long answer never holds every page): a
 # page costs 2-3 ms of CPU, and with more processes than cores, 50 readers arriving in the same instant
-# queued for the cores behind each other's processes (p95 75-112 ms with 4 on 2 cores, 67-84 ms with 2;
-# staggered readers, live updates and PDF downloads as fast or faster: README, Performance, pages).
+# queued for the cores behind each other's processes (p95 96-151 ms with 4 on 2 cores, 70-139 ms with 2, in
+# the same rounds; staggered readers, live updates and PDF downloads as fast or faster: README, Performance,
+# pages).
 WEB_WORKERS = env_int("WEB_WORKERS", max(2, min(8, len(os.sched_getaffinity(0)))))
 if not 1 <= WEB_WORKERS <= 64:
     raise ImproperlyConfigured("WEB_WORKERS must be between 1 and 64")
