@@ -25,10 +25,13 @@ MAX_WAIT_S = 30.0
 
 def warm_up() -> None:
     """Import every workflow's stages and the PDF renderer, load the prompts, build the shared gateway's
-    clients, fingerprint the code, parse the bundled prices, and freeze what was loaded out of
-    the garbage collector's sight. (Web processes import WeasyPrint only when they first render; a
-    work-horse would pay its second of import per job.)"""
-    from agents.render import pdf  # noqa: F401 - imported for its side effect: loaded before fork
+    clients, fingerprint the code, parse the bundled prices, freeze what was loaded out of the garbage
+    collector's sight, and fork the print server. (Web processes import WeasyPrint only when they first
+    render; a work-horse would pay its second of import per job.)"""
+    from agents.render import (
+        pdf,  # noqa: F401 - imported for its side effect: loaded before fork
+        print_server,
+    )
     from memos.cache import code_version
     from memos.pipeline import jobs  # noqa: F401 - imported for its side effect: loaded before fork
     from memos.pipeline.data_sources import warm_prices
@@ -46,6 +49,9 @@ def warm_up() -> None:
     # every few runs, in the middle of one), and a forked work-horse does not copy pages to count them.
     gc.collect()
     gc.freeze()
+    # The versions' PDFs printed in a process of their own, forked now that WeasyPrint is loaded and before
+    # any thread runs: a print on a work-horse's thread held the interpreter lock from its run for seconds.
+    print_server.start()
 
 
 def _until_redis_answers(worker: str, action: Callable[[], object]) -> None:

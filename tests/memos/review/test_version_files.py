@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from pypdf import PdfReader
 
+from agents.render import pdf, print_server
 from memos.models import ArtefactVersion, PendingPrint, Run, VersionFile
 from memos.pipeline.workflows import Artefact
 from memos.services import printing as printed
@@ -198,6 +200,30 @@ def test_the_printer_prints_what_a_run_froze_once_it_committed(
     assert threads == ["version-printer"]
     (file,) = VersionFile.objects.filter(version=version)
     assert version.content_hash in pdf_text(bytes(file.body)) and not PendingPrint.objects.exists()
+
+
+def test_a_worker_with_a_print_server_has_the_server_print_what_a_run_froze(
+    ana: User, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker forks its print server before anything else (memos.pipeline.worker.warm_up): the run's
+    process only hands the page over and stores what comes back; WeasyPrint runs in the server."""
+    settings.PRINT_INLINE = False
+    load_desk_data("AAPL")
+    server = print_server.start(only_thread=False)  # pytest's threads run here; the server only prints
+    assert server is not None
+    try:
+
+        def not_here(*_: object, **__: object) -> None:
+            raise AssertionError("printed in the run's process")
+
+        monkeypatch.setattr(pdf, "html_to_pdf", not_here)
+        version = ArtefactVersion.objects.get(run=finished_run(ana))
+        assert version_files.wait_for_prints(60)
+        (file,) = VersionFile.objects.filter(version=version)
+        assert version.content_hash in pdf_text(bytes(file.body)) and not PendingPrint.objects.exists()
+    finally:
+        print_server.stop()
+        os.waitpid(server.pid, 0)
 
 
 def test_a_pdf_a_killed_worker_left_pending_is_printed_by_the_watchdog(old: ArtefactVersion) -> None:
