@@ -54,36 +54,46 @@ class PrintServer:
     answers: int  # the read end of the answer pipe
     alive: bool = True
     _pending: bytes = b""
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Held while one of this process's asks is with the server: one at a time, each answer its asker's.
+    asking: threading.Lock = field(default_factory=threading.Lock)
 
-    def render(self, html: str, *, base_url: str | None, static_root: Path) -> RenderedPdf | None:
+    def render(
+        self, html: str, *, base_url: str | None, static_root: Path, wait: bool = True
+    ) -> RenderedPdf | None:
         """``html`` printed by the server (see agents.render.pdf.html_to_pdf); None when the server cannot
-        take it (gone, its pipe full, too slow): the caller prints it itself. Raises PrintFailed when the
-        server's WeasyPrint raised."""
-        with self._lock:
-            if not self.alive:
-                return None
-            ask_id = uuid.uuid4().hex
-            line = json.dumps({"id": ask_id, "base_url": base_url, "static_root": str(static_root)})
-            if len(line) + 1 > select.PIPE_BUF:
-                return None
-            (self.spool / f"{ask_id}.html").write_text(html, encoding="utf-8")
-            try:
-                os.write(self.asks, (line + "\n").encode())
-            except BlockingIOError:
-                _remove(self.spool, ask_id)
-                return None
-            except OSError:  # the server is gone (EPIPE)
-                _remove(self.spool, ask_id)
-                self.alive = False
-                return None
-            answer = self._answer(ask_id, time.monotonic() + DEADLINE_S)
-            if answer is None:
-                return None
-            try:
-                return _read_answer(self.spool, ask_id, answer)
-            finally:
-                _remove(self.spool, ask_id)
+        take it (gone, its pipe full, too slow) or, unless ``wait``, is printing another's: the caller
+        prints it itself. Raises PrintFailed when the server's WeasyPrint raised."""
+        if not self.asking.acquire(blocking=wait):
+            return None
+        try:
+            return self._render(html, base_url=base_url, static_root=static_root)
+        finally:
+            self.asking.release()
+
+    def _render(self, html: str, *, base_url: str | None, static_root: Path) -> RenderedPdf | None:
+        if not self.alive:
+            return None
+        ask_id = uuid.uuid4().hex
+        line = json.dumps({"id": ask_id, "base_url": base_url, "static_root": str(static_root)})
+        if len(line) + 1 > select.PIPE_BUF:
+            return None
+        (self.spool / f"{ask_id}.html").write_text(html, encoding="utf-8")
+        try:
+            os.write(self.asks, (line + "\n").encode())
+        except BlockingIOError:
+            _remove(self.spool, ask_id)
+            return None
+        except OSError:  # the server is gone (EPIPE)
+            _remove(self.spool, ask_id)
+            self.alive = False
+            return None
+        answer = self._answer(ask_id, time.monotonic() + DEADLINE_S)
+        if answer is None:
+            return None
+        try:
+            return _read_answer(self.spool, ask_id, answer)
+        finally:
+            _remove(self.spool, ask_id)
 
     def _answer(self, ask_id: str, deadline: float) -> dict[str, Any] | None:
         while True:

@@ -107,15 +107,21 @@ def render_pdf(deck: Deck, *, spec: Deck | None = None) -> RenderedPdf:
 
 
 def pdf_of_html(html: str) -> RenderedPdf:
-    """A deck's HTML (``deck_html``) as its PDF. WeasyPrint is imported here, on the first render, not when
-    a process imports the deck pipeline: it takes about a second and every web process and command would
-    pay it (agents.render.pdf's own note)."""
+    """A deck's HTML (``deck_html``) as its PDF: drawn by the process's print server where it has one and it
+    is free (a worker's: agents.render.print_server), so the interpreter lock stays with the run's other
+    work meanwhile; else here. WeasyPrint is imported here, on the first render, not when a process imports
+    the deck pipeline: it takes about a second and every web process and command would pay it
+    (agents.render.pdf's own note)."""
+    from agents.render import print_server
     from agents.render.pdf import html_to_pdf
 
     # The deck links nothing but its data: attachment; an empty static root of its own keeps the
     # fetcher's contract (the root must exist) while leaving nothing on disk it could serve.
     with tempfile.TemporaryDirectory(prefix="deck-render-") as empty:
-        return html_to_pdf(html, base_url=None, static_root=Path(empty))
+        server = print_server.running()
+        # Never behind a version's print: a deck's drawing is on its run's path, a print is not.
+        drawn = server.render(html, base_url=None, static_root=Path(empty), wait=False) if server else None
+        return drawn if drawn is not None else html_to_pdf(html, base_url=None, static_root=Path(empty))
 
 
 def _slide_html(deck: Deck, slide: Slide) -> str:

@@ -4,6 +4,7 @@ drawing a slide with WeasyPrint cost as much as reading it back."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from agents.deck.render.pdf import deck_html, page_keys, pdf_of_html, render_pdf
 from agents.deck.schemas import Scope, SectionPlan
 from agents.deck.spec import Deck
 from agents.kept import KeptInProcess
+from agents.render import pdf, print_server
 from agents.render.pdf import RenderedPdf
 from tests.agents.deck.samples import SECTIONS, sample_deck
 
@@ -106,3 +108,32 @@ def test_a_drawing_with_more_pages_than_slides_asked_for_falls_back_to_the_whole
 
 def render_pdf_of(deck: Deck, indexes: list[int]) -> bytes:
     return pdf_of_html(deck_html(deck, slides=[deck.slides[i] for i in indexes])).pdf
+
+
+def test_a_worker_s_print_server_draws_the_candidate_and_it_measures_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a print server (a worker's), the PDF is drawn there while this process renders the PPTX; a
+    server busy with a version's print is never waited for: the deck is drawn here instead."""
+    monkeypatch.setattr(extract, "_page_texts", KeptInProcess(512))
+    deck = sample_deck(SLIDES)
+    wrong = with_display(deck, 1, "USD 1 M")
+    here = measure(wrong, deck.figures(), scope())
+    monkeypatch.setattr(extract, "_page_texts", KeptInProcess(512))
+    server = print_server.start(only_thread=False)  # pytest's threads run here; the server only draws
+    assert server is not None
+    try:
+
+        def not_here(*_: object, **__: object) -> None:
+            raise AssertionError("drawn in the run's process")
+
+        monkeypatch.setattr(pdf, "html_to_pdf", not_here)
+        there = measure(wrong, deck.figures(), scope())
+        assert there == here and any(m.startswith("pdf slide 1: mismatch USD 1 M") for m in there.mismatches)
+        monkeypatch.undo()
+        monkeypatch.setattr(extract, "_page_texts", KeptInProcess(512))
+        with server.asking:  # as while the printer thread has a version's PDF printed
+            assert measure(wrong, deck.figures(), scope()) == here
+    finally:
+        print_server.stop()
+        os.waitpid(server.pid, 0)

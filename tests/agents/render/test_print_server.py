@@ -90,6 +90,14 @@ def test_what_weasyprint_refuses_in_the_server_is_said_as_its_error(
     assert server.render(PAGE, base_url=BASE, static_root=tmp_path) is not None  # and it goes on
 
 
+def test_an_asker_that_will_not_wait_is_told_when_the_server_is_busy(
+    server: PrintServer, tmp_path: Path
+) -> None:
+    with server.asking:  # another thread's print is with the server
+        assert server.render(PAGE, base_url=BASE, static_root=tmp_path, wait=False) is None
+    assert server.render(PAGE, base_url=BASE, static_root=tmp_path, wait=False) is not None
+
+
 def test_an_asker_whose_server_is_gone_is_told_to_print_itself(server: PrintServer, tmp_path: Path) -> None:
     os.kill(server.pid, signal.SIGKILL)
     assert ended(server.pid)
