@@ -22,6 +22,8 @@ from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from agents.data.documents import document_id
 from agents.data.errors import MalformedData
 from agents.data.types import SourceDocument
@@ -152,26 +154,44 @@ class _NotPlain(Exception):
 
 def _plain_tar_days(data: bytes) -> dict[date, bytes]:
     days: dict[date, bytes] = {}
+    headers: list[int] = []  # where each header is: their checksums are checked together
     offset = 0
-    while offset + BLOCK <= len(data):
-        header = data[offset : offset + BLOCK]
-        if header == bytes(BLOCK):
-            break  # the end-of-archive blocks
-        if _checksum(header) != _octal(header[148:156]):
-            raise tarfile.TarError(f"a damaged header at byte {offset}")
-        kind = header[156:157]
-        # Another kind of member, a name continued in POSIX's prefix field, a size in base-256.
-        if kind not in (b"0", b"\0", b"5") or _prefixed(header) or header[124] & 0x80:
-            raise _NotPlain
-        size = _octal(header[124:136])
-        body = offset + BLOCK
-        if body + size > len(data):
-            raise tarfile.TarError(f"a file cut short at byte {offset}")
-        match = _DAY_FILE.match(header[:100].split(b"\0", 1)[0].decode("utf-8"))
-        if kind != b"5" and match:
-            days[date.fromisoformat(match.group(1))] = data[body : body + size]
-        offset = body + -(-size // BLOCK) * BLOCK
+    try:
+        while offset + BLOCK <= len(data):
+            header = data[offset : offset + BLOCK]
+            if header == bytes(BLOCK):
+                break  # the end-of-archive blocks
+            headers.append(offset)
+            kind = header[156:157]
+            # Another kind of member, a name continued in POSIX's prefix field, a size in base-256.
+            if kind not in (b"0", b"\0", b"5") or _prefixed(header) or header[124] & 0x80:
+                raise _NotPlain
+            size = _octal(header[124:136])
+            body = offset + BLOCK
+            if body + size > len(data):
+                raise tarfile.TarError(f"a file cut short at byte {offset}")
+            match = _DAY_FILE.match(header[:100].split(b"\0", 1)[0].decode("utf-8"))
+            if kind != b"5" and match:
+                days[date.fromisoformat(match.group(1))] = data[body : body + size]
+            offset = body + -(-size // BLOCK) * BLOCK
+    except (_NotPlain, tarfile.TarError, ValueError, UnicodeDecodeError):
+        _check_headers(data, headers)  # a damaged header is said as one, whatever it led the walk into
+        raise
+    _check_headers(data, headers)
     return days
+
+
+def _check_headers(data: bytes, offsets: list[int]) -> None:
+    """Each header's checksum against its bytes summed with the checksum field read as blanks, as tar
+    computes it: summed for every header at once (summed one by one, they were half of a screen's walk
+    through 87 archives, 70 of 150 ms)."""
+    if not offsets:
+        return
+    rows = np.frombuffer(data, dtype=np.uint8)[np.asarray(offsets)[:, None] + np.arange(BLOCK)]
+    sums = rows.sum(axis=1, dtype=np.int64) - rows[:, 148:156].sum(axis=1, dtype=np.int64) + 8 * 32
+    for offset, computed in zip(offsets, sums.tolist(), strict=True):
+        if computed != _octal(data[offset + 148 : offset + 156]):
+            raise tarfile.TarError(f"a damaged header at byte {offset}")
 
 
 def _tarfile_days(data: bytes) -> dict[date, bytes]:
@@ -194,8 +214,3 @@ def _prefixed(header: bytes) -> bool:
 def _octal(field: bytes) -> int:
     """A tar header's number: octal digits, ended by a NUL or a blank."""
     return int(field.split(b"\0", 1)[0].strip() or b"0", 8)
-
-
-def _checksum(header: bytes) -> int:
-    """The header's bytes summed with its checksum field read as blanks, as tar computes it."""
-    return sum(header[:148]) + 8 * 32 + sum(header[156:])
