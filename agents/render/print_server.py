@@ -175,9 +175,10 @@ def stop() -> None:
 
 
 def _serve(asks: int, answers: int, spool: Path) -> None:
-    # The parent's handlers (a worker's graceful stop) are not this process's: a signal simply ends it.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # The parent's handlers (a worker's graceful stop) are not this process's: a signal ends it, its spool
+    # folder removed on the way out (start's ``finally``).
+    for stop in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(stop, _end)
     pending = b""
     while True:
         chunk = os.read(asks, _READ)
@@ -187,6 +188,10 @@ def _serve(asks: int, answers: int, spool: Path) -> None:
         while b"\n" in pending:
             line, pending = pending.split(b"\n", 1)
             os.write(answers, (json.dumps(_print(json.loads(line), spool)) + "\n").encode())
+
+
+def _end(signum: int, _: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _print(ask: dict[str, Any], spool: Path) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import threading
 import time
@@ -103,6 +104,7 @@ def test_an_asker_whose_server_is_gone_is_told_to_print_itself(server: PrintServ
     assert ended(server.pid)
     assert server.render(PAGE, base_url=BASE, static_root=tmp_path) is None
     assert print_server.running() is None  # and every later print is this process's
+    shutil.rmtree(server.spool)  # a killed server cannot remove it itself
 
 
 def test_an_answer_left_by_a_killed_asker_is_dropped_with_its_files(
@@ -122,6 +124,14 @@ def test_the_server_ends_when_no_process_holds_its_pipe(tmp_path: Path) -> None:
     assert started is not None and started.render(PAGE, base_url=BASE, static_root=tmp_path) is not None
     print_server.stop()
     assert ended(started.pid) and not started.spool.exists()
+
+
+def test_a_server_stopped_by_a_signal_leaves_no_spool_behind(tmp_path: Path) -> None:
+    started = print_server.start(only_thread=False)
+    assert started is not None and started.render(PAGE, base_url=BASE, static_root=tmp_path) is not None
+    os.kill(started.pid, signal.SIGTERM)  # the desk stopped
+    assert ended(started.pid) and not started.spool.exists()
+    print_server.stop()
 
 
 def test_the_server_is_never_forked_beside_another_thread() -> None:
