@@ -127,6 +127,16 @@ class PrintServer:
 _server: PrintServer | None = None
 
 
+def pdf_of(html: str, *, base_url: str | None, static_root: Path, wait: bool = True) -> RenderedPdf:
+    """``html`` as a PDF (agents.render.pdf.html_to_pdf): by this process's print server where it has one and,
+    unless ``wait``, the server is free; else here."""
+    from agents.render.pdf import html_to_pdf  # looked up at each call, as a test may replace it
+
+    server = running()
+    drawn = server.render(html, base_url=base_url, static_root=static_root, wait=wait) if server else None
+    return drawn if drawn is not None else html_to_pdf(html, base_url=base_url, static_root=static_root)
+
+
 def running() -> PrintServer | None:
     """This process's print server, inherited or started, if it is still there."""
     return _server if _server is not None and _server.alive else None

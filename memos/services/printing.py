@@ -62,20 +62,11 @@ def print_pdf(html: str, *, base_url: str | None, static: bool) -> bytes:
     """HTML printed by WeasyPrint: by this process's print server where it has one (a worker's, forked before
     its work-horses: agents.render.print_server), else here. It may read data URIs and, where ``static``,
     the app's static files on ``base_url``'s origin; nothing else (agents.render.pdf)."""
+    # Imported here: WeasyPrint takes over a second to import, and only printing needs it.
+    from agents.render.print_server import pdf_of
+
     if static:
-        return _printed(html, base_url=base_url, static_root=Path(settings.STATICFILES_DIRS[0]))
+        return pdf_of(html, base_url=base_url, static_root=Path(settings.STATICFILES_DIRS[0])).pdf
     # An empty root of its own keeps the fetcher's contract (the root must exist) and serves nothing.
     with tempfile.TemporaryDirectory(prefix="print-") as empty:
-        return _printed(html, base_url=base_url, static_root=Path(empty))
-
-
-def _printed(html: str, *, base_url: str | None, static_root: Path) -> bytes:
-    # Imported here: WeasyPrint takes over a second to import, and only printing needs it.
-    from agents.render import print_server
-    from agents.render.pdf import html_to_pdf
-
-    server = print_server.running()
-    served = server.render(html, base_url=base_url, static_root=static_root) if server else None
-    if served is not None:
-        return served.pdf
-    return html_to_pdf(html, base_url=base_url, static_root=static_root).pdf
+        return pdf_of(html, base_url=base_url, static_root=Path(empty)).pdf

@@ -112,16 +112,13 @@ def pdf_of_html(html: str) -> RenderedPdf:
     work meanwhile; else here. WeasyPrint is imported here, on the first render, not when a process imports
     the deck pipeline: it takes about a second and every web process and command would pay it
     (agents.render.pdf's own note)."""
-    from agents.render import print_server
-    from agents.render.pdf import html_to_pdf
+    from agents.render.print_server import pdf_of
 
     # The deck links nothing but its data: attachment; an empty static root of its own keeps the
     # fetcher's contract (the root must exist) while leaving nothing on disk it could serve.
     with tempfile.TemporaryDirectory(prefix="deck-render-") as empty:
-        server = print_server.running()
         # Never behind a version's print: a deck's drawing is on its run's path, a print is not.
-        drawn = server.render(html, base_url=None, static_root=Path(empty), wait=False) if server else None
-        return drawn if drawn is not None else html_to_pdf(html, base_url=None, static_root=Path(empty))
+        return pdf_of(html, base_url=None, static_root=Path(empty), wait=False)
 
 
 def _slide_html(deck: Deck, slide: Slide) -> str:
