@@ -4,7 +4,6 @@ drawing a slide with WeasyPrint cost as much as reading it back."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -17,9 +16,9 @@ from agents.deck.render.pdf import deck_html, page_keys, pdf_of_html, render_pdf
 from agents.deck.schemas import Scope, SectionPlan
 from agents.deck.spec import Deck
 from agents.kept import KeptInProcess
-from agents.render import pdf, print_server
 from agents.render.pdf import RenderedPdf
 from tests.agents.deck.samples import SECTIONS, sample_deck
+from tests.agents.render.serving import printing_elsewhere
 
 SLIDES = 6
 
@@ -120,20 +119,10 @@ def test_a_worker_s_print_server_draws_the_candidate_and_it_measures_the_same(
     wrong = with_display(deck, 1, "USD 1 M")
     here = measure(wrong, deck.figures(), scope())
     monkeypatch.setattr(extract, "_page_texts", KeptInProcess(512))
-    server = print_server.start(only_thread=False)  # pytest's threads run here; the server only draws
-    assert server is not None
-    try:
-
-        def not_here(*_: object, **__: object) -> None:
-            raise AssertionError("drawn in the run's process")
-
-        monkeypatch.setattr(pdf, "html_to_pdf", not_here)
+    with printing_elsewhere(monkeypatch) as server:
         there = measure(wrong, deck.figures(), scope())
         assert there == here and any(m.startswith("pdf slide 1: mismatch USD 1 M") for m in there.mismatches)
-        monkeypatch.undo()
+        monkeypatch.undo()  # WeasyPrint here again
         monkeypatch.setattr(extract, "_page_texts", KeptInProcess(512))
         with server.asking:  # as while the printer thread has a version's PDF printed
             assert measure(wrong, deck.figures(), scope()) == here
-    finally:
-        print_server.stop()
-        os.waitpid(server.pid, 0)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +23,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from pypdf import PdfReader
 
-from agents.render import pdf, print_server
 from memos.models import ArtefactVersion, PendingPrint, Run, VersionFile
 from memos.pipeline.workflows import Artefact
 from memos.services import printing as printed
@@ -32,6 +30,7 @@ from memos.services import render_slots, version_files
 from memos.services.accounts import Roles
 from memos.services.surfaces import ToPrint
 from memos.services.versions import content_hash, freeze, prepare, rendered_text
+from tests.agents.render.serving import printing_elsewhere
 from tests.memos.factories import company, run_for
 from tests.memos.pipeline_support import finished_run, load_desk_data, person
 
@@ -209,21 +208,11 @@ def test_a_worker_with_a_print_server_has_the_server_print_what_a_run_froze(
     process only hands the page over and stores what comes back; WeasyPrint runs in the server."""
     settings.PRINT_INLINE = False
     load_desk_data("AAPL")
-    server = print_server.start(only_thread=False)  # pytest's threads run here; the server only prints
-    assert server is not None
-    try:
-
-        def not_here(*_: object, **__: object) -> None:
-            raise AssertionError("printed in the run's process")
-
-        monkeypatch.setattr(pdf, "html_to_pdf", not_here)
+    with printing_elsewhere(monkeypatch):
         version = ArtefactVersion.objects.get(run=finished_run(ana))
         assert version_files.wait_for_prints(60)
-        (file,) = VersionFile.objects.filter(version=version)
-        assert version.content_hash in pdf_text(bytes(file.body)) and not PendingPrint.objects.exists()
-    finally:
-        print_server.stop()
-        os.waitpid(server.pid, 0)
+    (file,) = VersionFile.objects.filter(version=version)
+    assert version.content_hash in pdf_text(bytes(file.body)) and not PendingPrint.objects.exists()
 
 
 def test_a_pdf_a_killed_worker_left_pending_is_printed_by_the_watchdog(old: ArtefactVersion) -> None:
