@@ -17,7 +17,7 @@ from agents.data.http import Fetcher, FetchError, http_fetcher
 from agents.data.news import NEWS_MAX_BYTES, LiveSearch, feed_hosts
 from agents.data.prices import STOOQ_HOSTS, STOOQ_MAX_BYTES, LivePriceSource, load_price_csv
 from agents.data.shared_rate import SharedRateLimiter
-from agents.data.social import StocknetSocialSource
+from agents.data.social import StocknetSocialSource, read_newest_days
 from memos.pipeline.raw_responses import keep_raw
 from memos.redis_client import redis_client
 
@@ -93,11 +93,18 @@ def warm_prices() -> None:
     """Parse the bundled price files now, in a worker before it forks: each work-horse inherits them parsed
     (agents.data.prices keeps them per process; 94 files, 0.4 s and 13 MB once), where every screen parsed
     some ninety of them (0.8 s) on its path. A file that cannot be read is left for the run that needs it
-    to say so. (The bundled posts are not read ahead: 32 MB a worker for 0.3 s of a screen.)"""
+    to say so. (The bundled posts are not kept read ahead, 32 MB a worker for 0.3 s of a screen: warm_posts
+    notes only their days.)"""
     for folder in snapshot_price_folders(Path(settings.SNAPSHOT_DIR)):
         for path in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
             with suppress(DataError):
                 load_price_csv(path)
+
+
+def warm_posts() -> None:
+    """Note the newest day of each bundled posts archive now, in a worker before it forks, so that a week
+    after the posts end reads none of them (agents.data.social.read_newest_days; the days are not kept)."""
+    read_newest_days(social_source().root)
 
 
 def constituents_file() -> Path:

@@ -25,16 +25,16 @@ MAX_WAIT_S = 30.0
 
 def warm_up() -> None:
     """Import every workflow's stages and the PDF renderer, load the prompts, build the shared gateway's
-    clients, fingerprint the code, parse the bundled prices, freeze what was loaded out of the garbage
-    collector's sight, and fork the print server. (Web processes import WeasyPrint only when they first
-    render; a work-horse would pay its second of import per job.)"""
+    clients, fingerprint the code, parse the bundled prices, note the bundled posts' days, freeze what was
+    loaded out of the garbage collector's sight, and fork the print server. (Web processes import
+    WeasyPrint only when they first render; a work-horse would pay its second of import per job.)"""
     from agents.render import (
         pdf,  # noqa: F401 - imported for its side effect: loaded before fork
         print_server,
     )
     from memos.cache import code_version
     from memos.pipeline import jobs  # noqa: F401 - imported for its side effect: loaded before fork
-    from memos.pipeline.data_sources import warm_prices
+    from memos.pipeline.data_sources import warm_posts, warm_prices
     from memos.pipeline.gateway import gateway
     from memos.pipeline.prompts import templates
 
@@ -44,6 +44,7 @@ def warm_up() -> None:
     # 30-50 ms, that a run's first cached read would otherwise pay on its path.
     code_version()
     warm_prices()
+    warm_posts()
     # What is loaded now lives as long as the process: out of the garbage collector's sight, a full
     # collection in a run scans only that run's objects (a gen-2 pass over everything took 90-125 ms, once
     # every few runs, in the middle of one), and a forked work-horse does not copy pages to count them.

@@ -51,7 +51,7 @@ class DeskSearcher:
     own documents; what it finds is stored as documents like any other."""
 
     def __init__(self, live: LiveSearch | None = None) -> None:
-        self._posts: dict[tuple[str, date], list[SourceDocument]] = {}
+        self._posts: dict[tuple[str, date, date], list[SourceDocument]] = {}
         self._windows: dict[tuple[date, date], list[tuple[SourceDocument, str]]] = {}
         self._lock = threading.Lock()
         self._live = live
@@ -93,19 +93,21 @@ class DeskSearcher:
             # A post in a symbol's file whose cashtag is part of a word ("l $d", a song, in D's file).
             posts = [
                 p
-                for p in self._posts_of(symbol, query.end)
+                for p in self._posts_of(symbol, query.start, query.end)
                 if _within(p.published, query) and _about_few(p) and may_be_about(p.text, symbol)
             ]
             kept, spam = _screened(posts)
             lists.append([*kept, *(doc for doc, _ in spam)])
         return [post for turn in zip_longest(*lists) for post in turn if post is not None]
 
-    def _posts_of(self, symbol: str, end: date) -> list[SourceDocument]:
-        key = (symbol, end)
+    def _posts_of(self, symbol: str, start: date, end: date) -> list[SourceDocument]:
+        """The symbol's newest posts of the window (``POSTS_READ`` at most), without reading an archive that
+        ends before it."""
+        key = (symbol, start, end)
         with self._lock:
             cached = self._posts.get(key)
         if cached is None:
-            cached = social_source().posts(symbol, until=end, limit=POSTS_READ)
+            cached = social_source().posts(symbol, since=start, until=end, limit=POSTS_READ)
             with self._lock:
                 self._posts[key] = cached
         return cached

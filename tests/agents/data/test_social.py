@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.data import social
 from agents.data.errors import MalformedData
-from agents.data.social import StocknetSocialSource, post_text, posted_at
+from agents.data.social import StocknetSocialSource, post_text, posted_at, read_newest_days
 from tests.agents.data import SNAPSHOT
 
 SOURCE = StocknetSocialSource(SNAPSHOT / "stocknet")
@@ -150,3 +151,30 @@ def test_a_day_file_named_past_a_tar_headers_name_field_is_still_found(tmp_path:
         archive.add(day, arcname=f"{symbol}/2015-01-02")
     [post] = StocknetSocialSource(tmp_path).posts(symbol)
     assert post.published == date(2015, 1, 2)
+
+
+def test_posts_since_a_day_are_the_newest_posts_kept_where_they_fall_on_or_after_it() -> None:
+    since, until = date(2015, 8, 14), date(2015, 8, 21)
+    for symbol in ("AAPL", "XOM", "GE"):
+        windowed = SOURCE.posts(symbol, since=since, until=until, limit=40)
+        newest = SOURCE.posts(symbol, until=until, limit=40)
+        assert windowed == [p for p in newest if p.published and p.published >= since]
+        assert windowed and all(p.published and since <= p.published <= until for p in windowed)
+
+
+def test_an_archive_noted_to_end_before_the_window_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line = _tweet("$ aapl services revenue grew again this quarter", "Fri Jan 02 10:00:00 +0000 2015")
+    _archive(tmp_path, {"2015-01-02": line})
+    assert read_newest_days(tmp_path) == 1
+    source = StocknetSocialSource(tmp_path)
+
+    def not_read(*_: object) -> None:
+        raise AssertionError("the archive was read")
+
+    monkeypatch.setattr(social, "_read_days", not_read)
+    assert source.posts("AAPL", since=date(2017, 8, 25), until=date(2017, 9, 1)) == []
+    monkeypatch.undo()
+    # A window the archive reaches is read as ever.
+    assert [p.published for p in source.posts("AAPL", since=date(2015, 1, 1))] == [date(2015, 1, 2)]
