@@ -99,7 +99,12 @@ class PrintServer:
         while True:
             while b"\n" in self._pending:
                 line, self._pending = self._pending.split(b"\n", 1)
-                answer = json.loads(line)
+                try:
+                    answer = json.loads(line)
+                except ValueError:
+                    log.warning("the print server answered %r; printing here from now on", line[:200])
+                    self.alive = False
+                    return None
                 if answer.get("id") == ask_id:
                     return dict(answer)
                 _remove(self.spool, str(answer.get("id", "")))  # a killed asker's: nobody will read it
@@ -187,8 +192,8 @@ def stop() -> None:
 def _serve(asks: int, answers: int, spool: Path) -> None:
     # The parent's handlers (a worker's graceful stop) are not this process's: a signal ends it, its spool
     # folder removed on the way out (start's ``finally``).
-    for stop in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(stop, _end)
+    for stopping in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(stopping, _end)
     pending = b""
     while True:
         chunk = os.read(asks, _READ)
