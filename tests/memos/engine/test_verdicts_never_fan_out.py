@@ -21,9 +21,10 @@ from tests.memos.pipeline_support import fake_llm
 PINGS = {"llm_ping": [{"status": "ok", "summary": "ok"}] * 10}
 
 
-def ask(gw: LLMGateway, role: Role) -> PingAnswer:
-    """One small call of ``role`` (the connectivity check's prompt, which the fake server answers)."""
-    prompt = template("llm_ping").render({"role": role})
+def ask(gw: LLMGateway, role: Role, n: int = 0) -> PingAnswer:
+    """One small call of ``role`` (the connectivity check's prompt, which the fake server answers); ``n``
+    makes each ask of a fan-out its own prompt, so none is answered by the ledger from another's answer."""
+    prompt = template("llm_ping").render({"role": f"{role} (ask {n})"})
     return gw.complete(prompt, PingAnswer, context=CallContext(stage="test", role=role))
 
 
@@ -43,10 +44,10 @@ def test_a_verdict_role_sent_through_a_fan_out_of_generators_is_refused(role: Ro
 def test_generators_fan_out_and_a_declared_fan_out_of_distinct_verdicts_may_ask_a_verdict() -> None:
     with fake_llm(PINGS) as server:
         gw = gateway()
-        generators = [(n, lambda: ask(gw, Role.ANALYST)) for n in range(2)]
+        generators = [(n, lambda n=n: ask(gw, Role.ANALYST, n)) for n in range(2)]
         for _, future in fanout.in_parallel(generators, limit=2, breadth=TURNS):
             assert future.result()
-        lenses = [(n, lambda: ask(gw, Role.SCORING)) for n in range(2)]
+        lenses = [(n, lambda n=n: ask(gw, Role.SCORING, n)) for n in range(2)]
         for _, future in fanout.in_parallel(lenses, limit=2, breadth=SCORES):
             assert future.result()
         # Asked once, outside any fan-out, a verdict is a verdict.
