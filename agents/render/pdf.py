@@ -6,7 +6,8 @@ make a request from inside our network. So every URL goes through ``StaticOnlyFe
 
 - ``data:`` URIs are decoded by WeasyPrint's own fetcher, which is told to allow that scheme only;
 - ``<allowed_prefix>…`` on the app's own origin (the base URL's scheme, host and port) is read from a
-  regular file under ``static_root``, after the path is normalised and its symlinks resolved;
+  regular file under ``static_root``, after the path is normalised and its symlinks resolved (with no
+  ``static_root``, such a URL is missing: a print that serves no static file);
 - anything else is refused without a byte leaving the process: ``file:``, loopback, link-local and
   cloud-metadata addresses, private ranges and every other host. Rendering never needs the network.
 
@@ -71,7 +72,7 @@ def html_to_pdf(
     html: str,
     *,
     base_url: str | None,
-    static_root: Path,
+    static_root: Path | None,
     allowed_prefix: str = DEFAULT_STATIC_PREFIX,
 ) -> RenderedPdf:
     """Render ``html`` to PDF. ``base_url`` is the app's own http(s) URL (relative links resolve against it,
@@ -106,7 +107,7 @@ class StaticOnlyFetcher(URLFetcher):  # type: ignore[misc]  # WeasyPrint ships n
     ``URLFetcherResponse`` or raises; a plain function breaks its error path.
     """
 
-    def __init__(self, *, base_url: str, static_root: Path, allowed_prefix: str) -> None:
+    def __init__(self, *, base_url: str, static_root: Path | None, allowed_prefix: str) -> None:
         # The parent's opener only ever sees data: URLs, and it is told so too, as a second lock.
         super().__init__(allowed_protocols={"data"}, allow_redirects=False, fail_on_errors=False)
         origin = _origin(urlsplit(base_url))
@@ -115,7 +116,7 @@ class StaticOnlyFetcher(URLFetcher):  # type: ignore[misc]  # WeasyPrint ships n
         if not (allowed_prefix.startswith("/") and allowed_prefix.endswith("/")):
             raise ValueError(f"allowed_prefix must start and end with '/', not {allowed_prefix!r}")
         self._origin = origin
-        self._root = static_root.resolve(strict=True)
+        self._root = static_root.resolve(strict=True) if static_root is not None else None
         self._prefix = allowed_prefix
         self.refused: list[str] = []
         self.missing: list[str] = []
@@ -149,6 +150,8 @@ class StaticOnlyFetcher(URLFetcher):  # type: ignore[misc]  # WeasyPrint ships n
         path = unquote(parts.path)
         if not path.startswith(self._prefix):
             raise Refused(f"only {self._prefix} is served from the app's own origin")
+        if self._root is None:
+            raise Missing("this print serves no static file")
         relative = path[len(self._prefix) :]
         if "\x00" in relative:
             raise Refused("a NUL byte in the path")

@@ -39,6 +39,9 @@ from agents.render.pdf import RenderedPdf
 log = logging.getLogger(__name__)
 
 DEADLINE_S = 300.0  # the longest print seen is a few seconds; past this the asker prints it itself
+SPOOL_PREFIX = "analyst-desk-print-"
+PID_FILE = "server.pid"  # in each spool: the server's pid, so that a later start can tell its spool is left
+ORPHAN_AGE_S = 3600.0  # a spool with no pid file (its starter killed before writing it) left this long
 _READ = 65536
 
 
@@ -58,7 +61,7 @@ class PrintServer:
     asking: threading.Lock = field(default_factory=threading.Lock)
 
     def render(
-        self, html: str, *, base_url: str | None, static_root: Path, wait: bool = True
+        self, html: str, *, base_url: str | None, static_root: Path | None, wait: bool = True
     ) -> RenderedPdf | None:
         """``html`` printed by the server (see agents.render.pdf.html_to_pdf); None when the server cannot
         take it (gone, its pipe full, too slow) or, unless ``wait``, is printing another's: the caller
@@ -70,11 +73,12 @@ class PrintServer:
         finally:
             self.asking.release()
 
-    def _render(self, html: str, *, base_url: str | None, static_root: Path) -> RenderedPdf | None:
+    def _render(self, html: str, *, base_url: str | None, static_root: Path | None) -> RenderedPdf | None:
         if not self.alive:
             return None
         ask_id = uuid.uuid4().hex
-        line = json.dumps({"id": ask_id, "base_url": base_url, "static_root": str(static_root)})
+        root = str(static_root) if static_root is not None else None
+        line = json.dumps({"id": ask_id, "base_url": base_url, "static_root": root})
         if len(line) + 1 > select.PIPE_BUF:
             return None
         (self.spool / f"{ask_id}.html").write_text(html, encoding="utf-8")
@@ -132,7 +136,7 @@ class PrintServer:
 _server: PrintServer | None = None
 
 
-def pdf_of(html: str, *, base_url: str | None, static_root: Path, wait: bool = True) -> RenderedPdf:
+def pdf_of(html: str, *, base_url: str | None, static_root: Path | None, wait: bool = True) -> RenderedPdf:
     """``html`` as a PDF (agents.render.pdf.html_to_pdf): by this process's print server where it has one and,
     unless ``wait``, the server is free; else here."""
     from agents.render.pdf import html_to_pdf  # looked up at each call, as a test may replace it
@@ -156,7 +160,8 @@ def start(*, only_thread: bool = True) -> PrintServer | None:
     if only_thread and threading.active_count() > 1:
         log.info("not starting a print server: %d threads run here", threading.active_count())
         return None
-    spool = Path(tempfile.mkdtemp(prefix="analyst-desk-print-"))
+    sweep_spools()
+    spool = Path(tempfile.mkdtemp(prefix=SPOOL_PREFIX))
     ask_read, ask_write = os.pipe()
     answer_read, answer_write = os.pipe()
     pid = os.fork()
@@ -172,6 +177,7 @@ def start(*, only_thread: bool = True) -> PrintServer | None:
             os._exit(status)
     os.close(ask_read)
     os.close(answer_write)
+    (spool / PID_FILE).write_text(str(pid), encoding="ascii")
     os.set_blocking(ask_write, False)  # a server that stopped reading fills the pipe: print here instead
     _server = PrintServer(pid=pid, spool=spool, asks=ask_write, answers=answer_read)
     log.info("printing PDFs in process %s", pid)
@@ -187,6 +193,37 @@ def stop() -> None:
         with contextlib.suppress(OSError):
             os.close(fd)
     _server = None
+
+
+def sweep_spools() -> list[Path]:
+    """Remove the spool folders this user's killed servers left (SIGKILL runs no clean-up: a crashed
+    worker's children, a test's); return them. A spool whose server still runs is kept, whoever's it is."""
+    swept = []
+    for spool in Path(tempfile.gettempdir()).glob(f"{SPOOL_PREFIX}*"):
+        if _left(spool):
+            shutil.rmtree(spool, ignore_errors=True)
+            swept.append(spool)
+    return swept
+
+
+def _left(spool: Path) -> bool:
+    try:
+        if spool.stat().st_uid != os.getuid():
+            return False
+        pid = int((spool / PID_FILE).read_text(encoding="ascii"))
+    except FileNotFoundError:  # no pid file yet, or the folder just went
+        with contextlib.suppress(OSError):
+            return time.time() - spool.stat().st_mtime > ORPHAN_AGE_S
+        return False
+    except (OSError, ValueError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # the pid is another user's process now: not ours to judge
+        return False
+    return False
 
 
 def _serve(asks: int, answers: int, spool: Path) -> None:
@@ -217,7 +254,8 @@ def _print(ask: dict[str, Any], spool: Path) -> dict[str, Any]:
     try:
         html = source.read_text(encoding="utf-8")
         source.unlink()
-        rendered = html_to_pdf(html, base_url=ask["base_url"], static_root=Path(ask["static_root"]))
+        root = Path(ask["static_root"]) if ask["static_root"] is not None else None
+        rendered = html_to_pdf(html, base_url=ask["base_url"], static_root=root)
     except Exception as exc:  # noqa: BLE001 - any failure of the print is the asker's to report
         return {"id": ask_id, "error": f"{type(exc).__name__}: {exc}"[:1000]}
     (spool / f"{ask_id}.pdf").write_bytes(rendered.pdf)

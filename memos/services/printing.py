@@ -11,7 +11,6 @@ for good.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +64,5 @@ def print_pdf(html: str, *, base_url: str | None, static: bool) -> bytes:
     # Imported here: WeasyPrint takes over a second to import, and only printing needs it.
     from agents.render.print_server import pdf_of
 
-    if static:
-        return pdf_of(html, base_url=base_url, static_root=Path(settings.STATICFILES_DIRS[0])).pdf
-    # An empty root of its own keeps the fetcher's contract (the root must exist) and serves nothing.
-    with tempfile.TemporaryDirectory(prefix="print-") as empty:
-        return pdf_of(html, base_url=base_url, static_root=Path(empty)).pdf
+    static_root = Path(settings.STATICFILES_DIRS[0]) if static else None
+    return pdf_of(html, base_url=base_url, static_root=static_root).pdf

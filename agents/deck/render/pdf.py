@@ -12,10 +12,8 @@ All text is escaped and cleaned; the deck embedded as deck.json rides along as a
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from collections.abc import Sequence
 from html import escape
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -114,11 +112,9 @@ def pdf_of_html(html: str) -> RenderedPdf:
     (agents.render.pdf's own note)."""
     from agents.render.print_server import pdf_of
 
-    # The deck links nothing but its data: attachment; an empty static root of its own keeps the
-    # fetcher's contract (the root must exist) while leaving nothing on disk it could serve.
-    with tempfile.TemporaryDirectory(prefix="deck-render-") as empty:
-        # Never behind a version's print: a deck's drawing is on its run's path, a print is not.
-        return pdf_of(html, base_url=None, static_root=Path(empty), wait=False)
+    # The deck links nothing but its data: attachment, so it is printed serving no static file; and never
+    # behind a version's print: a deck's drawing is on its run's path, a print is not.
+    return pdf_of(html, base_url=None, static_root=None, wait=False)
 
 
 def _slide_html(deck: Deck, slide: Slide) -> str:

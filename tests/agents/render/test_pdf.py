@@ -268,6 +268,16 @@ def test_a_missing_static_file_a_directory_or_a_fifo_is_skipped_as_missing(stati
     }
 
 
+def test_a_print_with_no_static_root_serves_no_static_file(network: NetworkLog) -> None:
+    html = page('<h1>Summary</h1><img src="/static/css/chart.png">')
+    result = html_to_pdf(html, base_url=BASE_URL, static_root=None)
+
+    assert "Summary" in text_of(result) and "Section: Summary" not in text_of(result)  # report.css unread
+    assert result.refused == ()
+    assert set(result.missing) == {BASE_URL + "static/css/report.css", BASE_URL + "static/css/chart.png"}
+    assert network.attempts == []
+
+
 HOSTILE_TEXT = {
     "lone high surrogate": "\ud800",
     "lone low surrogate": "\udfff",

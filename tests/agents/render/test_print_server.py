@@ -1,6 +1,7 @@
 """The print server: a page printed in a process of its own reads as one printed here; an asker whose
 server is gone prints itself; an answer left by a killed asker is dropped with its files; the server ends
-when no one holds its pipe, and is never forked beside another thread."""
+when no one holds its pipe, and is never forked beside another thread; the spool a killed server left is
+removed at the next start."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -80,7 +82,7 @@ def test_a_page_printed_by_the_server_reads_as_one_printed_here(
             ("https://desk.invalid/static/missing.png",),
         )
     )
-    assert list(server.spool.iterdir()) == []  # its files read and removed
+    assert [path.name for path in server.spool.iterdir()] == [print_server.PID_FILE]  # its files removed
 
 
 def test_what_weasyprint_refuses_in_the_server_is_said_as_its_error(
@@ -116,7 +118,7 @@ def test_an_answer_left_by_a_killed_asker_is_dropped_with_its_files(
     os.write(server.asks, (json.dumps(ask) + "\n").encode())
     mine = server.render(PAGE, base_url=BASE, static_root=tmp_path)
     assert mine is not None and text_of(mine.pdf).startswith("Quarterly margin")
-    assert list(server.spool.iterdir()) == []
+    assert [path.name for path in server.spool.iterdir()] == [print_server.PID_FILE]
 
 
 def test_the_server_ends_when_no_process_holds_its_pipe(tmp_path: Path) -> None:
@@ -143,3 +145,36 @@ def test_the_server_is_never_forked_beside_another_thread() -> None:
     finally:
         release.set()
         other.join()
+
+
+def test_the_spools_killed_servers_left_are_removed_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # this test's own /tmp
+    killed = print_server.start(only_thread=False)
+    assert killed is not None
+    os.kill(killed.pid, signal.SIGKILL)  # a crashed worker's child: nothing ran to clean up
+    assert ended(killed.pid) and killed.spool.exists()
+    print_server.stop()
+    live = tmp_path / f"{print_server.SPOOL_PREFIX}live"  # another worker's, whose server runs
+    live.mkdir()
+    (live / print_server.PID_FILE).write_text(str(os.getpid()))
+    starting = tmp_path / f"{print_server.SPOOL_PREFIX}starting"  # its pid not written yet
+    starting.mkdir()
+    abandoned = tmp_path / f"{print_server.SPOOL_PREFIX}abandoned"  # never got a pid, hours ago
+    abandoned.mkdir()
+    hours_ago = time.time() - 2 * print_server.ORPHAN_AGE_S
+    os.utime(abandoned, (hours_ago, hours_ago))
+    unrelated = tmp_path / "print-elsewhere"
+    unrelated.mkdir()
+
+    started = print_server.start(only_thread=False)
+    assert started is not None
+    try:
+        assert started.render(PAGE, base_url=BASE, static_root=None) is not None
+        assert not killed.spool.exists() and not abandoned.exists()
+        assert live.exists() and starting.exists() and unrelated.exists() and started.spool.exists()
+        assert (started.spool / print_server.PID_FILE).read_text() == str(started.pid)
+    finally:
+        print_server.stop()
+        ended(started.pid)
