@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
+from stat import S_ISREG
 
 import numpy as np
 
@@ -88,13 +89,14 @@ class StocknetSocialSource:
         after ``since``); none for a symbol the set does not cover. An archive this process knows ends
         before ``since`` is not read at all (``read_newest_days``)."""
         path = self.root / "tweets" / f"{ticker.upper()}.tar.gz"
-        if not path.is_file() or limit <= 0:
+        identity = _identity(path)
+        if identity is None or limit <= 0:
             return []
-        if since is not None and _ends_before(path, since):
+        if since is not None and _ends_before(identity, since):
             return []
         chosen: list[SourceDocument] = []
         seen: set[str] = set()
-        for day, lines in self._days(path, until):
+        for day, lines in self._days(path, identity, until):
             if since is not None and day < since - EDGE:
                 break  # newest day first: the rest are older still
             for raw in lines:
@@ -107,11 +109,10 @@ class StocknetSocialSource:
                     return chosen
         return chosen
 
-    def _days(self, path: Path, until: date | None) -> Iterator[tuple[date, list[str]]]:
+    def _days(self, path: Path, identity: _Identity, until: date | None) -> Iterator[tuple[date, list[str]]]:
         """Each day's lines, newest day first, days after ``until`` skipped."""
         try:
-            stat = path.stat()
-            days = day_files(path, stat.st_mtime_ns, stat.st_size)
+            days = day_files(path, identity[1], identity[2])
             for day in sorted((day for day in days if until is None or day <= until), reverse=True):
                 # Within a day, the file lists newest first; keep it.
                 yield day, days[day].decode("utf-8").splitlines()
@@ -154,6 +155,8 @@ def read_newest_days(root: Path) -> int:
     for path in sorted((root / "tweets").glob("*.tar.gz")):
         try:
             key = _identity(path)
+            if key is None:
+                continue
             if key not in _NEWEST:
                 _NEWEST[key] = max(_read_days(path), default=None)
             noted += 1
@@ -162,24 +165,27 @@ def read_newest_days(root: Path) -> int:
     return noted
 
 
-# Each archive's newest day, by its identity (path, modification time, size), once read in this process.
-_NEWEST: dict[tuple[str, int, int], date | None] = {}
+# An archive named by its path, modification time and size: a replaced file is another archive.
+_Identity = tuple[str, int, int]
+
+# Each archive's newest day, by its identity, once read in this process.
+_NEWEST: dict[_Identity, date | None] = {}
 
 
-def _identity(path: Path) -> tuple[str, int, int]:
-    stat = path.stat()
-    return str(path), stat.st_mtime_ns, stat.st_size
-
-
-def _ends_before(path: Path, since: date) -> bool:
-    """Whether the archive is known to hold no day on or after ``since``."""
+def _identity(path: Path) -> _Identity | None:
+    """The archive's identity (one stat); None where no regular file is there."""
     try:
-        key = _identity(path)
+        stat = path.stat()
     except OSError:
+        return None
+    return (str(path), stat.st_mtime_ns, stat.st_size) if S_ISREG(stat.st_mode) else None
+
+
+def _ends_before(identity: _Identity, since: date) -> bool:
+    """Whether the archive is known to hold no day on or after ``since``."""
+    if identity not in _NEWEST:
         return False
-    if key not in _NEWEST:
-        return False
-    newest = _NEWEST[key]
+    newest = _NEWEST[identity]
     return newest is None or newest < since - EDGE
 
 
