@@ -8,9 +8,8 @@ and the styling of both.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from decimal import Decimal
 
 from agents.deck.code_slides import code_kind
@@ -20,7 +19,7 @@ from agents.deck.gates import Measured
 from agents.deck.humanizer import humanize_findings
 from agents.deck.lint.checks import lint_pptx
 from agents.deck.outputs import Candidate, Finding
-from agents.deck.render.pdf import deck_html, page_keys, pdf_of_html
+from agents.deck.render.pdf import deck_html, page_keys, pdf_of_html, slide_pages
 from agents.deck.render.pptx import render_pptx
 from agents.deck.resolve import DeckFrame, resolve
 from agents.deck.schemas import DeckDraft, Scope
@@ -33,20 +32,6 @@ BROKEN_RULES = frozenset(
     {"overflow", "off_slide", "overlap", "empty_text", "placeholder_text", "chart_missing_figures"}
 )
 WALL_RULE = "wall_of_text"
-
-
-@dataclass(frozen=True)
-class Rendered:
-    pptx: bytes
-    pdf: bytes
-    pages: int
-    html: str  # what the PDF was drawn from: the humanizer reads its styling
-
-
-def render(deck: Deck) -> Rendered:
-    html = deck_html(deck)
-    pdf = pdf_of_html(html)
-    return Rendered(pptx=render_pptx(deck), pdf=pdf.pdf, pages=pdf.pages, html=html)
 
 
 def lookup_for(figures: Mapping[str, Figure]) -> FactLookup:
@@ -104,12 +89,14 @@ def measure(
     dropped: list[str] | None = None,
     language: Language | None = None,
 ) -> Candidate:
-    html, lookup = deck_html(deck), lookup_for(figures)
+    # Each slide's HTML made once: the document, the page keys and a lap's changed pages are made of it.
+    slides_html = slide_pages(deck)
+    html, lookup = deck_html(deck, pages=slides_html), lookup_for(figures)
     # The PDF is drawn and read on a thread of its own while this one renders and reads the PPTX: with a
     # print server the drawing runs in another process, and a draft's measure took 0.67 s one after the
     # other (PDF 0.40, PPTX and its checks 0.24).
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deck-pdf") as pool:
-        read_back = pool.submit(pdf_read_back, deck, html)
+        read_back = pool.submit(pdf_read_back, deck, slides_html)
         pptx = render_pptx(deck)
         pptx_report = check(pptx, lookup)
         lint_found = lint_pptx(pptx, deck)
@@ -169,17 +156,18 @@ def measure(
     )
 
 
-def pdf_read_back(deck: Deck, html: str) -> tuple[list[SlideText], int]:
-    """What the deck's PDF reads back, page by page, and its number of pages. Only the slides whose pages
-    this process never read are drawn (a lap's changed slides: extract.deck_pdf_texts); where one of them
-    overflows its page, the whole deck is drawn and read, as a reader's PDF has it."""
-    keys = page_keys(deck)
+def pdf_read_back(deck: Deck, pages: Sequence[str]) -> tuple[list[SlideText], int]:
+    """What the deck's PDF reads back, page by page, and its number of pages (``pages``: its slides' HTML,
+    ``slide_pages``). Only the slides whose pages this process never read are drawn (a lap's changed
+    slides: extract.deck_pdf_texts); where one of them overflows its page, the whole deck is drawn and
+    read, as a reader's PDF has it."""
+    keys = page_keys(deck, pages)
     texts = deck_pdf_texts(
-        keys, lambda indexes: pdf_of_html(deck_html(deck, slides=[deck.slides[i] for i in indexes])).pdf
+        keys, lambda indexes: pdf_of_html(deck_html(deck, pages=[pages[i] for i in indexes])).pdf
     )
     if texts is not None:
         return texts, len(deck.slides)
-    whole = pdf_of_html(html)
+    whole = pdf_of_html(deck_html(deck, pages=pages))
     return slide_texts(whole.pdf, page_keys=keys), whole.pages
 
 

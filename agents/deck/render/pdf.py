@@ -75,28 +75,35 @@ td:nth-child(2), td:nth-child(3) {{ white-space: nowrap; overflow-wrap: normal; 
 """
 
 
-def deck_html(deck: Deck, *, spec: Deck | None = None, slides: Sequence[Slide] | None = None) -> str:
+def slide_pages(deck: Deck) -> tuple[str, ...]:
+    """Each slide's page as HTML, in order: what ``deck_html`` joins and ``page_keys`` hashes, made once
+    where a caller needs both (a candidate's measure)."""
+    return tuple(_slide_html(deck, slide) for slide in deck.slides)
+
+
+def deck_html(deck: Deck, *, spec: Deck | None = None, pages: Sequence[str] | None = None) -> str:
     """The deck as one HTML document; ``spec`` (default ``deck``) is the deck attached as deck.json;
-    ``slides``: only these of its slides, each drawn as in the whole deck (a page depends on its own slide
-    alone: ``page_keys``)."""
+    ``pages``: these of its pages (``slide_pages``), each drawn as in the whole deck (a page depends on its
+    own slide alone: ``page_keys``); by default every slide's."""
     attached = spec if spec is not None else deck
-    pages = "".join(_slide_html(deck, slide) for slide in (deck.slides if slides is None else slides))
+    body = "".join(slide_pages(deck) if pages is None else pages)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{_text(deck.title)}</title><style>{_css(deck.theme)}</style>"
         f'<link rel="attachment" title="{DECK_JSON_NAME}" href="{deck_attachment_href(attached)}">'
-        f"</head><body>{pages}</body></html>"
+        f"</head><body>{body}</body></html>"
     )
 
 
-def page_keys(deck: Deck) -> tuple[str, ...]:
-    """Each page's key: the sha256 of its slide's HTML with the stylesheet it is drawn with. Slides are
-    pages of fixed size placed absolutely, so a page's text depends on its own slide's HTML alone: a page
-    of the same key reads back the same text from any deck's PDF (agents.deck.factcheck.extract)."""
+def page_keys(deck: Deck, pages: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Each page's key: the sha256 of its slide's HTML (``pages``, default ``slide_pages(deck)``) with the
+    stylesheet it is drawn with. Slides are pages of fixed size placed absolutely, so a page's text depends
+    on its own slide's HTML alone: a page of the same key reads back the same text from any deck's PDF
+    (agents.deck.factcheck.extract)."""
     css = _css(deck.theme)
     return tuple(
-        hashlib.sha256(f"{css}\n{_slide_html(deck, slide)}".encode(errors="surrogatepass")).hexdigest()
-        for slide in deck.slides
+        hashlib.sha256(f"{css}\n{page}".encode(errors="surrogatepass")).hexdigest()
+        for page in (slide_pages(deck) if pages is None else pages)
     )
 
 

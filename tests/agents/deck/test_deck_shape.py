@@ -15,7 +15,7 @@ from pptx import Presentation
 
 from agents.data.edgar.companyfacts import facts_from_companyfacts, read_companyfacts_file
 from agents.deck.assign import BRIDGE_METRICS, assign, body_sections, bridge_ids, latest_figures
-from agents.deck.candidate import lookup_for, render
+from agents.deck.candidate import lookup_for
 from agents.deck.code_slides import MemoLines, code_kind, market_move, risks_slide, sources_slide
 from agents.deck.factcheck.check import check
 from agents.deck.humanizer import humanize_findings
@@ -39,6 +39,7 @@ from agents.deck.slips import tell_order
 from agents.deck.spec import Bullet, Chart, Deck, Figure, Slide, Table, Theme, deck_theme, display
 from agents.env import ConfigError
 from agents.render.charts import bridge_spans, takes_away
+from tests.agents.deck.rendering import render
 from tests.agents.deck.samples import figure, titled_deck
 
 EDGAR = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "edgar" / "companyfacts"

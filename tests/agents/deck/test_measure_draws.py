@@ -12,7 +12,7 @@ from agents.deck import candidate
 from agents.deck.candidate import measure, pdf_read_back
 from agents.deck.factcheck import extract
 from agents.deck.factcheck.extract import deck_pdf_texts, slide_texts
-from agents.deck.render.pdf import deck_html, page_keys, pdf_of_html, render_pdf
+from agents.deck.render.pdf import deck_html, page_keys, pdf_of_html, render_pdf, slide_pages
 from agents.deck.schemas import Scope, SectionPlan
 from agents.deck.spec import Deck
 from agents.kept import KeptInProcess
@@ -101,12 +101,12 @@ def test_a_drawing_with_more_pages_than_slides_asked_for_falls_back_to_the_whole
     keys = page_keys(deck)
     # One slide asked for, two pages drawn: which page is which slide only the whole deck's PDF can tell.
     assert deck_pdf_texts(keys[:1], lambda _: render_pdf_of(deck, [0, 1])) is None
-    texts, pages = pdf_read_back(deck, deck_html(deck))
+    texts, pages = pdf_read_back(deck, slide_pages(deck))
     assert pages == SLIDES and [text.number for text in texts] == list(range(1, SLIDES + 1))
 
 
 def render_pdf_of(deck: Deck, indexes: list[int]) -> bytes:
-    return pdf_of_html(deck_html(deck, slides=[deck.slides[i] for i in indexes])).pdf
+    return pdf_of_html(deck_html(deck, pages=[slide_pages(deck)[i] for i in indexes])).pdf
 
 
 def test_a_worker_s_print_server_draws_the_candidate_and_it_measures_the_same(

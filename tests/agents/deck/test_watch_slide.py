@@ -5,7 +5,7 @@ its own, is withheld; memo lines at their longest still fit the slide."""
 
 from __future__ import annotations
 
-from agents.deck.candidate import lookup_for, render
+from agents.deck.candidate import lookup_for
 from agents.deck.code_slides import MemoLines
 from agents.deck.factcheck.check import check
 from agents.deck.lint.checks import lint_pptx
@@ -13,6 +13,7 @@ from agents.deck.resolve import DeckFrame, Resolution, resolve
 from agents.deck.schemas import BulletDraft, DeckDraft, SlideDraft
 from agents.deck.spec import Deck
 from agents.deck.watch_slide import MemoCatalyst
+from tests.agents.deck.rendering import render
 from tests.agents.deck.test_deck_shape import POOL
 
 FIGURES = {f.fact_id: f for f in POOL}
