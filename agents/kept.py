@@ -22,19 +22,15 @@ class KeptInProcess(Generic[T]):
 
     def find(self, key: str) -> T | None:
         """The value kept for ``key``, if any (building nothing)."""
-        with self._lock:
-            if key and key in self._built:
-                self._built.move_to_end(key)
-                return self._built[key]
-        return None
+        hit = self._hit(key)
+        return hit[0] if hit is not None else None
 
     def get(self, key: str, build: Callable[[], T]) -> T:
         """The value kept for ``key``, or ``build()``'s, kept (an empty key is never kept: content without
         a name, such as a version not frozen yet, is built each time)."""
-        with self._lock:
-            if key and key in self._built:
-                self._built.move_to_end(key)
-                return self._built[key]
+        hit = self._hit(key)
+        if hit is not None:
+            return hit[0]
         value = build()
         if key:
             with self._lock:
@@ -42,3 +38,11 @@ class KeptInProcess(Generic[T]):
                 while len(self._built) > self._kept:
                     self._built.popitem(last=False)
         return value
+
+    def _hit(self, key: str) -> tuple[T] | None:
+        # A one-tuple, so that a kept value that is itself None still reads as found.
+        with self._lock:
+            if key and key in self._built:
+                self._built.move_to_end(key)
+                return (self._built[key],)
+        return None
