@@ -17,7 +17,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -39,6 +38,7 @@ from agents.llm.fanning import check_role
 from agents.llm.hashing import request_hash
 from agents.llm.ledger import CallLedger
 from agents.llm.limiter import Limiter
+from agents.llm.loops import STOPPED_LOOPING, looped
 from agents.llm.providers.openai_compat import openai_provider_factory
 from agents.llm.schema import schema_name, strict_json_schema
 from agents.llm.types import (
@@ -69,6 +69,11 @@ class _Invalid(Exception):
 
 class _Cut(_Invalid):
     """The answer stopped at max_tokens."""
+
+
+class _Looped(_Cut):
+    """A streamed answer whose reading the provider stopped before max_tokens: its tail repeated itself
+    (agents.llm.loops)."""
 
 
 class _OutOfContext(_Invalid):
@@ -259,7 +264,9 @@ class LLMGateway:
                     result = _validate(output_type, response, request.max_tokens)
                 except _Invalid as exc:
                     # A model repeating itself would fill twice the room the same way: told so instead.
-                    looping = isinstance(exc, _Cut) and looped(response.content or "")
+                    looping = isinstance(exc, _Looped) or (
+                        isinstance(exc, _Cut) and looped(response.content or "")
+                    )
                     enlarged, larger = (
                         enlarged or looping,
                         isinstance(exc, _Cut) and not (enlarged or looping),
@@ -407,6 +414,8 @@ def _ms_since(started: float) -> int:
 
 
 def _validate(output_type: type[T], response: ProviderResponse, max_tokens: int) -> T:
+    if response.finish_reason == STOPPED_LOOPING:
+        raise _Looped("the answer repeated itself; its reading was stopped")
     if response.finish_reason == "length":
         if 0 < response.tokens_out < max_tokens:
             raise _OutOfContext(
@@ -451,31 +460,16 @@ def _gave_up(label: str, reason: str, response: ProviderResponse, *, twice: bool
 
 def _why_invalid(exc: _Invalid, bound: int, *, larger: bool, looping: bool) -> str:
     if looping:
+        where = "so it was stopped before" if isinstance(exc, _Looped) else "until it was cut off at"
         return (
-            f"the answer repeated itself until it was cut off at max_tokens ({bound}): write each field "
-            "once, briefly, and close the JSON"
+            f"the answer repeated itself, {where} max_tokens ({bound}): write each field once, briefly, "
+            "and close the JSON"
         )
     if larger:
         return (
             f"the answer was cut off at max_tokens ({bound}); asked again with {bound * LENGTH_RETRY_FACTOR}"
         )
     return str(exc)
-
-
-# A cut answer whose tail compresses this well is a loop, not an answer short of room. Measured on the 1.5B's
-# screen answers (zlib, the last 1,000 characters): one that listed fact ids until its 2,400-token bound,
-# 0.099; its finished sector answers, however repetitive, 0.22-0.24; specialists' answers 0.42-0.47.
-LOOP_TAIL_CHARS = 1_000
-LOOP_RATIO = 0.15
-
-
-def looped(content: str) -> bool:
-    """Whether an answer's tail is one phrase repeated: twice the room would be filled the same way."""
-    # A "\ud800" escape in the JSON decodes to a lone surrogate, which strict UTF-8 cannot encode.
-    tail = content[-LOOP_TAIL_CHARS:].encode("utf-8", "surrogatepass")
-    if len(tail) < LOOP_TAIL_CHARS:
-        return False
-    return len(zlib.compress(tail, 9)) / len(tail) < LOOP_RATIO
 
 
 def _strip_code_fence(content: str) -> str:

@@ -65,7 +65,7 @@ class ProviderResponse(BaseModel):
     finish_reason: str | None
     tokens_in: int = 0
     tokens_out: int = 0
-    raw: str = ""  # the response body as received, kept in the ledger
+    raw: str = ""  # the response body as received (a stream: the completion its events add up to), kept
     model: str = ""
 
 

@@ -26,6 +26,11 @@ hold them (``answers``: each workflow declares its own); then a generated answer
   A status that may not carry a body (204, 304) still gets the bytes, then the connection is closed so the
   stray bytes cannot be read as the next reply.
 
+A request asking ``"stream": true`` (the embedded model's, agents.llm.providers.streaming) gets its answer as
+llama-server streams it: server-sent events of a few characters each, paced, then the finish reason, the
+usage and ``[DONE]``; a looping answer streams until the client stops reading it. The word faults that
+replace the content apply to it as to a whole reply; the others send what they always send.
+
 Every chat-completion request is logged with ``hash``, the SHA-256 of its JSON body in canonical form
 (``body_hash``). ``received_by_hash`` counts the requests received per hash; ``completed_by_hash`` counts the
 answers written and flushed in full: a 200 chat completion (generated, scripted or shaped by a content fault),
@@ -68,6 +73,10 @@ WORD_FAULTS = frozenset(
 )
 # What a looping answer repeats until its bound: the 1.5B's way of filling a field with the ids it was shown.
 LOOP = "[[XOM:return_1w:2017-09-01]], [[CVX:return_1w:2017-09-01]] "
+LOOP_REPEATS = 60  # about 900 tokens: a screen reading's bound
+# A streamed loop runs on for as long as it is read (about 4,000 tokens): a client that stops reading it is
+# seen to, by what the server had sent when it went away.
+STREAMED_LOOP_REPEATS = 270
 RAW_FAULT = "raw"
 DEFAULT_HANG_S = 30.0
 SHUTDOWN_POLL_S = 0.02
@@ -75,6 +84,9 @@ MIN_STATUS, MAX_STATUS = 400, 599
 MIN_RAW_STATUS = 200  # a 1xx is not a final reply: the client would wait for another
 BODYLESS_STATUSES = frozenset({204, 304})
 JSON_TYPE = "application/json"
+# A streamed answer (asked with "stream": true) leaves this many characters an event, one event this often.
+STREAM_PIECE_CHARS = 16
+STREAM_PIECE_S = 0.001
 
 # A workflow's canned answer for one of its roles: (role, the request's JSON schema, its messages) -> the
 # answer, or None to fall back to the generic example of the schema. A workflow names the module whose
@@ -362,20 +374,63 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 content = self._answer(body, role, prompt)
             if kind == "looping":
-                content = '{"synthesis": "The sector ' + LOOP * 60
+                repeats = STREAMED_LOOP_REPEATS if body.get("stream") is True else LOOP_REPEATS
+                content = '{"synthesis": "The sector ' + LOOP * repeats
             cut, finish_reason = (
                 (content[: len(content) // 2], "length")
                 if kind in {"length", "context"}
                 else (content, "length" if kind == "looping" else "stop")
             )
             at_bound = finish_reason == "length" and kind != "context"
-            answer = json.dumps(_completion(body, cut, finish_reason, at_bound=at_bound)).encode()
-            self._send(200, answer, before_last_byte=count_completed)
-            delivered = True
+            completion = _completion(body, cut, finish_reason, at_bound=at_bound)
+            if body.get("stream") is True:
+                delivered = self._stream(completion, entry, before_last_byte=count_completed)
+            else:
+                self._send(200, json.dumps(completion).encode(), before_last_byte=count_completed)
+                delivered = True
         except UnsupportedSchema as exc:
             self._error(400, f"the fake server cannot answer this schema: {exc}")
         finally:
             state.end(entry, generation, delivered=delivered)
+
+    def _stream(
+        self, completion: dict[str, Any], entry: dict[str, Any], *, before_last_byte: Callable[[], None]
+    ) -> bool:
+        """Send the completion as llama-server streams one: its answer a few characters an event, paced as a
+        model writes, then its finish reason, its usage and ``[DONE]``; the connection closes after. The
+        characters of answer sent before the client went away are kept in ``entry["streamed_chars"]``.
+        Returns whether the client read it all."""
+        choice = completion["choices"][0]
+        content = str(choice["message"]["content"])
+        head = {key: completion[key] for key in ("id", "object", "created", "model")}
+        head["object"] = "chat.completion.chunk"
+
+        def event(choices: list[dict[str, Any]], **extra: Any) -> bytes:
+            return f"data: {json.dumps(head | {'choices': choices} | extra)}\n\n".encode()
+
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        entry["streamed_chars"] = 0
+        try:
+            for start in range(0, len(content), STREAM_PIECE_CHARS):
+                piece = content[start : start + STREAM_PIECE_CHARS]
+                self.wfile.write(event([{"index": 0, "delta": {"content": piece}, "finish_reason": None}]))
+                self.wfile.flush()
+                entry["streamed_chars"] += len(piece)
+                time.sleep(STREAM_PIECE_S)
+            self.wfile.write(event([{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]))
+            self.wfile.write(event([], usage=completion["usage"]))
+            self.wfile.write(b"data: [DONE]\n\n"[:-1])
+            self.wfile.flush()
+            before_last_byte()
+            self.wfile.write(b"\n")
+            self.wfile.flush()
+        except ConnectionError:  # the client stopped reading: a loop it cut short
+            return False
+        return True
 
     def _fault(self, fault: Fault, body: dict[str, Any]) -> bool:
         """Act out the fault; True when the reply (or the silence) is complete."""

@@ -3,16 +3,19 @@
 The client is built with ``max_retries=0`` and an explicit timeout because the gateway owns retries; every SDK
 failure is translated here into ``TransientError`` (worth another attempt) or ``ProviderFailure`` (not).
 We read the response body ourselves (``parse_completion``) rather than let the SDK parse it: whatever bytes
-arrive, a malformed body becomes one of those two errors, never a JSON, Unicode or recursion error.
+arrive, a malformed body becomes one of those two errors, never a JSON, Unicode or recursion error. The
+embedded model's answers are streamed and read as they are written, so that one that loops is stopped there
+(agents.llm.providers.streaming).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import time
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 import openai
@@ -25,6 +28,8 @@ from openai.types.chat import (
 
 from agents.llm.config import LOCAL_MODEL_ALIAS, Endpoint
 from agents.llm.errors import ProviderFailure, TransientError, TransientKind
+from agents.llm.providers.replies import storable, token_count
+from agents.llm.providers.streaming import EVENT_STREAM, STREAMED, read_stream
 from agents.llm.types import Message, ProviderRequest, ProviderResponse
 
 # llama-server's DRY sampler ("don't repeat yourself") for the embedded model: a penalty that grows with the
@@ -38,9 +43,6 @@ LOCAL_SAMPLING = {"dry_multiplier": 0.8, "dry_base": 1.75, "dry_allowed_length":
 _TIMEOUT_STATUS = 408
 _RATE_LIMIT_STATUS = 429
 _SERVER_ERROR_MIN = 500
-# No completion uses ten million tokens; a bigger count is a broken server. Capped so that the ledger's
-# columns (a 32-bit integer, a 12-digit cost) hold it, and still counted against the budget.
-MAX_TOKEN_COUNT = 10_000_000
 _UTF8_BOM = "\ufeff"
 
 
@@ -49,6 +51,7 @@ class OpenAICompatProvider:
         self, endpoint: Endpoint, *, timeout_s: float, transport: httpx2.BaseTransport | None = None
     ) -> None:
         self.endpoint = endpoint
+        self._timeout_s = timeout_s
         self._client = openai.OpenAI(
             base_url=endpoint.base_url,
             api_key=endpoint.api_key,
@@ -77,10 +80,13 @@ class OpenAICompatProvider:
                 "json_schema": {"name": request.schema_name, "schema": request.json_schema, "strict": True},
             },
         }
-        if self.endpoint.model == LOCAL_MODEL_ALIAS and self.endpoint.is_loopback:
-            body |= LOCAL_SAMPLING
+        local = self.endpoint.model == LOCAL_MODEL_ALIAS and self.endpoint.is_loopback
+        if local:
+            body |= LOCAL_SAMPLING | STREAMED
         headers = {"X-Analyst-Role": request.role, "X-Prompt-Name": request.prompt_name}
         try:
+            if local:
+                return self._streamed(body, headers)
             raw = self._client.post(
                 "/chat/completions", cast_to=httpx2.Response, body=body, options={"headers": headers}
             )
@@ -93,6 +99,35 @@ class OpenAICompatProvider:
         except openai.OpenAIError as exc:
             raise ProviderFailure(f"the OpenAI client failed: {exc}") from exc
         return parse_completion(raw.content)
+
+    def _streamed(self, body: dict[str, Any], headers: dict[str, str]) -> ProviderResponse:
+        """The embedded model's answer read as it is written (agents.llm.providers.streaming): one that loops
+        is stopped there, and closing the connection makes llama-server stop writing it. A reply that is not
+        an event stream (a server that ignored ``stream``) is read as a whole body."""
+        deadline = time.monotonic() + self._timeout_s
+        # Asked for as an httpx response, the reply comes back as it is, its body unread (openai's
+        # _process_response); the stream class is never used.
+        response = cast(
+            httpx2.Response,
+            self._client.post(
+                "/chat/completions",
+                cast_to=httpx2.Response,
+                body=body,
+                options={"headers": headers},
+                stream=True,
+                stream_cls=openai.Stream[object],
+            ),
+        )
+        try:
+            if not response.headers.get("content-type", "").startswith(EVENT_STREAM):
+                return parse_completion(response.read())
+            return read_stream(response.iter_lines(), deadline=deadline)
+        except httpx2.TimeoutException as exc:
+            raise TransientError(f"timed out reading the answer: {exc}", kind="timeout") from exc
+        except (httpx2.HTTPError, httpx2.StreamError) as exc:
+            raise TransientError(f"the answer's stream broke off: {exc}", kind="connection") from exc
+        finally:
+            response.close()
 
     def close(self) -> None:
         self._client.close()
@@ -118,8 +153,8 @@ def _message(message: Message) -> ChatCompletionMessageParam:
 
 def _status_error(exc: openai.APIStatusError) -> TransientError | ProviderFailure:
     status = exc.status_code
-    body = _storable(exc.response.text)
-    message = _storable(f"HTTP {status}: {exc.message}")
+    body = storable(exc.response.text)
+    message = storable(f"HTTP {status}: {exc.message}")
     if status == _RATE_LIMIT_STATUS:
         retry_after = retry_after_seconds(exc.response.headers)
         return TransientError(message, kind="rate_limit", retry_after_s=retry_after, raw=body)
@@ -160,7 +195,7 @@ def parse_completion(body: bytes | str) -> ProviderResponse:
     nested past the parser's depth, a number too long to convert) is a transient error; JSON that is not a
     chat completion is a ``ProviderFailure``; odd field types are read as absent."""
     text = _text(body)
-    raw = _storable(text)
+    raw = storable(text)
     json_text = text.removeprefix(_UTF8_BOM)  # RFC 8259 lets a parser ignore one
     try:
         data = json.loads(json_text)
@@ -176,12 +211,12 @@ def parse_completion(body: bytes | str) -> ProviderResponse:
     content = message.get("content")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return ProviderResponse(
-        content=_storable(content) if isinstance(content, str) else None,
-        finish_reason=_storable(reason) if isinstance(reason := choice.get("finish_reason"), str) else None,
-        tokens_in=_count(usage.get("prompt_tokens")),
-        tokens_out=_count(usage.get("completion_tokens")),
+        content=storable(content) if isinstance(content, str) else None,
+        finish_reason=storable(reason) if isinstance(reason := choice.get("finish_reason"), str) else None,
+        tokens_in=token_count(usage.get("prompt_tokens")),
+        tokens_out=token_count(usage.get("completion_tokens")),
         raw=raw,
-        model=_storable(model) if isinstance(model := data.get("model"), str) else "",
+        model=storable(model) if isinstance(model := data.get("model"), str) else "",
     )
 
 
@@ -192,24 +227,13 @@ def _text(body: bytes | str) -> str:
         return body.decode("utf-8")
     except UnicodeDecodeError as exc:
         # Kept in the ledger as received, as far as text can hold it.
-        raw = _storable(body.decode("utf-8", errors="replace"))
+        raw = storable(body.decode("utf-8", errors="replace"))
         raise TransientError(f"the response body is not UTF-8: {exc}", kind="malformed", raw=raw) from exc
 
 
 def _cut_off(text: str, exc: json.JSONDecodeError) -> bool:
     """The JSON broke off rather than went wrong: an open string, or the error at its very end."""
     return exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip())
-
-
-def _storable(text: str) -> str:
-    """Text that UTF-8 can carry and a PostgreSQL text column can hold: NUL and lone surrogates (which JSON
-    escapes can spell, and which made sending the re-ask fail) become U+FFFD."""
-    text = text.replace("\x00", "\ufffd")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
-    return text
 
 
 def _not_json(kind: TransientKind, exc: Exception) -> str:
@@ -226,9 +250,3 @@ def _first_choice(data: Any) -> dict[str, Any] | None:
         return None
     first: dict[str, Any] = choices[0]
     return first if isinstance(first.get("message"), dict) else None
-
-
-def _count(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return 0
-    return min(value, MAX_TOKEN_COUNT)

@@ -21,9 +21,10 @@ from agents.llm.errors import (
     TransientFailure,
 )
 from agents.llm.fakes.server import FakeLLMServer
-from agents.llm.gateway import LLMGateway, ProviderFactory, looped
+from agents.llm.gateway import LLMGateway, ProviderFactory
 from agents.llm.ledger import InMemoryLedger
 from agents.llm.limiter import ThreadLimiter
+from agents.llm.loops import looped
 from agents.llm.providers.openai_compat import openai_provider_factory
 from agents.llm.types import CallContext, Provider, RenderedPrompt
 

@@ -14,11 +14,11 @@ from agents.llm.config import Endpoint
 from agents.llm.errors import ProviderFailure, TransientError
 from agents.llm.providers.openai_compat import (
     LOCAL_SAMPLING,
-    MAX_TOKEN_COUNT,
     OpenAICompatProvider,
     parse_completion,
     retry_after_seconds,
 )
+from agents.llm.providers.replies import MAX_TOKEN_COUNT
 from agents.llm.types import Message, ProviderRequest
 
 ENDPOINT = Endpoint(base_url="http://127.0.0.1:8081/v1", api_key="secret-key", model="local")

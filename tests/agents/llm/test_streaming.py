@@ -1,0 +1,184 @@
+"""The embedded model's answers read as they stream: the same answer as a whole body gives, a broken stream
+said as one, and a loop stopped while it is written, then told to the model, with the rest never read."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+
+import httpx2
+import pytest
+from pydantic import BaseModel, Field
+
+from agents.llm.config import LOCAL_MODEL_ALIAS, Endpoint, LLMSettings
+from agents.llm.errors import ProviderFailure, TransientError
+from agents.llm.fakes.server import LOOP, STREAMED_LOOP_REPEATS, FakeLLMServer
+from agents.llm.gateway import LLMGateway
+from agents.llm.ledger import InMemoryLedger
+from agents.llm.limiter import ThreadLimiter
+from agents.llm.loops import LOOP_TAIL_CHARS, STOP_MARGIN_CHARS, STOPPED_LOOPING, LoopWatch, looped
+from agents.llm.providers.openai_compat import OpenAICompatProvider
+from agents.llm.types import CallContext, Message, ProviderRequest, ProviderResponse, RenderedPrompt
+
+LOCAL = Endpoint(base_url="http://127.0.0.1:8081/v1", api_key="not-needed", model=LOCAL_MODEL_ALIAS)
+REQUEST = ProviderRequest(
+    model=LOCAL_MODEL_ALIAS,
+    messages=(Message(role="system", content="sys"), Message(role="user", content="usr")),
+    schema_name="Reading",
+    json_schema={"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+    temperature=0.2,
+    max_tokens=900,
+    prompt_name="screen_news_overview",
+    role="news_analyst",
+)
+PROSE = " ".join(
+    f"Sentence {i} says something new about margin {i * 7} and cash {i * 13}." for i in range(60)
+)
+
+
+def event(content: str | None = None, finish: str | None = None, **extra: object) -> bytes:
+    choice = {"index": 0, "delta": {} if content is None else {"content": content}, "finish_reason": finish}
+    chunk = {"object": "chat.completion.chunk", "model": "qwen", "choices": [choice], **extra}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def usage_event(prompt_tokens: int, completion_tokens: int) -> bytes:
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+    chunk = {"object": "chat.completion.chunk", "choices": [], "usage": usage}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+Handler = Callable[[httpx2.Request], httpx2.Response]
+DONE = b"data: [DONE]\n\n"
+
+
+def streamed(events: list[bytes], sent: list[int] | None = None) -> Handler:
+    """A transport answering with ``events`` as an event stream; ``sent`` counts the events read."""
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        def body() -> Iterator[bytes]:
+            for item in events:
+                if sent is not None:
+                    sent.append(1)
+                yield item
+
+        return httpx2.Response(200, headers={"Content-Type": "text/event-stream"}, content=body())
+
+    return handler
+
+
+def ask(handler: Handler, endpoint: Endpoint = LOCAL) -> ProviderResponse:
+    provider = OpenAICompatProvider(endpoint, timeout_s=5.0, transport=httpx2.MockTransport(handler))
+    return provider.complete(REQUEST.model_copy(update={"model": endpoint.model}))
+
+
+def test_a_streamed_answer_reads_as_the_whole_answer_with_its_usage() -> None:
+    answer = '{"summary": "Energy led the week on crude."}'
+    pieces = [event(answer[i : i + 5]) for i in range(0, len(answer), 5)]
+    response = ask(streamed([event(""), *pieces, event(finish="stop"), usage_event(120, 14), DONE]))
+    assert response.content == answer and response.finish_reason == "stop"
+    assert (response.tokens_in, response.tokens_out, response.model) == (120, 14, "qwen")
+    assert json.loads(response.raw)["choices"][0]["message"]["content"] == answer
+
+
+def test_only_the_embedded_model_is_asked_to_stream() -> None:
+    bodies: list[dict[str, object]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        bodies.append(json.loads(request.content))
+        return streamed([event("{}"), event(finish="stop"), DONE])(request)
+
+    ask(handler)
+    hosted = Endpoint(base_url="http://127.0.0.1:8081/v1", api_key="key", model="gpt-4.1")
+    with pytest.raises(TransientError):  # it sent no body a hosted API's client reads as JSON
+        ask(handler, hosted)
+    local, other = bodies
+    assert local["stream"] is True and local["stream_options"] == {"include_usage": True}
+    assert "stream" not in other and "stream_options" not in other
+
+
+def test_a_server_that_ignores_stream_is_read_as_a_whole_body() -> None:
+    whole = {
+        "object": "chat.completion",
+        "model": "qwen",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+    }
+    response = ask(lambda _: httpx2.Response(200, json=whole))
+    assert (response.content, response.tokens_in) == ("{}", 3)
+
+
+@pytest.mark.parametrize(
+    ("events", "error", "said"),
+    [
+        ([event('{"summary": "Ener')], TransientError, "ended before it finished"),
+        ([event("{}"), b"data: {not json\n\n"], TransientError, "not JSON"),
+        ([b'data: {"error": {"message": "slot unavailable"}}\n\n'], ProviderFailure, "slot unavailable"),
+        ([b"data: [1, 2]\n\n"], ProviderFailure, "not a JSON object"),
+    ],
+    ids=["cut-off", "garbled", "error-event", "not-an-object"],
+)
+def test_a_broken_stream_is_the_error_a_broken_body_is(
+    events: list[bytes], error: type[Exception], said: str
+) -> None:
+    with pytest.raises(error, match=said):
+        ask(streamed(events))
+
+
+def test_a_loop_is_stopped_while_it_is_written_and_the_rest_never_read() -> None:
+    loop = [event(LOOP[i : i + 8]) for i in range(0, len(LOOP), 8)] * 200  # 12,000 characters
+    sent: list[int] = []
+    response = ask(streamed([event('{"summary": "The market '), *loop, event(finish="length")], sent))
+    assert response.finish_reason == STOPPED_LOOPING and response.content is not None
+    read = len(response.content)
+    assert LOOP_TAIL_CHARS + STOP_MARGIN_CHARS <= read < LOOP_TAIL_CHARS + STOP_MARGIN_CHARS + 200
+    assert len(sent) < len(loop) // 5  # the connection was closed: the stream was not read to its end
+
+
+def test_a_repetitive_stretch_that_ends_is_not_a_loop() -> None:
+    # One phrase written twelve times over (a tail that compresses like a loop for a while), then prose
+    # again: an answer that goes on is not stopped for a stretch of its middle.
+    stretch = LOOP * 12  # 708 characters
+    answer = PROSE[:1500] + stretch + PROSE
+    watch, flagged = LoopWatch(), []
+    for end in range(1, len(answer) + 1, 7):
+        flagged.append(looped(answer[:end]))
+        assert not watch.loops(answer[:end])
+    assert any(flagged)  # the tail alone did look like a loop for a while
+    looping, watch = PROSE[:1500] + LOOP * 40, LoopWatch()
+    assert any(watch.loops(looping[:end]) for end in range(1, len(looping) + 1, 7))
+
+
+class Reading(BaseModel):
+    summary: str = Field(min_length=3, max_length=4000)
+
+
+def test_the_gateway_tells_a_stopped_loop_to_the_model_and_the_fake_server_stops_writing() -> None:
+    with FakeLLMServer() as server:
+        endpoint = Endpoint(base_url=server.url, api_key="not-needed", model=LOCAL_MODEL_ALIAS)
+        settings = LLMSettings.model_validate({"default": endpoint, "timeout_s": 5.0, "loopback_only": True})
+        ledger = InMemoryLedger()
+        gateway = LLMGateway(settings, ledger=ledger, limiter=ThreadLimiter(2))
+        server.inject("looping")
+        try:
+            prompt = RenderedPrompt(
+                name="screen_news_overview",
+                version=1,
+                content_hash="b" * 64,
+                system="You read the news.",
+                user="What moved the market?",
+                temperature=0.2,
+                max_tokens=900,
+            )
+            context = CallContext(run_id="r", stage="news", role="news_analyst")
+            gateway.complete(prompt, Reading, context=context)
+        finally:
+            gateway.close()
+        first, second = server.requests
+    assert [row.outcome for row in ledger.records] == ["invalid", "ok"]
+    assert "repeated itself, so it was stopped before max_tokens (900)" in ledger.records[0].error
+    assert first["streamed_chars"] < len(LOOP) * STREAMED_LOOP_REPEATS / 2  # not read to the loop's end
+    reask = second["body"]["messages"]
+    assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
+    assert len(reask[2]["content"]) < LOOP_TAIL_CHARS + STOP_MARGIN_CHARS + 200  # what was read, no more
+    assert second["body"]["max_tokens"] == 900  # not given twice the room
