@@ -16,7 +16,17 @@ from agents.llm.fakes.server import LOOP, STREAMED_LOOP_REPEATS, FakeLLMServer
 from agents.llm.gateway import LLMGateway
 from agents.llm.ledger import InMemoryLedger
 from agents.llm.limiter import ThreadLimiter
-from agents.llm.loops import LOOP_TAIL_CHARS, STOP_MARGIN_CHARS, STOPPED_LOOPING, LoopWatch, looped
+from agents.llm.loops import (
+    CHECK_EVERY_CHARS,
+    LOOP_TAIL_CHARS,
+    MIN_REPEATED_CHARS,
+    REPEATS,
+    STOP_MARGIN_CHARS,
+    STOPPED_LOOPING,
+    LoopWatch,
+    looped,
+    repeats_block,
+)
 from agents.llm.providers.openai_compat import OpenAICompatProvider
 from agents.llm.types import CallContext, Message, ProviderRequest, ProviderResponse, RenderedPrompt
 
@@ -128,25 +138,49 @@ def test_a_broken_stream_is_the_error_a_broken_body_is(
 def test_a_loop_is_stopped_while_it_is_written_and_the_rest_never_read() -> None:
     loop = [event(LOOP[i : i + 8]) for i in range(0, len(LOOP), 8)] * 200  # 12,000 characters
     sent: list[int] = []
-    response = ask(streamed([event('{"summary": "The market '), *loop, event(finish="length")], sent))
+    start = '{"summary": "The market '
+    response = ask(streamed([event(start), *loop, event(finish="length")], sent))
     assert response.finish_reason == STOPPED_LOOPING and response.content is not None
-    read = len(response.content)
-    assert LOOP_TAIL_CHARS + STOP_MARGIN_CHARS <= read < LOOP_TAIL_CHARS + STOP_MARGIN_CHARS + 200
+    # One block written out four times (and 400 characters): stopped at the next check after.
+    repeated = max(REPEATS * len(LOOP), MIN_REPEATED_CHARS)
+    assert len(response.content) <= len(start) + repeated + CHECK_EVERY_CHARS
     assert len(sent) < len(loop) // 5  # the connection was closed: the stream was not read to its end
 
 
+def ids(count: int) -> str:
+    """A list of fact ids, each of another day: alike enough to compress like a loop, never one block."""
+    return "".join(
+        f"[[XOM:return_1w:2017-09-{day % 28 + 1:02d}]], [[CVX:return_1w:2017-09-01]] " for day in range(count)
+    )
+
+
 def test_a_repetitive_stretch_that_ends_is_not_a_loop() -> None:
-    # One phrase written twelve times over (a tail that compresses like a loop for a while), then prose
-    # again: an answer that goes on is not stopped for a stretch of its middle.
-    stretch = LOOP * 12  # 708 characters
-    answer = PROSE[:1500] + stretch + PROSE
+    # Its tail compresses like a loop's for a while, then prose again: an answer that goes on is not
+    # stopped for a stretch of its middle; one that goes on repeating itself is.
+    answer = PROSE[:1500] + ids(18) + PROSE
     watch, flagged = LoopWatch(), []
     for end in range(1, len(answer) + 1, 7):
         flagged.append(looped(answer[:end]))
         assert not watch.loops(answer[:end])
     assert any(flagged)  # the tail alone did look like a loop for a while
-    looping, watch = PROSE[:1500] + LOOP * 40, LoopWatch()
+    looping, watch = PROSE[:1500] + ids(60), LoopWatch()
     assert any(watch.loops(looping[:end]) for end in range(1, len(looping) + 1, 7))
+
+
+def test_one_block_written_out_four_times_is_stopped_at_the_fourth() -> None:
+    # The 1.5B's market overview, as it began (four fact ids, again and again from its first sentence): the
+    # compression test alone stopped it at 1,411 characters, 846 of its 900 tokens.
+    start = '{\n  "summary": "The week ended s: '
+    block = (
+        "[[SPY:sma50_distance_pct:2015-08-21]], [[SPY:sma200_distance_pct:2015-08-21]] "
+        "[[VIX:close:2015-08-21]],[[SPY:return_1w:2015-08-21]]"
+    )
+    answer, watch = start + block * 12, LoopWatch()
+    stopped = next(end for end in range(1, len(answer) + 1, 5) if watch.loops(answer[:end]))
+    assert stopped <= len(start) + REPEATS * len(block) + CHECK_EVERY_CHARS
+    assert not repeats_block(start + block * (REPEATS - 1))
+    assert repeats_block(PROSE + " " * MIN_REPEATED_CHARS)  # a filler of one character
+    assert not repeats_block(PROSE + " " * (MIN_REPEATED_CHARS - 1))
 
 
 class Reading(BaseModel):
