@@ -4,7 +4,8 @@ One call goes: endpoint for the role -> loopback guard -> ledger cache -> (budge
 per attempt. Transient errors (timeout, connection, 429, 5xx, a cut-off body) are retried with backoff up to
 ``settings.max_retries`` times; an answer cut off at ``max_tokens`` is asked again once, unchanged, with
 ``LENGTH_RETRY_FACTOR`` times the budget (asking a model to be briefer rarely helps), unless it was
-repeating itself (``looped``: more room would be filled the same way), which is told so, or it stopped short
+repeating itself (``looped``: more room would be filled the same way; a streamed answer is stopped as soon
+as it loops, agents.llm.loops), which is told so, or it stopped short
 of ``max_tokens`` (the server's context ran out: the call fails at once, saying so); an answer that fails
 validation (or is cut again) gets one re-ask carrying the error, then the call fails with ``InvalidOutput``.
 Every row of a call carries the request hash of the call as asked, so the answer that finally arrives is the
