@@ -217,6 +217,10 @@ def _left(spool: Path) -> bool:
         return False
     except (OSError, ValueError):
         return False
+    return _gone(pid)
+
+
+def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
