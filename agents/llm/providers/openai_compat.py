@@ -28,7 +28,7 @@ from openai.types.chat import (
 
 from agents.llm.config import LOCAL_MODEL_ALIAS, Endpoint
 from agents.llm.errors import ProviderFailure, TransientError, TransientKind
-from agents.llm.providers.replies import storable, token_count
+from agents.llm.providers.replies import first_choice, storable, token_count
 from agents.llm.providers.streaming import EVENT_STREAM, STREAMED, read_stream
 from agents.llm.types import Message, ProviderRequest, ProviderResponse
 
@@ -243,10 +243,5 @@ def _not_json(kind: TransientKind, exc: Exception) -> str:
 
 
 def _first_choice(data: Any) -> dict[str, Any] | None:
-    if not isinstance(data, dict):
-        return None
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return None
-    first: dict[str, Any] = choices[0]
-    return first if isinstance(first.get("message"), dict) else None
+    first = first_choice(data)
+    return first if first is not None and isinstance(first.get("message"), dict) else None

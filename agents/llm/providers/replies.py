@@ -25,3 +25,14 @@ def token_count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return 0
     return min(value, MAX_TOKEN_COUNT)
+
+
+def first_choice(data: Any) -> dict[str, Any] | None:
+    """``choices[0]`` of a completion or of a streamed chunk, where it is a JSON object."""
+    if not isinstance(data, dict):
+        return None
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    first: dict[str, Any] = choices[0]
+    return first

@@ -18,7 +18,7 @@ from typing import Any
 
 from agents.llm.errors import ProviderFailure, TransientError
 from agents.llm.loops import STOPPED_LOOPING, LoopWatch
-from agents.llm.providers.replies import storable, token_count
+from agents.llm.providers.replies import first_choice, storable, token_count
 from agents.llm.types import ProviderResponse
 
 # What the request adds to be streamed, with its token counts in a last chunk.
@@ -48,7 +48,7 @@ def read_stream(lines: Iterable[str], *, deadline: float) -> ProviderResponse:
         chunk = _chunk(data)
         model = chunk["model"] if isinstance(chunk.get("model"), str) else model
         usage = chunk["usage"] if isinstance(chunk.get("usage"), dict) else usage
-        choice = _first_choice(chunk)
+        choice = first_choice(chunk)
         if choice is None:
             continue  # the usage chunk has no choices
         delta = choice.get("delta")
@@ -100,11 +100,3 @@ def _chunk(data: str) -> dict[str, Any]:
             raw=storable(data[:_ERROR_CHARS]),
         )
     return chunk
-
-
-def _first_choice(chunk: dict[str, Any]) -> dict[str, Any] | None:
-    choices = chunk.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return None
-    first: dict[str, Any] = choices[0]
-    return first
