@@ -39,7 +39,7 @@ from agents.llm.fanning import check_role
 from agents.llm.hashing import request_hash
 from agents.llm.ledger import CallLedger
 from agents.llm.limiter import Limiter
-from agents.llm.loops import STOPPED_LOOPING, looped
+from agents.llm.loops import STOPPED_LOOPING, loop_of, looped
 from agents.llm.providers.openai_compat import openai_provider_factory
 from agents.llm.schema import schema_name, strict_json_schema
 from agents.llm.types import (
@@ -293,7 +293,7 @@ class LLMGateway:
                     if reasked or isinstance(exc, _OutOfContext):
                         raise _gave_up(call.label, reason, response, twice=reasked) from None
                     reasked = True
-                    request = _reask(request, response, reason)
+                    request = _reask(request, response, reason, looping=looping)
                     continue
                 parsed = result.model_dump(mode="json")
                 settled.record(
@@ -483,7 +483,11 @@ def _strip_code_fence(content: str) -> str:
     return text
 
 
-def _reask(request: ProviderRequest, response: ProviderResponse, reason: str) -> ProviderRequest:
+def _reask(
+    request: ProviderRequest, response: ProviderResponse, reason: str, *, looping: bool = False
+) -> ProviderRequest:
+    if looping:
+        return _loop_reask(request, response, reason)
     correction = (
         f"Your answer above is not valid: {reason}\n"
         f"Reply again with only a JSON object that matches the {request.schema_name} schema."
@@ -491,6 +495,23 @@ def _reask(request: ProviderRequest, response: ProviderResponse, reason: str) ->
     messages = (
         *request.messages,
         Message(role="assistant", content=response.content or ""),
+        Message(role="user", content=correction),
+    )
+    return request.model_copy(update={"messages": messages})
+
+
+def _loop_reask(request: ProviderRequest, response: ProviderResponse, reason: str) -> ProviderRequest:
+    """A loop is told without its text: shown its own looping answer, the 1.5B wrote it again character for
+    character (a screen's sector synthesis, 357 tokens of ``**a**b`` twice). The block it repeated is quoted
+    once, so the model knows what not to write; the roles still alternate, as some chat templates demand."""
+    block = " ".join(loop_of(response.content or "").block.split())
+    correction = (
+        f"Your answer above is not valid: {reason}. Answer again from the start, without writing "
+        f"«{block}» over and over, with only a JSON object that matches the {request.schema_name} schema."
+    )
+    messages = (
+        *request.messages,
+        Message(role="assistant", content=f"(an answer that wrote «{block}» over and over; not shown)"),
         Message(role="user", content=correction),
     )
     return request.model_copy(update={"messages": messages})

@@ -6,7 +6,8 @@ The embedded 1.5B sometimes writes one phrase over and over (a list of fact ids,
 The gateway tells a cut answer that loops from one short of room (``looped``: twice the room would be filled
 the same way). A streamed answer is watched as it arrives (``LoopWatch``: the same test, or one block written
 out four times), and its reading is stopped once the loop is plain: llama-server cancels a request whose
-client went away, so the rest is never generated.
+client went away, so the rest is never generated. The re-ask names the block it repeated (``loop_of``)
+instead of showing the loop again: shown its looping answer, the 1.5B wrote it again character for character.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ REPEATS = 4
 MIN_REPEATED_CHARS = 400
 MAX_BLOCK_CHARS = 300
 
+# A re-ask quotes at most this much of the block a loop repeated.
+MAX_QUOTED_BLOCK_CHARS = 80
+
 # The finish reason of a streamed answer whose reading was stopped because it looped (never a server's).
 STOPPED_LOOPING = "looping"
 
@@ -54,6 +58,31 @@ def repeats_block(content: str) -> bool:
         if tail[block:] == tail[:-block]:  # the tail has period ``block``
             return True
     return False
+
+
+@dataclass(frozen=True)
+class Loop:
+    """Where an answer's loop began, and the block it repeats (a loop that only compresses: its tail)."""
+
+    start: int
+    block: str
+
+
+def loop_of(content: str) -> Loop:
+    """The loop ``content`` ends in: the shortest block its tail repeats exactly, traced back to where the
+    repeating began; a tail that only compresses like a loop is taken from ``LOOP_TAIL_CHARS`` before its
+    end, its block its last ``MAX_QUOTED_BLOCK_CHARS`` characters."""
+    for period in range(1, MAX_BLOCK_CHARS + 1):
+        span = REPEATS * period
+        if len(content) < span:
+            break
+        tail = content[-span:]
+        if tail[period:] == tail[:-period]:
+            start = len(content) - span
+            while start > 0 and content[start - 1] == content[start - 1 + period]:
+                start -= 1
+            return Loop(start, content[start : start + period])
+    return Loop(max(len(content) - LOOP_TAIL_CHARS, 0), content[-MAX_QUOTED_BLOCK_CHARS:])
 
 
 @dataclass

@@ -403,6 +403,8 @@ def test_an_answer_that_loops_until_it_is_cut_is_told_so_not_given_twice_the_roo
     reask = server.requests[1]["body"]["messages"]
     assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
     assert "repeated itself" in reask[3]["content"] and "repeated itself" in desk.ledger.records[0].error
+    # Not shown its 60 repeats again (the 1.5B, shown them, wrote them again): the block once.
+    assert reask[2]["content"].count("[[XOM:return_1w:2017-09-01]]") == 1
 
 
 def test_a_looping_answer_cut_again_after_being_told_fails_without_a_third_call(

@@ -19,11 +19,13 @@ from agents.llm.limiter import ThreadLimiter
 from agents.llm.loops import (
     CHECK_EVERY_CHARS,
     LOOP_TAIL_CHARS,
+    MAX_QUOTED_BLOCK_CHARS,
     MIN_REPEATED_CHARS,
     REPEATS,
-    STOP_MARGIN_CHARS,
     STOPPED_LOOPING,
+    Loop,
     LoopWatch,
+    loop_of,
     looped,
     repeats_block,
 )
@@ -167,6 +169,18 @@ def test_a_repetitive_stretch_that_ends_is_not_a_loop() -> None:
     assert any(watch.loops(looping[:end]) for end in range(1, len(looping) + 1, 7))
 
 
+def test_a_loop_is_traced_to_where_it_began_and_the_block_it_repeats() -> None:
+    # The screen's Consumer Goods synthesis began to type a figure, then wrote "**a**b" over and over.
+    start = '{"synthesis": "Sales held up; alpha residual of - END babbf'
+    loop = loop_of(start + "**a**b" * 90)
+    assert loop.start == len(start) and loop.block == "**a**b"
+    fact_ids = "[[SPY:close:2015-08-21]], [[VIX:close:2015-08-21]] "
+    assert loop_of(PROSE + fact_ids * 9) == Loop(len(PROSE), fact_ids)
+    # Only compressing like a loop (no one block): its last characters, from a tail's length back.
+    answer = PROSE[:1500] + ids(60)
+    assert loop_of(answer) == Loop(len(answer) - LOOP_TAIL_CHARS, answer[-MAX_QUOTED_BLOCK_CHARS:])
+
+
 def test_one_block_written_out_four_times_is_stopped_at_the_fourth() -> None:
     # The 1.5B's market overview, as it began (four fact ids, again and again from its first sentence): the
     # compression test alone stopped it at 1,411 characters, 846 of its 900 tokens.
@@ -214,5 +228,8 @@ def test_the_gateway_tells_a_stopped_loop_to_the_model_and_the_fake_server_stops
     assert first["streamed_chars"] < len(LOOP) * STREAMED_LOOP_REPEATS / 2  # not read to the loop's end
     reask = second["body"]["messages"]
     assert [m["role"] for m in reask] == ["system", "user", "assistant", "user"]
-    assert len(reask[2]["content"]) < LOOP_TAIL_CHARS + STOP_MARGIN_CHARS + 200  # what was read, no more
+    # Told without its looping text (shown it, the 1.5B wrote it again): the block it repeated, once.
+    said = reask[2]["content"] + reask[3]["content"]
+    assert " ".join(LOOP.split()) in said and said.count("[[XOM:return_1w:2017-09-01]]") == 2
+    assert "repeated itself" in reask[3]["content"] and len(said) < 600
     assert second["body"]["max_tokens"] == 900  # not given twice the room
