@@ -10,7 +10,7 @@ a committee member's run is held to the same rule, so what a memo quotes never d
 from __future__ import annotations
 
 from django.db.models import Q
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from agents.memo.contradictions import DirectedClaim, OtherMemo, directed
 from agents.memo.outputs import AuditOutput, EvidenceOutput, MemoOutput
@@ -30,35 +30,42 @@ def other_memos(run: Run) -> list[tuple[OtherMemo, list[DirectedClaim]]]:
     if company_id is None:
         return []
     analyst = run.created_by_id
-    candidates = (
+    # On the synthesis' path: the versions' ids first (a company's memos add up), then the chosen few whole.
+    newest = (
         ArtefactVersion.objects.filter(Q(brief__owner_id=analyst) | Q(run__created_by_id=analyst))
         .filter(kind=NAME, brief__company_id=company_id)
         .exclude(brief_id=run.brief_id)
-        .select_related("brief", "run")
         .order_by("-created_at", "-pk")
+        .values_list("pk", "brief_id")
     )
-    found: list[tuple[OtherMemo, list[DirectedClaim]]] = []
-    seen: set[int] = set()
-    for version in candidates.iterator():
-        if version.brief_id in seen:
-            continue  # an older memo of a brief already compared: only its latest counts
-        seen.add(version.brief_id)
-        memo = OtherMemo(version_id=version.pk, label=f"v{version.number}", question=version.brief.question)
-        found.append((memo, claims_of(version)))
-        if len(found) == MAX_OTHER_BRIEFS:
+    latest: dict[int, int] = {}  # brief -> its newest version; an older memo of a compared brief never counts
+    for pk, brief_id in newest.iterator(chunk_size=100):
+        latest.setdefault(brief_id, pk)
+        if len(latest) == MAX_OTHER_BRIEFS:
             break
-    return found
+    versions = ArtefactVersion.objects.select_related("brief").in_bulk(latest.values())
+    return [
+        (
+            OtherMemo(version_id=version.pk, label=f"v{version.number}", question=version.brief.question),
+            claims_of(version),
+        )
+        for version in (versions[pk] for pk in latest.values())
+    ]
 
 
 def claims_of(version: ArtefactVersion) -> list[DirectedClaim]:
-    """The frozen memo's directed claims; for a memo frozen before they were frozen with it, read again from
-    its run's audit and evidence (both immutable once done)."""
+    """The frozen memo's directed claims; for a memo frozen before they were frozen with it (no ``claims`` in
+    its content), read again from its run's audit and evidence (both immutable once done)."""
+    content = version.content
+    if isinstance(content, dict) and "claims" in content:
+        try:
+            return _DIRECTED.validate_python(content["claims"])
+        except ValidationError:
+            return []
     try:
-        frozen = MemoOutput.model_validate(version.content)
+        MemoOutput.model_validate(content)
     except ValidationError:
         return []
-    if frozen.claims:
-        return list(frozen.claims)
     steps = {
         step.kind: step.output
         for step in AgentStep.objects.filter(
@@ -71,3 +78,6 @@ def claims_of(version: ArtefactVersion) -> list[DirectedClaim]:
     except ValidationError:
         return []
     return directed(audit.claims, catalog_of(evidence.by_specialist()))
+
+
+_DIRECTED = TypeAdapter(list[DirectedClaim])
