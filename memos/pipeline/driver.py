@@ -43,6 +43,7 @@ from memos.pipeline.dbretry import retry_on_lost_connection
 from memos.pipeline.errors import LeaseLost, StageFailed, described, recurs_unchanged, shown
 from memos.pipeline.gateway import gateway
 from memos.pipeline.hooks import hooks
+from memos.pipeline.ledger import remember_budget
 from memos.pipeline.liveness import Heartbeat
 from memos.pipeline.registry import WORKFLOWS, workflow_for
 from memos.pipeline.steps import said, unfinished_parts
@@ -113,6 +114,7 @@ def _execute_from(run: Run, stage: str) -> None:
         return
     # The parallel steps' threads connect to the database while the first stage works, not on a call's path.
     fanout.warm(gateway().settings.max_concurrency)
+    remember_budget(run)
     hold: Hold | None = claimed
     try:
         # The desk's own work asks the model after people (agents.llm.limiter); its fan-outs inherit the mark.

@@ -103,12 +103,19 @@ def _record_from_row(row: LLMCall) -> LLMCallRecord:
     )
 
 
+# Run id -> the budget it started with, for every gateway's ledger in this process.
+_budgets: dict[str, int | None] = {}
+
+
+def remember_budget(run: Run) -> None:
+    """Note the budget of a run the driver has just read, so that its first parallel calls do not each read
+    it again, one round trip apiece on the path of the first wave."""
+    _budgets[str(run.pk)] = run.budget_tokens
+
+
 class DjangoLedger:
     """Called from the pipeline's thread pool too; each pool thread keeps its own connection for the life of
     the process (memos.pipeline.fanout), so one open connection per thread serves all of its calls."""
-
-    def __init__(self) -> None:
-        self._budgets: dict[str, int | None] = {}  # run id -> the budget it started with
 
     def cached(self, request_hash: str) -> LLMCallRecord | None:
         def read() -> LLMCall | None:
@@ -166,14 +173,14 @@ class DjangoLedger:
 
     def budget_of(self, run_id: str, default: int | None) -> int | None:
         """The budget the run recorded when it started (memos.services.runs.start_run), read once per run
-        and process: it never changes."""
-        if run_id not in self._budgets:
+        and process (it never changes), or known from the driver's read of the run (``remember_budget``)."""
+        if run_id not in _budgets:
             recorded = retry_on_lost_connection(
                 lambda: Run.objects.filter(pk=run_id).values_list("budget_tokens", flat=True).first(),
                 what="reading the run's token budget",
             )
-            self._budgets[run_id] = recorded
-        found = self._budgets[run_id]
+            _budgets[run_id] = recorded
+        found = _budgets[run_id]
         return default if found is None else found
 
     def reserve(self, run_id: str, tokens: int, budget: int) -> bool:

@@ -1,11 +1,13 @@
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 
 from agents.llm.types import LLMCallRecord
 from memos.models import LLMCall, Run
-from memos.pipeline.ledger import DjangoLedger
+from memos.pipeline.ledger import DjangoLedger, remember_budget
 from tests.memos.factories import run_for
 
 pytestmark = pytest.mark.django_db
@@ -64,3 +66,18 @@ def test_an_answer_whose_body_carries_nul_characters_is_recorded_without_them(al
     ledger.record(answer)
     row = LLMCall.objects.get(run=run)
     assert (row.raw_response, row.error) == ('{"text": ""}', "text:  is not allowed")
+
+
+def test_a_budget_the_driver_read_is_not_read_again_by_the_first_calls(
+    alice: User, django_assert_num_queries: Callable[..., Any]
+) -> None:
+    # The first wave of parallel calls each read the budget (one round trip apiece on its path) until the
+    # driver's read of the run was noted.
+    read = run_for(alice)
+    noted = run_for(alice, read.brief.company)
+    Run.objects.filter(pk__in=[read.pk, noted.pk]).update(budget_tokens=5_000)
+    with django_assert_num_queries(1):
+        assert DjangoLedger().budget_of(str(read.pk), 100) == 5_000
+    remember_budget(Run.objects.get(pk=noted.pk))
+    with django_assert_num_queries(0):
+        assert DjangoLedger().budget_of(str(noted.pk), 100) == 5_000
