@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.management import call_command
@@ -11,7 +12,7 @@ from django.core.management import call_command
 from agents.memo.outputs import EvaluationOutput, SelfScore
 from agents.memo.schemas import Evaluation, SynthesisIteration
 from agents.memo.verdict import decide
-from memos.models import Brief, Company, FactRecord, LLMCall, ReviewPolicy, Run
+from memos.models import ArtefactVersion, Brief, Company, FactRecord, LLMCall, ReviewPolicy, Run
 from memos.pipeline.memo.rehearsal import evaluation_answer, iteration_answer
 
 
@@ -36,6 +37,30 @@ def revenue_fact(of: Company, *, year: int = 2024, value: str = "391035000000") 
         accession="0000320193-24-000123",
         filed=date(2024, 11, 1),
         url="https://www.sec.gov/Archives/edgar/data/320193/000032019324000123/0000320193-24-000123-index.htm",
+    )
+
+
+def brief_of(owner: User, question: str) -> Brief:
+    """A brief on AAPL (the company made if the test has none yet)."""
+    apple = Company.objects.filter(ticker="AAPL").first() or company()
+    return Brief.objects.create(company=apple, question=question, owner=owner)
+
+
+def version_row(
+    brief: Brief, number: int, *, kind: str, content: dict[str, Any], workflow: str = "memo", **columns: Any
+) -> ArtefactVersion:
+    """A frozen version of ``brief``, inserted as a row (with a finished run of its own), for tests of what
+    reads versions rather than of freezing."""
+    run = Run.objects.create(brief=brief, created_by=brief.owner, workflow=workflow, status=Run.Status.DONE)
+    defaults: dict[str, Any] = {
+        "title": f"{kind} {number}: {brief.question}"[:300],
+        "rendered_text": "",
+        "content_hash": f"{brief.pk:032d}{number:032d}",
+        "evaluated": False,
+        "changelog": "",
+    }
+    return ArtefactVersion.objects.create(
+        brief=brief, run=run, number=number, kind=kind, content=content, **(defaults | columns)
     )
 
 

@@ -8,12 +8,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.utils import timezone
 
-from memos.models import ArtefactVersion, Brief, Company, Run
+from memos.models import ArtefactVersion, Brief, Run
 from memos.pipeline.memo.others import MAX_OTHER_BRIEFS, claims_of, other_memos
-from tests.memos.factories import company
+from tests.memos.factories import brief_of, version_row
 from tests.memos.memo.test_contradictions_page import ROSE, claim, memo_run
 from tests.memos.pipeline_support import analyst, load_desk_data, person
 
@@ -34,25 +33,14 @@ def directed(statement: str) -> dict[str, Any]:
 
 
 def frozen(brief: Brief, number: int, statement: str, minutes_ago: int) -> ArtefactVersion:
-    run = Run.objects.create(brief=brief, created_by=brief.owner, status=Run.Status.DONE)
-    return ArtefactVersion.objects.create(
-        brief=brief,
-        run=run,
-        number=number,
+    return version_row(
+        brief,
+        number,
         kind="memo",
-        title=f"AAPL memo: {brief.question}",
         content={"claims": [directed(statement)]},
-        rendered_text=statement,
-        content_hash=f"{brief.pk:032d}{number:032d}",
         evaluated=True,
-        changelog="",
         created_at=timezone.now() - timedelta(minutes=minutes_ago),
     )
-
-
-def brief_of(owner: User, question: str) -> Brief:
-    aapl = Company.objects.filter(ticker="AAPL").first() or company()
-    return Brief.objects.create(company=aapl, question=question, owner=owner)
 
 
 def test_the_newest_memo_of_each_other_brief_is_compared_at_most_three_newest_first() -> None:

@@ -12,10 +12,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from memos.models import ArtefactVersion, Brief, Company, MemoSchedule, RefineSchedule, Run
+from memos.models import ArtefactVersion, Brief, MemoSchedule, RefineSchedule, Run
 from memos.services.accounts import Roles
 from memos.services.review import approve, cast_vote
-from tests.memos.factories import company
+from tests.memos.factories import brief_of, version_row
 from tests.memos.review.support import frozen, member
 
 pytestmark = pytest.mark.django_db
@@ -35,29 +35,10 @@ def part(page: str, part_id: str) -> str:
     return found.group(0) if found else ""
 
 
-def brief_of(owner: User, question: str) -> Brief:
-    apple = Company.objects.filter(ticker="AAPL").first() or company()
-    return Brief.objects.create(company=apple, question=question, owner=owner)
-
-
 def digest(brief: Brief, number: int) -> ArtefactVersion:
     """A week's digest as the week workflow freezes it: a version of kind "week" (inserted as a row here, so
     the page's part is tested before that workflow is registered on this branch)."""
-    run = Run.objects.create(brief=brief, created_by=brief.owner, workflow="week", status=Run.Status.DONE)
-    return ArtefactVersion.objects.create(
-        brief=brief,
-        run=run,
-        number=number,
-        kind="week",
-        title=f"The week's digest {number}",
-        content={},
-        rendered_text="",
-        content_hash=f"{number:064d}",
-        evaluated=False,
-        sections={},
-        sources=[],
-        changelog="",
-    )
+    return version_row(brief, number, kind="week", content={}, workflow="week")
 
 
 def committee(*names: str) -> list[User]:
