@@ -63,7 +63,7 @@ def claims_of(version: ArtefactVersion) -> list[DirectedClaim]:
         except ValidationError:
             return []
     try:
-        MemoOutput.model_validate(content)
+        MemoOutput.model_validate(content)  # a version whose content is no memo has no claims to compare
     except ValidationError:
         return []
     steps = {
