@@ -293,7 +293,7 @@ class LLMGateway:
                     if reasked or isinstance(exc, _OutOfContext):
                         raise _gave_up(call.label, reason, response, twice=reasked) from None
                     reasked = True
-                    request = _reask(request, response, reason, looping=looping)
+                    request = (_loop_reask if looping else _reask)(request, response, reason)
                     continue
                 parsed = result.model_dump(mode="json")
                 settled.record(
@@ -483,11 +483,7 @@ def _strip_code_fence(content: str) -> str:
     return text
 
 
-def _reask(
-    request: ProviderRequest, response: ProviderResponse, reason: str, *, looping: bool = False
-) -> ProviderRequest:
-    if looping:
-        return _loop_reask(request, response, reason)
+def _reask(request: ProviderRequest, response: ProviderResponse, reason: str) -> ProviderRequest:
     correction = (
         f"Your answer above is not valid: {reason}\n"
         f"Reply again with only a JSON object that matches the {request.schema_name} schema."

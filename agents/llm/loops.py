@@ -50,14 +50,19 @@ def looped(content: str) -> bool:
 
 def repeats_block(content: str) -> bool:
     """Whether the answer ends in one block of characters written ``REPEATS`` times over, exactly."""
+    return _period(content) is not None
+
+
+def _period(content: str) -> int | None:
+    """The length of the shortest block ``content``'s tail repeats by ``repeats_block``'s rule, if any."""
     for block in range(1, MAX_BLOCK_CHARS + 1):
         span = max(REPEATS * block, MIN_REPEATED_CHARS)
         if len(content) < span:
-            break
+            return None
         tail = content[-span:]
         if tail[block:] == tail[:-block]:  # the tail has period ``block``
-            return True
-    return False
+            return block
+    return None
 
 
 @dataclass(frozen=True)
@@ -72,17 +77,13 @@ def loop_of(content: str) -> Loop:
     """The loop ``content`` ends in: the shortest block its tail repeats exactly, traced back to where the
     repeating began; a tail that only compresses like a loop is taken from ``LOOP_TAIL_CHARS`` before its
     end, its block its last ``MAX_QUOTED_BLOCK_CHARS`` characters."""
-    for period in range(1, MAX_BLOCK_CHARS + 1):
-        span = REPEATS * period
-        if len(content) < span:
-            break
-        tail = content[-span:]
-        if tail[period:] == tail[:-period]:
-            start = len(content) - span
-            while start > 0 and content[start - 1] == content[start - 1 + period]:
-                start -= 1
-            return Loop(start, content[start : start + period])
-    return Loop(max(len(content) - LOOP_TAIL_CHARS, 0), content[-MAX_QUOTED_BLOCK_CHARS:])
+    period = _period(content)
+    if period is None:
+        return Loop(max(len(content) - LOOP_TAIL_CHARS, 0), content[-MAX_QUOTED_BLOCK_CHARS:])
+    start = len(content) - period
+    while start > 0 and content[start - 1] == content[start - 1 + period]:
+        start -= 1
+    return Loop(start, content[start : start + period])
 
 
 @dataclass
