@@ -212,7 +212,8 @@ def needs_review(ending: Ending, unfinished: tuple[Unfinished, ...]) -> Ending:
     if ending.status == Run.Status.FAILED:
         return ending
     missing = tuple(part for part in unfinished if part.step not in ending.message)
-    message = f"{ending.message}; {said(missing)}" if missing else ending.message
+    # Joined as one sentence: "... from the run page; not finished: ...", never ".; not finished".
+    message = f"{ending.message.rstrip('.')}; {said(missing)}" if missing else ending.message
     return Ending(Run.Status.NEEDS_REVIEW, message.strip("; "))
 
 
