@@ -5,11 +5,8 @@ dead cannot overwrite the work of the worker that took over. Outputs are pydanti
 models out: a step's JSON is written from its kind's type and read back through it.
 
 Marking a step running only redraws its card, so it is written in the background while the step's LLM call
-is already under way. A finished step's output is written in the background too, while the stage goes on to
-its next call: a worker killed before the row landed loses no money, because the ledger answers the call
-again. The writes go out in order on one writer thread; a read of this stage's outputs, a failed step's
-write and the end of the stage first wait for them, and a lost lease still stops the stage (at its next
-check, or at its end).
+is already under way; every later write of the stage (and the end of the stage) first waits for it, so the
+writes land in order and a lost lease still stops the stage.
 """
 
 from __future__ import annotations
@@ -180,21 +177,23 @@ class StageContext:
         step.status = Status.RUNNING
         step.started_at = step.started_at or timezone.now()
         step.error = ""
-        self._write_behind(step, ["status", "started_at", "error"])
+        shown = copy.copy(step)  # the card shows the step as it is now, whatever happens to it meanwhile
+        fields = ["status", "started_at", "error"]
+        self._pending.append(fanout.background(lambda: self._write(shown, fields)))
 
     def progress(self, step: AgentStep, summary: str) -> None:
         """Redraw a running step's card with where it has got to ("round 4 of 10"), in the background: a
         long step (a move's debate) shows its progress without holding up its calls."""
         step.summary = summary[:200]
-        self._write_behind(step, ["summary"])
+        shown = copy.copy(step)
+        self._pending.append(fanout.background(lambda: self._write(shown, ["summary"])))
 
     def finish(self, step: AgentStep, output: BaseModel) -> None:
-        """Record the step's output, in the background (see the module's note)."""
         step.status = Status.DONE
         step.output = output.model_dump(mode="json")
         step.summary = self.workflow.kind(step.kind).summary(output)
         step.finished_at = timezone.now()
-        self._write_behind(step, ["status", "output", "summary", "finished_at"])
+        self._save(step, ["status", "output", "summary", "finished_at"])
 
     def fail_step(self, step: AgentStep, error: str) -> None:
         step.status = Status.FAILED
@@ -208,10 +207,6 @@ class StageContext:
         errors = [error for future in pending if (error := future.exception()) is not None]
         if errors:
             raise errors[0]
-
-    def _write_behind(self, step: AgentStep, fields: list[str]) -> None:
-        shown = copy.copy(step)  # written and drawn as it is now, whatever happens to it meanwhile
-        self._pending.append(fanout.background(lambda: self._write(shown, fields)))
 
     def _save(self, step: AgentStep, fields: list[str]) -> None:
         self.settle()
@@ -230,7 +225,6 @@ class StageContext:
         if stage != self.hold.stage:
             found = self._earlier_steps().get((stage, key))
             return None if found is None else self._typed(stage, key, found[1], output_type)
-        self.settle()  # this stage's own outputs: read once they are written
         raw = (
             AgentStep.objects.filter(run_id=self.run.pk, stage=stage, key=key, status=Status.DONE)
             .values_list("output", flat=True)
@@ -246,7 +240,6 @@ class StageContext:
                 for (done_stage, key), (done_kind, raw) in self._earlier_steps().items()
                 if done_stage == stage and (kind is None or done_kind == kind)
             }
-        self.settle()
         rows = AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE)
         if kind is not None:
             rows = rows.filter(kind=kind)
