@@ -8,7 +8,6 @@ Each function returns None when the series is too short for the indicator.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 RSI_WINDOW = 14
 ATR_WINDOW = 14
@@ -24,14 +23,14 @@ def wilder_average(values: np.ndarray, window: int) -> float | None:
         return None
     average = float(values[:window].mean())
     weight = (window - 1) / window
-    for value in values[window:]:
-        average = average * weight + float(value) / window
+    for value in values[window:].tolist():  # Python floats: the same arithmetic, without numpy's scalars
+        average = average * weight + value / window
     return average
 
 
-def rsi(close: pd.Series, window: int = RSI_WINDOW) -> float | None:
+def rsi(close: np.ndarray, window: int = RSI_WINDOW) -> float | None:
     """Wilder's RSI: 100 - 100 / (1 + average gain / average loss) over ``window`` sessions of changes."""
-    changes = close.diff().to_numpy(dtype=float)[1:]
+    changes = np.diff(close)
     gains = wilder_average(np.clip(changes, 0, None), window)
     losses = wilder_average(np.clip(-changes, 0, None), window)
     if gains is None or losses is None:
@@ -41,39 +40,40 @@ def rsi(close: pd.Series, window: int = RSI_WINDOW) -> float | None:
     return 100.0 - 100.0 / (1.0 + gains / losses)
 
 
-def true_range(high: pd.Series, low: pd.Series, close: pd.Series) -> np.ndarray:
-    """max(high - low, |high - previous close|, |low - previous close|); the first bar is high - low."""
-    previous = close.shift(1)
-    ranges = pd.concat([high - low, (high - previous).abs(), (low - previous).abs()], axis=1)
-    return ranges.max(axis=1, skipna=True).to_numpy(dtype=float)
+def true_range(high: np.ndarray, low: np.ndarray, close: np.ndarray) -> np.ndarray:
+    """max(high - low, |high - previous close|, |low - previous close|); the first bar is high - low. A
+    missing value is skipped (``fmax``), as a missing previous close is on the first bar."""
+    previous = np.concatenate(([np.nan], close[:-1]))
+    ranges: np.ndarray = np.fmax(np.fmax(high - low, np.abs(high - previous)), np.abs(low - previous))
+    return ranges
 
 
-def atr(high: pd.Series, low: pd.Series, close: pd.Series, window: int = ATR_WINDOW) -> float | None:
+def atr(high: np.ndarray, low: np.ndarray, close: np.ndarray, window: int = ATR_WINDOW) -> float | None:
     return wilder_average(true_range(high, low, close), window)
 
 
-def sma(close: pd.Series, window: int) -> float | None:
+def sma(close: np.ndarray, window: int) -> float | None:
     if len(close) < window:
         return None
-    return float(close.iloc[-window:].mean())
+    return float(close[-window:].mean())
 
 
 def bollinger_position(
-    close: pd.Series, window: int = BOLLINGER_WINDOW, deviations: float = BOLLINGER_DEVIATIONS
+    close: np.ndarray, window: int = BOLLINGER_WINDOW, deviations: float = BOLLINGER_DEVIATIONS
 ) -> float | None:
     """%B: where the close sits between the lower (0) and upper (1) band; outside the bands it leaves 0..1."""
     if len(close) < window:
         return None
-    recent = close.iloc[-window:].to_numpy(dtype=float)
+    recent = close[-window:]
     middle, spread = recent.mean(), recent.std(ddof=0) * deviations
     if spread == 0:
         return None
     return float((recent[-1] - (middle - spread)) / (2 * spread))
 
 
-def volume_ratio(volume: pd.Series, short: int = VOLUME_SHORT, long: int = VOLUME_LONG) -> float | None:
+def volume_ratio(volume: np.ndarray, short: int = VOLUME_SHORT, long: int = VOLUME_LONG) -> float | None:
     """Average volume of the last ``short`` sessions over the average of the last ``long``."""
-    if len(volume) < long or volume.iloc[-long:].isna().any():
+    if len(volume) < long or np.isnan(volume[-long:]).any():
         return None
-    baseline = float(volume.iloc[-long:].mean())
-    return float(volume.iloc[-short:].mean()) / baseline if baseline > 0 else None
+    baseline = float(volume[-long:].mean())
+    return float(volume[-short:].mean()) / baseline if baseline > 0 else None

@@ -13,6 +13,7 @@ from agents.data.errors import DataError, MalformedData, UnknownTicker
 from agents.data.prices import (
     NEW_YORK,
     LivePriceSource,
+    PriceFolders,
     PriceSeries,
     SnapshotPriceSource,
     load_price_csv,
@@ -164,6 +165,24 @@ def test_snapshot_source_reads_plain_ticker_file_names() -> None:
     source = SnapshotPriceSource(SHARED_DATA)
     assert source.series("XLK").source_label == "XLK.csv"
     assert source.series("SPY").first_date == date(1993, 1, 29)
+
+
+def test_a_folder_is_looked_up_again_once_a_file_comes_or_goes(tmp_path: Path) -> None:
+    """The folder's listing is kept while it stays as it is: a file written into it later (a refresh, an
+    admin's upload) is found by the next lookup, and a removed one is no longer offered."""
+    (tmp_path / "ABC.csv").write_text(BARS)
+    source = PriceFolders([tmp_path])
+    assert source.path_for("abc").name == "ABC.csv"
+    longer = BARS + "2024-01-05,11,12,10,11.5,11.5,1000\n"
+    (tmp_path / "ABC_2024_refreshed.csv").write_text(longer)
+    assert source.path_for("ABC").name == "ABC_2024_refreshed.csv"  # the larger file wins
+    with pytest.raises(UnknownTicker):
+        source.path_for("ABCD")
+    (tmp_path / "ABC_2024_refreshed.csv").unlink()
+    assert source.path_for("ABC").name == "ABC.csv"
+
+
+BARS = "date,open,high,low,close,adj_close,volume\n2024-01-04,10,11,9,10.5,10.5,900\n"
 
 
 STOOQ_RECORDED = b"""Date,Open,High,Low,Close,Volume

@@ -230,3 +230,41 @@ def test_a_series_without_volume_has_no_volume_ratio(spy: PriceSeries) -> None:
     vix = compute_profile(_load("daily/VIX_daily_cboe.csv"), benchmark=spy, as_of=date(2015, 6, 30))
     assert vix.volume_ratio is None and vix.rsi14 is not None
     assert "volume_ratio: no volume in this price file" in vix.notes
+
+
+@pytest.mark.parametrize("relative", ["daily/AAPL_2012-2017_stocknet.csv", "daily/XLK.csv"])
+def test_the_figures_are_pandas_definitions_to_the_last_bit(spy: PriceSeries, relative: str) -> None:
+    """The profile runs on numpy arrays; a fact's value must not move by a bit for it (the facts, the
+    prompts that cite them and the ledger's keys would all change). Each figure as pandas states it."""
+    series = _load(relative)
+    day = date(2016, 12, 30)
+    profile = compute_profile(series, benchmark=spy, as_of=day)
+    known = series.until(day).bars
+    joined = pd.concat(
+        [known["adj_close"].rename("stock"), spy.until(day).bars["adj_close"].rename("market")],
+        axis=1,
+        join="inner",
+    )
+    returns = joined.pct_change().dropna().iloc[-252:]
+    matrix = np.cov(returns["stock"], returns["market"], ddof=1)
+    beta = float(matrix[0, 1] / matrix[1, 1])
+    week = joined.iloc[-6:]
+    market_week = week["market"].iloc[-1] / week["market"].iloc[0] - 1
+    own_returns = known["adj_close"].pct_change().dropna().iloc[-252:]
+    close = known["close"]
+    previous = close.shift(1)
+    ranges = pd.concat(
+        [known["high"] - known["low"], (known["high"] - previous).abs(), (known["low"] - previous).abs()],
+        axis=1,
+    )
+    atr = float(ranges.max(axis=1).iloc[:14].mean())
+    for value in ranges.max(axis=1).iloc[14:]:
+        atr = atr * (13 / 14) + float(value) / 14  # Wilder: the weight is (n - 1) / n
+    assert profile.beta == beta
+    assert profile.alpha_1w == float(profile.return_1w - beta * market_week)
+    assert profile.volatility_annualised == float(own_returns.std(ddof=1) * np.sqrt(252))
+    assert profile.sma50_distance_pct == (float(close.iloc[-1]) / float(close.iloc[-50:].mean()) - 1) * 100
+    assert profile.atr_pct == atr / float(close.iloc[-1]) * 100
+    assert profile.return_ytd == float(
+        known["adj_close"].iloc[-1] / known["adj_close"].loc[: pd.Timestamp(2015, 12, 31)].iloc[-1] - 1
+    )
