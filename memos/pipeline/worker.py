@@ -25,7 +25,7 @@ MAX_WAIT_S = 30.0
 
 def warm_up() -> None:
     """Import every workflow's stages and the PDF renderer, load the prompts, build the shared gateway's
-    clients, fingerprint the code, parse the bundled prices, note the bundled posts' days, freeze what was
+    clients, fingerprint the code, parse the bundled prices, read the bundled posts, freeze what was
     loaded out of the garbage collector's sight, and fork the print server. (Web processes import
     WeasyPrint only when they first render; a work-horse would pay its second of import per job.)"""
     from agents.render import (

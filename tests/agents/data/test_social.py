@@ -12,7 +12,7 @@ import pytest
 
 from agents.data import social
 from agents.data.errors import MalformedData
-from agents.data.social import StocknetSocialSource, post_text, posted_at, read_newest_days
+from agents.data.social import StocknetSocialSource, post_text, posted_at, read_archives
 from tests.agents.data import SNAPSHOT
 
 SOURCE = StocknetSocialSource(SNAPSHOT / "stocknet")
@@ -167,7 +167,7 @@ def test_an_archive_noted_to_end_before_the_window_is_not_read(
 ) -> None:
     line = _tweet("$ aapl services revenue grew again this quarter", "Fri Jan 02 10:00:00 +0000 2015")
     _archive(tmp_path, {"2015-01-02": line})
-    assert read_newest_days(tmp_path) == 1
+    assert read_archives(tmp_path) == 1
     source = StocknetSocialSource(tmp_path)
 
     def not_read(*_: object) -> None:
@@ -177,4 +177,20 @@ def test_an_archive_noted_to_end_before_the_window_is_not_read(
     assert source.posts("AAPL", since=date(2017, 8, 25), until=date(2017, 9, 1)) == []
     monkeypatch.undo()
     # A window the archive reaches is read as ever.
+    assert [p.published for p in source.posts("AAPL", since=date(2015, 1, 1))] == [date(2015, 1, 2)]
+
+
+def test_archives_read_ahead_are_not_read_again_by_a_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker reads the bundled archives before it forks; its work-horses' searches then decompress none."""
+    line = _tweet("$ aapl services revenue grew again this quarter", "Fri Jan 02 10:00:00 +0000 2015")
+    _archive(tmp_path, {"2015-01-02": line})
+    assert read_archives(tmp_path) == 1
+
+    def not_read(*_: object) -> None:
+        raise AssertionError("the archive was read again")
+
+    monkeypatch.setattr(social, "_read_days", not_read)
+    source = StocknetSocialSource(tmp_path)
     assert [p.published for p in source.posts("AAPL", since=date(2015, 1, 1))] == [date(2015, 1, 2)]
