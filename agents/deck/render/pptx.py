@@ -89,7 +89,7 @@ def render_pptx(deck: Deck, *, spec: Deck | None = None) -> bytes:
 
 
 def _render(deck: Deck, embedded: Deck) -> bytes:
-    presentation: Any = Presentation(io.BytesIO(_widened_template()))
+    presentation: Any = Presentation(io.BytesIO(widened_template()))
     for slide in deck.slides:
         page = presentation.slides.add_slide(presentation.slide_layouts[_BLANK_LAYOUT])
         _draw_slide(page.shapes, deck, slide)
@@ -102,9 +102,10 @@ def _render(deck: Deck, embedded: Deck) -> bytes:
 
 
 @cache
-def _widened_template() -> bytes:
-    """The default template made 16:9, once a process: stretching its master and its layouts took 70 ms of
-    every render (measured beside the suite), loading the stretched one from its bytes 4 ms."""
+def widened_template() -> bytes:
+    """The default template made 16:9, once a process (a worker makes it before it forks): stretching its
+    master and its layouts took 70 ms of every render (measured beside the suite), loading the stretched one
+    from its bytes 4 ms."""
     presentation: Any = Presentation()
     _widen_template(presentation)
     buffer = io.BytesIO()
