@@ -162,18 +162,27 @@ def test_posts_since_a_day_are_the_newest_posts_kept_where_they_fall_on_or_after
         assert windowed and all(p.published and since <= p.published <= until for p in windowed)
 
 
-def test_an_archive_noted_to_end_before_the_window_is_not_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _read_ahead(folder: Path) -> StocknetSocialSource:
+    """One archive of one post (2015-01-02), read ahead as a worker reads the bundled ones."""
     line = _tweet("$ aapl services revenue grew again this quarter", "Fri Jan 02 10:00:00 +0000 2015")
-    _archive(tmp_path, {"2015-01-02": line})
-    assert read_archives(tmp_path) == 1
-    source = StocknetSocialSource(tmp_path)
+    _archive(folder, {"2015-01-02": line})
+    assert read_archives(folder) == 1
+    return StocknetSocialSource(folder)
 
+
+def _forbid_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     def not_read(*_: object) -> None:
         raise AssertionError("the archive was read")
 
     monkeypatch.setattr(social, "_read_days", not_read)
+
+
+def test_an_archive_noted_to_end_before_the_window_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _read_ahead(tmp_path)
+    social.day_files.cache_clear()  # its days no longer in memory: only its newest day is known
+    _forbid_reading(monkeypatch)
     assert source.posts("AAPL", since=date(2017, 8, 25), until=date(2017, 9, 1)) == []
     monkeypatch.undo()
     # A window the archive reaches is read as ever.
@@ -184,13 +193,6 @@ def test_archives_read_ahead_are_not_read_again_by_a_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker reads the bundled archives before it forks; its work-horses' searches then decompress none."""
-    line = _tweet("$ aapl services revenue grew again this quarter", "Fri Jan 02 10:00:00 +0000 2015")
-    _archive(tmp_path, {"2015-01-02": line})
-    assert read_archives(tmp_path) == 1
-
-    def not_read(*_: object) -> None:
-        raise AssertionError("the archive was read again")
-
-    monkeypatch.setattr(social, "_read_days", not_read)
-    source = StocknetSocialSource(tmp_path)
+    source = _read_ahead(tmp_path)
+    _forbid_reading(monkeypatch)
     assert [p.published for p in source.posts("AAPL", since=date(2015, 1, 1))] == [date(2015, 1, 2)]
