@@ -27,10 +27,9 @@ MAX_WAIT_S = 30.0
 def warm_up() -> None:
     """Import every workflow's stages and the PDF renderer, load the prompts, build the shared gateway's
     clients, fingerprint the code, parse the bundled prices, read the bundled posts, compile the desk's
-    templates and stretch the decks' PPTX template, freeze what was loaded out of the garbage collector's
-    sight, and fork the print server. (Web processes import WeasyPrint only when they first render; a
-    work-horse would pay its second of import per job.)"""
-    from agents.deck.render.pptx import widened_template
+    templates and make what each workflow declares (``Workflow.warm_process``), freeze what was loaded out
+    of the garbage collector's sight, and fork the print server. (Web processes import WeasyPrint only
+    when they first render; a work-horse would pay its second of import per job.)"""
     from agents.render import (
         pdf,  # noqa: F401 - imported for its side effect: loaded before fork
         print_server,
@@ -40,6 +39,7 @@ def warm_up() -> None:
     from memos.pipeline.data_sources import warm_posts, warm_prices
     from memos.pipeline.gateway import gateway
     from memos.pipeline.prompts import templates
+    from memos.pipeline.registry import WORKFLOWS
 
     templates()
     gateway().warm(str(role) for role in Role)
@@ -49,9 +49,11 @@ def warm_up() -> None:
     warm_prices()
     warm_posts()
     # Kept per process, so a work-horse forked without them made its run's anew on the run's path: the
-    # templates of the cards, versions and notices a run renders (2 ms each), a deck's 16:9 template (70 ms).
+    # templates of the cards, versions and notices a run renders (2 ms each), and what each workflow
+    # declares (a deck's 16:9 template, 70 ms).
     _compile_templates()
-    widened_template()
+    for workflow in WORKFLOWS.values():
+        workflow.warm_process()
     # What is loaded now lives as long as the process: out of the garbage collector's sight, a full
     # collection in a run scans only that run's objects (a gen-2 pass over everything took 90-125 ms, once
     # every few runs, in the middle of one), and a forked work-horse does not copy pages to count them.

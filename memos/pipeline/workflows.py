@@ -213,6 +213,9 @@ class Workflow:
     # The system texts its roles begin every call with, for a model server on this machine to read before
     # any run (``manage.py warm_model``, started by scripts/run.sh); ``run`` pins the versions to read.
     warm_prompts: Callable[[Run], Sequence[WarmPrompt]] = field(default=lambda run: ())
+    # What a worker makes once, before it forks its work-horses (memos.pipeline.worker.warm_up), that every
+    # run of it would otherwise make on its path: a deck's 16:9 PPTX template.
+    warm_process: Callable[[], object] = field(default=lambda: None)
 
     @property
     def stage_names(self) -> tuple[str, ...]:

@@ -103,9 +103,9 @@ def _render(deck: Deck, embedded: Deck) -> bytes:
 
 @cache
 def widened_template() -> bytes:
-    """The default template made 16:9, once a process (a worker makes it before it forks): stretching its
-    master and its layouts took 70 ms of every render (measured beside the suite), loading the stretched one
-    from its bytes 4 ms."""
+    """The default template made 16:9, once a process (a worker makes it before it forks: the deck's
+    ``Workflow.warm_process``): stretching its master and its layouts took 70 ms of every render (measured
+    beside the suite), loading the stretched one from its bytes 4 ms."""
     presentation: Any = Presentation()
     _widen_template(presentation)
     buffer = io.BytesIO()

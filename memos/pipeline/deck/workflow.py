@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from agents.deck.outputs import BaselineOutput, DeckEvidence, DeckOutput, DraftOutput, LapOutput, ScopeOutput
+from agents.deck.render.pptx import widened_template
 from agents.deck.rubrics import DECK_R1, DECK_R2, R1_CONTRACT, R2_CONTRACT
 from agents.llm.roles import Role
 from memos.models import AgentStep
@@ -154,4 +155,5 @@ WORKFLOW = Workflow(
     sealed_kinds=frozenset({DRAFT_KIND, BASELINE, LAP, DECK}),
     # The rubric builder's prompt names its anchors: it is read on the run's first call of it.
     warm_prompts=warm_prompts,
+    warm_process=widened_template,
 )
