@@ -177,16 +177,13 @@ class StageContext:
         step.status = Status.RUNNING
         step.started_at = step.started_at or timezone.now()
         step.error = ""
-        shown = copy.copy(step)  # the card shows the step as it is now, whatever happens to it meanwhile
-        fields = ["status", "started_at", "error"]
-        self._pending.append(fanout.background(lambda: self._write(shown, fields)))
+        self._write_behind(step, ["status", "started_at", "error"])
 
     def progress(self, step: AgentStep, summary: str) -> None:
         """Redraw a running step's card with where it has got to ("round 4 of 10"), in the background: a
         long step (a move's debate) shows its progress without holding up its calls."""
         step.summary = summary[:200]
-        shown = copy.copy(step)
-        self._pending.append(fanout.background(lambda: self._write(shown, ["summary"])))
+        self._write_behind(step, ["summary"])
 
     def finish(self, step: AgentStep, output: BaseModel) -> None:
         step.status = Status.DONE
@@ -207,6 +204,10 @@ class StageContext:
         errors = [error for future in pending if (error := future.exception()) is not None]
         if errors:
             raise errors[0]
+
+    def _write_behind(self, step: AgentStep, fields: list[str]) -> None:
+        shown = copy.copy(step)  # the card shows the step as it is now, whatever happens to it meanwhile
+        self._pending.append(fanout.background(lambda: self._write(shown, fields)))
 
     def _save(self, step: AgentStep, fields: list[str]) -> None:
         self.settle()
