@@ -3,10 +3,12 @@ store's version, which PostgreSQL keeps."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import json
+from collections.abc import Iterable, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 
 from agents.data.types import Fact, SourceDocument
 from agents.text.storable import storable, storable_text
@@ -15,6 +17,8 @@ from memos.models import SourceDocument as SourceDocumentRow
 
 if TYPE_CHECKING:
     from agents.data.edgar import CompanyFactSet
+
+Row = TypeVar("Row", bound=models.Model)
 
 _FACT_FIELDS = [
     "company",
@@ -76,11 +80,15 @@ def save_facts(*, company: Company, facts: Iterable[Fact], data_version: str = "
 
 def save_fact_rows(rows: list[FactRecord]) -> int:
     """Upsert unsaved rows (``fact_rows``, of one company or several) by ``fact_id``."""
-    if not rows:
-        return 0
-    FactRecord.objects.bulk_create(
-        rows, batch_size=1000, update_conflicts=True, unique_fields=["fact_id"], update_fields=_FACT_FIELDS
-    )
+    changed = changed_rows(rows, key="fact_id", fields=_FACT_FIELDS)
+    if changed:
+        FactRecord.objects.bulk_create(
+            changed,
+            batch_size=1000,
+            update_conflicts=True,
+            unique_fields=["fact_id"],
+            update_fields=_FACT_FIELDS,
+        )
     return len(rows)
 
 
@@ -114,16 +122,57 @@ def save_documents(documents: Iterable[SourceDocument]) -> int:
         )
         for doc in documents
     ]
-    if not rows:
-        return 0
-    SourceDocumentRow.objects.bulk_create(
-        rows,
-        batch_size=500,
-        update_conflicts=True,
-        unique_fields=["doc_id"],
-        update_fields=["kind", "title", "url", "published", "source", "text", "tickers"],
-    )
+    fields = ["kind", "title", "url", "published", "source", "text", "tickers"]
+    changed = changed_rows(rows, key="doc_id", fields=fields)
+    if changed:
+        SourceDocumentRow.objects.bulk_create(
+            changed, batch_size=500, update_conflicts=True, unique_fields=["doc_id"], update_fields=fields
+        )
     return len(rows)
+
+
+def changed_rows(rows: Sequence[Row], *, key: str, fields: Sequence[str]) -> list[Row]:
+    """The unsaved ``rows`` that are new or would change a stored row (by their unique ``key``), compared as
+    the columns would hold them. A screen stores the same 1,200 figures and the same posts again on every run:
+    rewriting them took a row lock each (ten news readings storing the same posts queued on one another) and,
+    through the store's triggers, moved its version, so every cached evidence selection missed after any
+    screen though no value had changed. Reading them back is one read-only query a thousand keys."""
+    if not rows:
+        return []
+    meta = type(rows[0])._meta
+    columns = [field for field in map(meta.get_field, fields) if isinstance(field, models.Field)]
+    if len(columns) != len(fields):
+        raise ValueError(f"not all of {fields} are {meta.label}'s columns")
+    names = [field.attname for field in columns]  # a foreign key compares by its id
+    stored: dict[Any, tuple[object, ...]] = {}
+    keys = [getattr(row, key) for row in rows]
+    for start in range(0, len(keys), 1000):
+        found = type(rows[0])._default_manager.filter(**{f"{key}__in": keys[start : start + 1000]})
+        for values in found.values_list(key, *names):
+            stored[values[0]] = tuple(_as_stored(f, v) for f, v in zip(columns, values[1:], strict=True))
+    return [
+        row
+        for row in rows
+        if stored.get(getattr(row, key))
+        != tuple(_as_stored(f, getattr(row, n)) for f, n in zip(columns, names, strict=True))
+    ]
+
+
+def _as_stored(field: models.Field[Any, Any], value: object) -> object:
+    """``value`` as ``field``'s column keeps it: a decimal rounded to the column's places (half away from
+    zero, as PostgreSQL rounds), a date parsed, JSON in one spelling. A value this cannot say (a malformed
+    date) compares as itself, so it is written and the database's own check speaks."""
+    if value is None or isinstance(field, models.ForeignKey):
+        return value
+    try:
+        if isinstance(field, models.JSONField):
+            return json.dumps(value, sort_keys=True)
+        python = field.to_python(value)
+        if isinstance(field, models.DecimalField) and isinstance(python, Decimal) and python.is_finite():
+            return python.quantize(Decimal(1).scaleb(-field.decimal_places), rounding=ROUND_HALF_UP)
+    except Exception:  # noqa: BLE001 - compared as given; the write reports what is wrong with it
+        return value
+    return python
 
 
 def fact_store_version() -> str:

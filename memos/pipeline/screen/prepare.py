@@ -127,8 +127,11 @@ def _store(figures: list[Figure], names: dict[str, str]) -> None:
         )
     # A handful of statements for the whole watchlist, not two or three a symbol: 87 symbols' writes took
     # 0.6 s of the screen's run one company at a time.
-    new = [Company(ticker=ticker, name=names.get(ticker, ticker)) for ticker in by_ticker]
-    Company.objects.bulk_create(new, ignore_conflicts=True)
+    # Only the companies missing are created: a write that changes nothing still moves the store's version.
     companies = {c.ticker: c for c in Company.objects.filter(ticker__in=list(by_ticker))}
+    new = [Company(ticker=t, name=names.get(t, t)) for t in by_ticker if t not in companies]
+    if new:
+        Company.objects.bulk_create(new, ignore_conflicts=True)
+        companies = {c.ticker: c for c in Company.objects.filter(ticker__in=list(by_ticker))}
     rows = [fact_rows(company=companies[ticker], facts=facts) for ticker, facts in by_ticker.items()]
     save_fact_rows([row for company_rows in rows for row in company_rows])

@@ -3,6 +3,7 @@ never reads a selection older than the store it runs on, whoever changed the sto
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -12,8 +13,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from agents.data.types import Citation, Fact
+from agents.data.types import SourceDocument as Document
 from memos.models import Brief, Company, FactRecord, SourceDocument
-from memos.pipeline.fact_store import fact_store_version, save_facts
+from memos.pipeline.fact_store import fact_store_version, save_documents, save_facts
 from memos.pipeline.memo.evidence import current_evidence, select_evidence
 from tests.memos.factories import company, revenue_fact
 
@@ -72,6 +74,69 @@ def test_every_kind_of_write_to_the_store_changes_its_version_and_other_writes_d
 
     Brief.objects.create(company=apple, question="q", owner=User.objects.create(username="ann"))
     assert not changed(), "a brief is not the store"
+
+
+def _post(text: str, *, tickers: tuple[str, ...] = ("AAPL",)) -> Document:
+    return Document(
+        doc_id="stocknet:AAPL:1",
+        kind="social",
+        title="$aapl",
+        url="https://stocktwits.com/",
+        published=date(2015, 8, 20),
+        source="stocknet",
+        text=text,
+        tickers=tickers,
+    )
+
+
+def _refiled(of: Company, fact: Fact, **update: object) -> None:
+    save_facts(company=of, facts=[fact.model_copy(update=update)])
+
+
+def test_storing_what_is_stored_writes_nothing_and_keeps_the_version(
+    django_assert_num_queries: Any,
+) -> None:
+    apple = company()
+    revenue_fact(apple)
+    revenue = _corrected_revenue(apple, "391035000000")
+    save_facts(company=apple, facts=[revenue])
+    save_documents([_post("$aapl beat")])
+    version = fact_store_version()
+
+    with django_assert_num_queries(2):  # one read each, no write
+        _refiled(apple, revenue, value=Decimal("391035000000.00"))
+        save_documents([_post("$aapl beat")])
+    # A difference past the column's ten places is not one the column can keep.
+    _refiled(apple, revenue, value=Decimal("391035000000.00000000001"))
+
+    assert fact_store_version() == version
+
+
+def test_a_difference_in_any_column_is_written_and_moves_the_version() -> None:
+    apple = company()
+    revenue_fact(apple)
+    revenue = _corrected_revenue(apple, "391035000000")
+    save_facts(company=apple, facts=[revenue])
+    save_documents([_post("$aapl beat")])
+    versions = [fact_store_version()]
+
+    writes: list[Callable[[], object]] = [
+        lambda: save_documents([_post("$aapl beat", tickers=("AAPL", "MSFT"))]),
+        lambda: save_documents([_post("$aapl beat again", tickers=("AAPL", "MSFT"))]),
+        lambda: _refiled(apple, revenue, value=Decimal("391035000000.1")),
+        lambda: _refiled(apple, revenue, value=Decimal("391035000000.1"), fiscal_year=None),
+        lambda: _refiled(apple, revenue, fact_id="AAPL:revenue:FY2024b"),
+    ]
+    for write in writes:
+        write()
+        versions.append(fact_store_version())
+
+    assert len(set(versions)) == len(versions), "each write moved the version"
+    stored = SourceDocument.objects.get(doc_id="stocknet:AAPL:1")
+    assert (stored.text, stored.tickers) == ("$aapl beat again", ["AAPL", "MSFT"])
+    row = FactRecord.objects.get(fact_id="AAPL:revenue:FY2024")
+    assert (row.value, row.fiscal_year) == (Decimal("391035000000.1"), None)
+    assert FactRecord.objects.get(fact_id="AAPL:revenue:FY2024b").value == Decimal("391035000000")
 
 
 def test_a_corrected_figure_reaches_the_next_run_at_once() -> None:

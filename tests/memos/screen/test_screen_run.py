@@ -17,6 +17,7 @@ from agents.screen.flags import NO_NEWS, PURE_BETA
 from agents.screen.outputs import DirectorOutput, NewsOutput, QuantStep, ScreenResult
 from memos.models import AgentStep, ArtefactVersion, Brief, FactRecord, LLMCall, Run, SourceDocument
 from memos.pipeline import driver
+from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.screen.plan import DIRECTOR, FLAGS, QUANT
 from memos.services.errors import ServiceError
 from memos.services.runs import ask_watchlist
@@ -139,14 +140,18 @@ def test_the_managing_director_cannot_break_a_floor() -> None:
         assert assessment.adjustment.refusal.startswith("Refused:")
 
 
-def test_an_unchanged_rerun_makes_no_calls() -> None:
+def test_an_unchanged_rerun_makes_no_calls_and_leaves_the_fact_store_as_it_was() -> None:
     first = _screen()
     with fake_llm() as server:  # one server: its address is part of each request's hash
         driver.run_inline(str(first.pk))
         paid = server.request_count
+        stored = fact_store_version()
         second = _screen()
         driver.run_inline(str(second.pk))
         assert server.request_count == paid
+    # The same figures and posts stored again change nothing, so evidence cached under the store's version
+    # (a memo's selection) still holds after a screen.
+    assert fact_store_version() == stored
     second.refresh_from_db()
     assert second.status == Run.Status.DONE
     assert LLMCall.objects.filter(run=second).exclude(outcome="cached").count() == 0
