@@ -68,6 +68,7 @@ class Prepared:
     version: ArtefactVersion  # not saved yet
     previous_pk: int | None  # the line's newest version it was built against
     files: list[Made]  # a PDF as the HTML it is printed from, after the freeze commits
+    artefact: Artefact  # what it was built from: freezing this same object needs no second hash of it
 
     def fits(self, run: Run, digest: str, previous: ArtefactVersion | None) -> bool:
         return (
@@ -84,7 +85,10 @@ def prepare(*, run: Run, artefact: Artefact) -> Prepared:
     previous = latest_in_line(brief, artefact.kind)
     version = _build(run, artefact, brief, previous)
     return Prepared(
-        version, previous.pk if previous is not None else None, version_files.render_files(version)
+        version,
+        previous.pk if previous is not None else None,
+        version_files.render_files(version),
+        artefact,
     )
 
 
@@ -94,7 +98,11 @@ def freeze(*, run: Run, artefact: Artefact, prepared: Prepared | None = None) ->
     number. Without ``prepared`` (or with one the line has moved past) the files are rendered here."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("freeze() must run inside the transaction that finishes the run")
-    digest = content_hash(artefact.kind, artefact.content, rendered_text(sections_of(artefact)))
+    if prepared is not None and prepared.artefact is artefact:
+        # Hashed when it was prepared: a screen's content is a megabyte of JSON, 20 ms to hash again.
+        digest = prepared.version.content_hash
+    else:
+        digest = content_hash(artefact.kind, artefact.content, rendered_text(sections_of(artefact)))
     existing = ArtefactVersion.objects.filter(run=run, content_hash=digest).first()
     if existing is not None:
         return existing

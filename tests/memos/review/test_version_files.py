@@ -143,6 +143,23 @@ def test_a_finish_retried_after_its_transaction_rolled_back_freezes_the_prepared
     assert ArtefactVersion.objects.get().number == 1
 
 
+def test_a_version_prepared_from_other_content_is_not_the_one_frozen(ana: User) -> None:
+    run = run_for(ana, company(), status=Run.Status.DONE)
+    prepared = prepare(
+        run=run,
+        artefact=Artefact(kind="memo", title="AAPL memo", content={}, sections=SECTIONS, evaluated=False),
+    )
+    changed = {**SECTIONS, "Headline thesis": "Services no longer carry the margin."}
+    artefact = Artefact(kind="memo", title="AAPL memo", content={"n": 1}, sections=changed, evaluated=False)
+
+    with transaction.atomic():
+        version = freeze(run=run, artefact=artefact, prepared=prepared)
+
+    assert version.content == {"n": 1} and version.content_hash != prepared.version.content_hash
+    assert version.content_hash == content_hash("memo", {"n": 1}, rendered_text(changed))
+    assert "no longer carry" in version.rendered_text
+
+
 def test_the_pdf_is_printed_off_the_runs_path_from_the_html_frozen_with_it(
     ana: User, reader: Client, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
