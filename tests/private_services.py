@@ -104,7 +104,10 @@ class PrivatePostgres:
         return f"postgres://postgres@127.0.0.1:{self.port}/desk"
 
     def start(self) -> None:
-        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off"
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off"
+            " -c default_toast_compression=lz4"  # as scripts/lib.sh starts the desk's own
+        )
         self._run(
             self.bin / "pg_ctl",
             "-D",
