@@ -64,6 +64,11 @@ class OpenAICompatProvider:
                 event_hooks={"response": [_decode_as_utf8]},
             ),
         )
+        # The SDK works out its platform headers on the first request and keeps them for the process; it
+        # runs `uname -p` in a subprocess to do so (8 ms, a fork of the whole process). Made here, so a worker
+        # makes them before it forks (memos.pipeline.worker.warm_up builds every endpoint's client) and no
+        # work-horse's first call of a run forks.
+        _ = self._client.default_headers
 
     def complete(self, request: ProviderRequest) -> ProviderResponse:
         # The request is posted as the JSON body it is, through the client's own transport, retries off,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any, cast
 
 import httpx2
 import pytest
+from openai._base_client import platform_headers
 
 from agents.llm.config import Endpoint
 from agents.llm.errors import ProviderFailure, TransientError
@@ -255,3 +258,24 @@ def test_a_token_count_that_is_not_a_plain_count_is_zero_and_an_absurd_one_is_ca
     body = completion() | {"usage": {"prompt_tokens": count, "completion_tokens": count}}
     response = parse_completion(json.dumps(body))
     assert (response.tokens_in, response.tokens_out) == (counted, counted)
+
+
+def test_a_client_made_before_a_fork_leaves_its_first_request_nothing_to_spawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The SDK's platform headers (worked out once per process, with `uname -p` in a subprocess) are made with
+    the client, which a worker builds before it forks: a work-horse's first call spawns nothing."""
+    cast(Any, platform_headers).cache_clear()  # the SDK's lru_cache, typed as the function it wraps
+    made = provider(lambda request: httpx2.Response(200, json=completion()))
+    spawned: list[object] = []
+    real = subprocess.Popen.__init__
+
+    def spying(self: subprocess.Popen[bytes], *args: Any, **kwargs: Any) -> None:
+        spawned.append(args[0] if args else kwargs.get("args"))
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", spying)
+
+    made.complete(REQUEST)
+
+    assert spawned == []
