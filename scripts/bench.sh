@@ -23,6 +23,11 @@ if [ "$only" != tests ]; then
   out="$ROOT/var/bench/workflows"
   mkdir -p "$out"
   latency="${BENCH_LATENCY_MS:-200}"
+  # One secret key for the bench's processes, as a desk's share one (scripts/run.sh): the shared cache's
+  # entries are signed with it, and a process with a key of its own reads none of another's (each bench_run
+  # then selected its first run's evidence again, 30-45 ms, where a worker reads it from the cache).
+  DJANGO_SECRET_KEY="$("$PY" -c 'import secrets; print(secrets.token_urlsafe(50))')"
+  export DJANGO_SECRET_KEY
   log "bench_run: each workflow at $latency ms a call (scratch database; a few minutes)"
   bash "$ROOT/scripts/with-services.sh" bash -c '
     set -e
