@@ -134,9 +134,9 @@ def save_documents(documents: Iterable[SourceDocument]) -> int:
 def changed_rows(rows: Sequence[Row], *, key: str, fields: Sequence[str]) -> list[Row]:
     """The unsaved ``rows`` that are new or would change a stored row (by their unique ``key``), compared as
     the columns would hold them. A screen stores the same 1,200 figures and the same posts again on every run:
-    rewriting them took a row lock each (ten news readings storing the same posts queued on one another) and,
-    through the store's triggers, moved its version, so every cached evidence selection missed after any
-    screen though no value had changed. Reading them back is one read-only query a thousand keys."""
+    rewriting them locked and rewrote every row and, through the store's triggers, moved its version, so
+    every cached evidence selection missed after any screen though no value had changed. Reading them back is
+    one read-only query a thousand keys."""
     if not rows:
         return []
     meta = type(rows[0])._meta
