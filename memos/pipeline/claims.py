@@ -33,6 +33,7 @@ from agents.text.storable import storable, storable_text
 from memos.models import AgentStep, Run, StageClaim
 from memos.pipeline.cards import publish_run
 from memos.pipeline.dbretry import retry_on_lost_connection
+from memos.pipeline.earlier import EarlierSteps
 from memos.pipeline.errors import LeaseLost
 from memos.pipeline.liveness import RunLock
 
@@ -57,6 +58,7 @@ class Hold:
     lock: RunLock
     lost: threading.Event = field(default_factory=threading.Event)
     run: Run | None = None  # handed over: the run as the hand-over left it, which the next stage goes on with
+    earlier: EarlierSteps | None = None  # handed over: the finished steps the next stage need not read again
 
     def check(self) -> None:
         """Stop before doing more work (an LLM call, a write) for a stage that is no longer ours."""

@@ -28,6 +28,7 @@ from memos.pipeline import claims, fanout
 from memos.pipeline.breadth import Breadth
 from memos.pipeline.cards import publish_status, publish_step
 from memos.pipeline.claims import Hold
+from memos.pipeline.earlier import EarlierSteps, FinishedStep
 from memos.pipeline.errors import UNREADABLE, StageFailed, shown
 from memos.pipeline.workflows import Workflow
 
@@ -45,10 +46,13 @@ class StageContext:
     hold: Hold
     _steps: dict[str, AgentStep] | None = field(default=None, repr=False)
     _pending: list[Future[None]] = field(default_factory=list, repr=False)
-    # Earlier stages' finished steps, read once: they cannot change while this stage runs. Raw outputs by
-    # (stage, key) in plan order, with each step's kind, and the typed outputs already parsed from them.
-    _earlier: dict[tuple[str, str], tuple[str, Any]] | None = field(default=None, repr=False)
+    # Earlier stages' finished steps, read once (or handed on by the stage before: memos.pipeline.earlier):
+    # they cannot change while this stage runs. Raw outputs by (stage, key) in plan order, with each step's
+    # kind, and the typed outputs already parsed from them.
+    _earlier: dict[tuple[str, str], FinishedStep] | None = field(default=None, repr=False)
     _parsed: dict[tuple[str, str, type[BaseModel]], BaseModel] = field(default_factory=dict, repr=False)
+    # This stage's finished steps as stored (read back finished, or written here): what it hands on.
+    _finished: dict[str, FinishedStep] = field(default_factory=dict, repr=False)
     _inputs: dict[Callable[[StageContext], Any], Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -217,6 +221,8 @@ class StageContext:
         values = {name: storable(getattr(step, name)) for name in fields}  # model text may carry a NUL
         rows = AgentStep.objects.filter(pk=step.pk)
         claims.fenced_update(self.hold, rows, f"saving step {step.stage}/{step.key}", **values)
+        if step.status == Status.DONE and "output" in values:
+            self._finished[step.key] = FinishedStep(step.pk, step.position, step.kind, values["output"])
         publish_step(step)
 
     # --- the run's earlier steps, typed
@@ -225,7 +231,7 @@ class StageContext:
         """A finished step's output, or None when it has not finished."""
         if stage != self.hold.stage:
             found = self._earlier_steps().get((stage, key))
-            return None if found is None else self._typed(stage, key, found[1], output_type)
+            return None if found is None else self._typed(stage, key, found.output, output_type)
         raw = (
             AgentStep.objects.filter(run_id=self.run.pk, stage=stage, key=key, status=Status.DONE)
             .values_list("output", flat=True)
@@ -237,9 +243,9 @@ class StageContext:
         """Every finished step of ``stage`` (of one ``kind``), in plan order, keyed by step key."""
         if stage != self.hold.stage:
             return {
-                key: self._typed(stage, key, raw, output_type)
-                for (done_stage, key), (done_kind, raw) in self._earlier_steps().items()
-                if done_stage == stage and (kind is None or done_kind == kind)
+                key: self._typed(stage, key, found.output, output_type)
+                for (done_stage, key), found in self._earlier_steps().items()
+                if done_stage == stage and (kind is None or found.kind == kind)
             }
         rows = AgentStep.objects.filter(run_id=self.run.pk, stage=stage, status=Status.DONE)
         if kind is not None:
@@ -249,7 +255,7 @@ class StageContext:
             for key, raw in rows.order_by("position", "key").values_list("key", "output")
         }
 
-    def _earlier_steps(self) -> dict[tuple[str, str], tuple[str, Any]]:
+    def _earlier_steps(self) -> dict[tuple[str, str], FinishedStep]:
         if self._earlier is None:
             self._read_steps()
         assert self._earlier is not None
@@ -257,15 +263,37 @@ class StageContext:
 
     def _read_steps(self) -> None:
         """The run's steps in one query, whichever is asked for first: this stage's rows, and the earlier
-        stages' finished outputs."""
+        stages' finished outputs, less those the stage before handed on (``hold.earlier``)."""
+        here = self.hold.stage
+        handed = self.hold.earlier
+        earlier = {
+            named: found for named, found in (handed.steps.items() if handed else ()) if named[0] != here
+        }
+        if handed is not None:
+            self._parsed.update((named, typed) for named, typed in handed.parsed.items() if named[0] != here)
+        rows = AgentStep.objects.filter(run_id=self.run.pk).exclude(pk__in=[f.pk for f in earlier.values()])
         steps: dict[str, AgentStep] = {}
-        earlier: dict[tuple[str, str], tuple[str, Any]] = {}
-        for step in AgentStep.objects.filter(run_id=self.run.pk).order_by("position", "key"):
-            if step.stage == self.hold.stage:
+        for step in rows.order_by("position", "key"):
+            if step.stage == here:
                 steps[step.key] = step
+                if step.status == Status.DONE:
+                    self._finished[step.key] = FinishedStep(step.pk, step.position, step.kind, step.output)
             elif step.status == Status.DONE:
-                earlier[(step.stage, step.key)] = (step.kind, step.output)
-        self._steps, self._earlier = steps, earlier
+                earlier[(step.stage, step.key)] = FinishedStep(step.pk, step.position, step.kind, step.output)
+        # Plan order, as one query ordered them: within a stage by position, then key.
+        ordered = sorted(earlier.items(), key=lambda item: (item[1].position, item[0][1]))
+        self._steps, self._earlier = steps, dict(ordered)
+
+    def handed_on(self) -> EarlierSteps | None:
+        """What the next stage need not read again when this worker goes straight on with it: the finished
+        steps of this stage and the earlier ones as stored, and the outputs already parsed from them. None
+        when this stage read no steps (the next reads them all)."""
+        if self._earlier is None:
+            return None
+        steps = dict(self._earlier)
+        here = self.hold.stage
+        steps.update(((here, key), found) for key, found in self._finished.items())
+        return EarlierSteps(steps, dict(self._parsed))
 
     def _typed(self, stage: str, key: str, raw: Any, output_type: type[T]) -> T:
         cached = self._parsed.get((stage, key, output_type))

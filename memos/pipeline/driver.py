@@ -181,7 +181,9 @@ def _move_on(workflow: Workflow, ctx: StageContext) -> Hold | None:
     """Hand the run over to the next stage, or finish it with the workflow's ending."""
     following = workflow.following(ctx.hold.stage)
     if following is not None:
-        return claims.hand_over(ctx.hold, following, ctx.run)
+        hold = claims.hand_over(ctx.hold, following, ctx.run)
+        hold.earlier = ctx.handed_on()  # memos.pipeline.earlier: the next stage reads only what it lacks
+        return hold
     ending, unfinished = workflow.ending(ctx), unfinished_parts(ctx.run_id)
     if unfinished:
         # A part that did not finish is said, whatever the workflow's own ending thought of it: the run needs
