@@ -177,10 +177,13 @@ class PendingPrint(models.Model):
     """A frozen version's PDF still to be printed, and the HTML it is printed from: made from the version
     alone when it was frozen, so the print, however late, shows what was frozen. Printing is off the run's
     path: a worker prints it right after the freeze commits (memos.services.version_files); a reader who
-    asks first has it printed then. The row goes once its VersionFile is stored."""
+    asks first has it printed then. The row goes once its VersionFile is stored.
+
+    A row named ``*`` with no HTML stands for every file of a version whose workflow makes its files after
+    the freeze (memos.services.surfaces.Files.after_freeze): they are made from the frozen version."""
 
     version = models.ForeignKey(ArtefactVersion, on_delete=models.CASCADE, related_name="pending_prints")
-    name = models.CharField(max_length=40, help_text="the file it becomes: render.pdf")
+    name = models.CharField(max_length=40, help_text="the file it becomes: render.pdf; * for every file")
     html = models.TextField()
     # The origin its relative links resolve against ("" = none: its styles are inline) and whether the
     # app's static files may be read for it (agents.render.pdf's fetcher).

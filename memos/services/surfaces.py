@@ -166,6 +166,11 @@ class Files:
     # A PDF may come as the HTML to print it from (``ToPrint``): printed off the run's path. None: the
     # printed page alone (memos.services.printing), which is ``files``' default.
     render: Callable[[ArtefactVersion], list[Rendered | ToPrint]] | None = None
+    # Whether they are all made after the freeze commits, from the frozen version, on this process's printer
+    # thread (memos.services.version_files) rather than on the run's path before it: for files that take
+    # long to render and are large to store (a screen's report, a megabyte rendered in 90 ms and stored
+    # twice, as itself and as the HTML its PDF is printed from). A reader who asks first has them made then.
+    after_freeze: bool = False
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,11 @@ printer thread prints it and stores the PDF (a worker waits for it before its wo
 ``wait_for_prints``); a reader who asks before has it printed then, from the same frozen HTML, so the PDF is
 the same whoever prints it. ``PRINT_INLINE`` (on under test) prints at the commit instead, in the caller.
 
+A workflow may have all its files made after the freeze (``Files.after_freeze``: a screen's report, a
+megabyte rendered in 90 ms and stored twice on the run's path): the freeze keeps a pending row for them
+(``EVERY_FILE``), and the printer makes them from the frozen version right after the commit, as a reader
+who asks first does.
+
 A version frozen before files were kept has none: the first reader who needs one renders them (in a render
 slot, memos.services.render_slots) and stores them; two readers at once may both render, but the unique
 (version, name) constraint keeps the first row stored and both serve it.
@@ -43,6 +48,8 @@ __all__ = ["Made", "NoSuchFile", "Readable", "Rendered", "StoredFile", "ToPrint"
 
 # What rendering a version makes: a file's bytes, or a PDF's HTML to print off the run's path.
 Made = Rendered | ToPrint
+# A pending row that stands for every file of a version whose workflow makes them after the freeze.
+EVERY_FILE = "*"
 
 
 class NoSuchFile(LookupError):
@@ -114,6 +121,19 @@ def print_seconds() -> float:
     return _PRINTING.read()
 
 
+def files_to_freeze(version: ArtefactVersion) -> list[Made]:
+    """The files freezing stores with the version (it may be one freezing has prepared and not stored yet):
+    every file, rendered now, or none for a workflow whose files are made after the freeze
+    (``Files.after_freeze``)."""
+    return [] if _after_freeze(version) else render_files(version)
+
+
+def _after_freeze(version: ArtefactVersion) -> bool:
+    # As the workflow declares it, without reading the content (a screen's dashboard, 40 ms to build): a
+    # version being frozen is one this code has just made.
+    return surface_for(version.kind).files.after_freeze
+
+
 def render_files(version: ArtefactVersion) -> list[Made]:
     """Every file of the version, rendered now from the version alone (it may be one freezing has prepared and
     not stored yet): no database read but the version's brief and company, which the caller has loaded."""
@@ -147,32 +167,46 @@ def printed(item: ToPrint) -> Rendered:
 
 def store(version: ArtefactVersion, files: list[Made]) -> None:
     """Keep the files of a version being frozen (call inside the freezing transaction): the bytes made, and
-    each PDF's HTML to be printed once the transaction commits."""
+    each PDF's HTML to be printed once the transaction commits; for a workflow whose files are made after
+    the freeze, a note (``EVERY_FILE``) that they are to be made once it commits."""
     _keep(version.pk, [file for file in files if isinstance(file, Rendered)])
-    to_print = [file for file in files if isinstance(file, ToPrint)]
-    if not to_print:
+    pending = [
+        PendingPrint(version=version, name=f.name, html=f.html, base_url=f.base_url or "", static=f.static)
+        for f in files
+        if isinstance(f, ToPrint)
+    ]
+    if _after_freeze(version):
+        pending.append(PendingPrint(version=version, name=EVERY_FILE, html=""))
+    if not pending:
         return
-    PendingPrint.objects.bulk_create(
-        [
-            PendingPrint(
-                version=version, name=f.name, html=f.html, base_url=f.base_url or "", static=f.static
-            )
-            for f in to_print
-        ],
-        ignore_conflicts=True,
-    )
+    PendingPrint.objects.bulk_create(pending, ignore_conflicts=True)
     transaction.on_commit(lambda: _printer.submit(version.pk))
 
 
 def print_pending(version_id: int) -> int:
-    """Print every PDF of the version still to be printed, from the HTML frozen with it, and keep it.
-    Returns how many it printed (another process may have printed one first: its row is kept)."""
+    """Print every PDF of the version still to be printed, from the HTML frozen with it, and keep it; make
+    the files of a version whose files are made after its freeze. Returns how many rows it cleared (another
+    process may have printed or made a file first: its row is kept)."""
     count = 0
     for pending in PendingPrint.objects.filter(version_id=version_id).order_by("pk"):
-        _keep(version_id, [printed(_to_print(pending))])
+        made = _made_after_freeze(version_id) if pending.name == EVERY_FILE else [printed(_to_print(pending))]
+        _keep(version_id, made)
         PendingPrint.objects.filter(pk=pending.pk).delete()
         count += 1
     return count
+
+
+def _made_after_freeze(version_id: int) -> list[Rendered]:
+    """Every file of the version not stored yet, made now from the frozen version, its PDFs printed (off the
+    run's path: counted with the prints)."""
+    version = ArtefactVersion.objects.select_related("brief__company").get(pk=version_id)
+    stored = set(VersionFile.objects.filter(version_id=version_id).values_list("name", flat=True))
+    if set(names_of(version)) <= stored:  # a reader had them made first
+        return []
+    started = time.perf_counter()
+    made = _render_files(version)
+    _PRINTING.add(time.perf_counter() - started)
+    return [f if isinstance(f, Rendered) else printed(f) for f in made if f.name not in stored]
 
 
 def print_left_behind(*, older_than_s: float = 600.0, now: bool = False) -> int:
@@ -268,7 +302,8 @@ def file_of(version: ArtefactVersion, name: str) -> StoredFile:
         if pending is not None:  # frozen with its HTML, not printed yet: print what was frozen
             files = [printed(_to_print(pending))]
         else:
-            log.info("%s: rendering its files, frozen before files were kept", version)
+            # Frozen before files were kept, or by a workflow that makes them after the freeze (not yet).
+            log.info("%s: making its files now, none stored yet", version)
             files = [f if isinstance(f, Rendered) else printed(f) for f in render_files(version)]
     _keep(version.pk, files)
     PendingPrint.objects.filter(version=version, name__in=[f.name for f in files]).delete()

@@ -87,7 +87,7 @@ def prepare(*, run: Run, artefact: Artefact) -> Prepared:
     return Prepared(
         version,
         previous.pk if previous is not None else None,
-        version_files.render_files(version),
+        version_files.files_to_freeze(version),
         artefact,
     )
 
@@ -115,7 +115,7 @@ def freeze(*, run: Run, artefact: Artefact, prepared: Prepared | None = None) ->
         version.brief = brief
     else:
         version = _build(run, artefact, brief, previous)
-        files = version_files.render_files(version)
+        files = version_files.files_to_freeze(version)
     version.save(force_insert=True)
     version_files.store(version, files)
     detail = {"run": str(run.pk), "evaluated": version.evaluated, "partial": version.partial}

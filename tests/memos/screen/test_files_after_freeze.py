@@ -1,0 +1,125 @@
+"""A screen's files (its standalone report, a megabyte, and that report printed) are made after its freeze
+commits, from the frozen version, on the printer thread: off the run's path, as a worker does it. A reader
+who asks first has them made then; a worker killed before its printer was done leaves them to the watchdog.
+Real screen runs on the fake OpenAI-compatible server, PostgreSQL, the real web views."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.utils import timezone
+
+from memos.models import ArtefactVersion, PendingPrint, Run, VersionFile
+from memos.pipeline import driver
+from memos.pipeline.screen.desk.report import report_html
+from memos.services import version_files
+from memos.services.runs import ask_watchlist
+from tests.memos.pipeline_support import analyst, fake_llm
+from tests.memos.screen.test_screen_run import DEMO
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FILES = {"report.html", "render.pdf"}
+
+
+@pytest.fixture
+def renders(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[str], threading.Event]]:
+    """The threads the screen's files are rendered on; the printer's renders wait for the event."""
+    threads: list[str] = []
+    go_on = threading.Event()
+    real = version_files._render_files
+
+    def watched(version: ArtefactVersion) -> list[version_files.Made]:
+        threads.append(threading.current_thread().name)
+        if threading.current_thread().name == "version-printer":
+            assert go_on.wait(30)
+        return real(version)
+
+    monkeypatch.setattr(version_files, "_render_files", watched)
+    yield threads, go_on
+    go_on.set()
+    version_files.wait_for_prints(30)
+
+
+def finished_screen() -> tuple[Run, ArtefactVersion, Client]:
+    user = analyst()
+    run = ask_watchlist(
+        owner=user,
+        symbols=["XOM", "CVX", "DUK", "NEE"],
+        question="Which symbols moved on their own this week?",
+        workflow="screen",
+        profile="weekly",
+        options={"strategy": DEMO.model_dump(mode="json")},
+        enqueue=False,
+    )
+    with fake_llm():
+        driver.run_inline(str(run.pk))
+    client = Client()
+    client.force_login(user)
+    run.refresh_from_db()
+    return run, ArtefactVersion.objects.get(run=run), client
+
+
+def stored(version: ArtefactVersion) -> dict[str, bytes]:
+    return {f.name: bytes(f.body) for f in VersionFile.objects.filter(version=version)}
+
+
+def test_a_screen_s_files_are_made_after_its_freeze_on_the_printer_thread(
+    settings: Any, renders: tuple[list[str], threading.Event]
+) -> None:
+    settings.PRINT_INLINE = False
+    threads, go_on = renders
+    run, version, _ = finished_screen()
+    # The run has ended and its version is frozen; its files are still to come, and none was made on its path.
+    assert run.status == Run.Status.DONE
+    assert stored(version) == {}
+    assert list(PendingPrint.objects.filter(version=version).values_list("name", "html")) == [("*", "")]
+
+    go_on.set()
+    assert version_files.wait_for_prints(60)
+    assert threads == ["version-printer"]
+    files = stored(version)
+    assert set(files) == FILES and not PendingPrint.objects.exists()
+    assert files["report.html"] == report_html(version).encode()  # made from the frozen version alone
+    assert files["render.pdf"].startswith(b"%PDF")
+
+
+def test_a_reader_who_asks_first_has_them_made_and_the_printer_makes_nothing_twice(
+    settings: Any, renders: tuple[list[str], threading.Event]
+) -> None:
+    settings.PRINT_INLINE = False
+    threads, go_on = renders
+    _, version, client = finished_screen()
+    response = client.get(f"/versions/{version.pk}/report.html")  # the reader does not wait for the printer
+    assert response.status_code == 200 and response.content == report_html(version).encode()
+    first = stored(version)
+    assert set(first) == FILES
+
+    go_on.set()
+    assert version_files.wait_for_prints(60)
+    assert stored(version) == first and VersionFile.objects.filter(version=version).count() == 2
+    assert not PendingPrint.objects.exists()
+    assert threads.count("version-printer") <= 1  # it found them made, or its rows were kept: never two
+
+
+def test_files_a_killed_worker_left_to_make_are_made_by_the_watchdog(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.PRINT_INLINE = False
+    monkeypatch.setattr(version_files._printer, "submit", lambda *_, **__: None)  # died before its printer
+    _, version, _ = finished_screen()
+    assert stored(version) == {} and PendingPrint.objects.filter(version=version, name="*").exists()
+    monkeypatch.undo()
+
+    PendingPrint.objects.update(created_at=timezone.now() - timedelta(minutes=11))
+    out = StringIO()
+    call_command("watchdog", "--once", stdout=out)
+    assert "left pending" in out.getvalue()
+    assert set(stored(version)) == FILES and not PendingPrint.objects.exists()
