@@ -33,7 +33,7 @@ from django.utils import timezone
 from memos.models import ArtefactVersion, Notice
 from memos.pipeline.judge_families import badges
 from memos.services.background import ProcessThread
-from memos.services.surfaces import version_page_of
+from memos.services.surfaces import mail_page_of
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,8 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
         )
         score = f"Score: {version.score_label} {version.score:g}{moved}"
     changes = version.changelog
-    if version_page_of(version).sealed is not None:
+    page = mail_page_of(version)
+    if page.sealed is not None:
         # One message for every recipient, and a committee member may not see the evaluator's scores until
         # they have scored the version themselves (a deck's judge): they are on its page for whoever may.
         label = f"{version.score_label}, " if version.score_label else ""
@@ -126,7 +127,7 @@ def _message(version: ArtefactVersion, event: str, note: str) -> tuple[str, str]
     ]
     # Seed 003: a verdict from the model family of the work it judges is said so wherever it is shown.
     lines += badges(version.verdict_families)
-    more = version_page_of(version).mail(version)
+    more = page.mail(version)
     if more:
         lines += ["", *more]
     if note:

@@ -223,6 +223,16 @@ def version_page_of(version: ArtefactVersion) -> VersionPage:
     return surface.version if surface.readable(version) else PLAIN.version
 
 
+def mail_page_of(version: ArtefactVersion) -> VersionPage:
+    """The version's page as an e-mail about it reads it (whether its scores are sealed, what it adds): its
+    workflow's, checked readable only where the workflow declares either. A screen declares neither, and
+    its check builds its whole dashboard (40 ms), which the notices of its freeze paid on the run's path."""
+    page = surface_for(version.kind).version
+    if page.sealed is None and page.mail is VersionPage.mail:
+        return page  # says what the plain page says: nothing sealed, nothing more
+    return version_page_of(version)
+
+
 def files_of(version: ArtefactVersion) -> Files:
     """The files frozen with the version: its workflow's, or the printed page for content this code cannot
     read."""

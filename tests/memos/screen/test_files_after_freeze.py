@@ -16,12 +16,14 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from memos.models import ArtefactVersion, PendingPrint, Run, VersionFile
+from memos.models import ArtefactVersion, Notice, PendingPrint, Run, VersionFile
 from memos.pipeline import driver
+from memos.pipeline.screen.desk import dashboard as screen_dashboard
 from memos.pipeline.screen.desk.report import report_html
 from memos.services import version_files
+from memos.services.accounts import Roles
 from memos.services.runs import ask_watchlist
-from tests.memos.pipeline_support import analyst, fake_llm
+from tests.memos.pipeline_support import analyst, fake_llm, person
 from tests.memos.screen.test_screen_run import DEMO
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -123,3 +125,24 @@ def test_files_a_killed_worker_left_to_make_are_made_by_the_watchdog(
     call_command("watchdog", "--once", stdout=out)
     assert "left pending" in out.getvalue()
     assert set(stored(version)) == FILES and not PendingPrint.objects.exists()
+
+
+def test_freezing_a_screen_builds_its_dashboard_nowhere_on_the_run_s_path(
+    settings: Any, renders: tuple[list[str], threading.Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither its files (made after) nor its notices (the e-mail reads nothing of a screen's content) build
+    the dashboard the run's thread would wait for: 40 ms for 87 symbols."""
+    settings.PRINT_INLINE = False
+    built_on: list[str] = []
+    real = screen_dashboard._built
+
+    def watched(content: dict[str, Any]) -> screen_dashboard.Dashboard | None:
+        built_on.append(threading.current_thread().name)
+        return real(content)
+
+    monkeypatch.setattr(screen_dashboard, "_built", watched)
+    person("rev", Roles.REVIEWER)  # who hears of the frozen screen
+    _, version, _ = finished_screen()
+    assert "MainThread" not in built_on, built_on
+    (notice, *_) = Notice.objects.filter(version=version)
+    assert version.named in notice.subject and f"/versions/{version.pk}/" in notice.body
