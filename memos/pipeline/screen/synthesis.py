@@ -6,7 +6,7 @@ nothing here: flags are code's, later (agents.screen.verdicts)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 from agents.llm.gateway import LLMGateway
@@ -68,6 +68,12 @@ class Writer:
     step: QuantStep
     news: Mapping[str, NewsOutput]
     screen: ScreenConfig
+    # Every figure of the screen as a claim's reading wants it, read once for every sector's prose and the
+    # overall view (1,200 figures: read again for each, 9 ms a sector on the stage's shared interpreter).
+    figures: Mapping[str, CitedFigure] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "figures", cited_figures(self.step.quant))
 
     def sector(self, sector: str) -> SynthesisOutput:
         return self._sector(sector, None, None)
@@ -112,7 +118,7 @@ class Writer:
         answer, _ = trim_cut(self.gw.complete(prompt, synthesis_schema(symbols, facts), context=context))
         known = frozenset(facts)
         said_in = language(self.ctx)
-        figures = cited_figures(self.step.quant)
+        figures = self.figures
         dropped: list[str] = []
         calls: dict[str, SymbolCallOut] = {}
         for call in answer.symbols:
@@ -176,7 +182,7 @@ class Writer:
         answer, _ = trim_cut(self.gw.complete(prompt, overall_schema(facts), context=context))
         known = frozenset(facts)
         said_in = language(self.ctx)
-        figures = cited_figures(quant)
+        figures = self.figures
         view = narrative(answer.market_view, known, said_in, figures)
         themes = [narrative(theme, known, said_in, figures) for theme in answer.themes]
         return OverallOutput(
