@@ -18,6 +18,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from django.db.models.functions import Collate
 from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
@@ -273,7 +274,9 @@ class StageContext:
             self._parsed.update((named, typed) for named, typed in handed.parsed.items() if named[0] != here)
         rows = AgentStep.objects.filter(run_id=self.run.pk).exclude(pk__in=[f.pk for f in earlier.values()])
         steps: dict[str, AgentStep] = {}
-        for step in rows.order_by("position", "key"):
+        # Keys compared as code points (the "C" collation), as the sort below compares them: a database whose
+        # collation ignores punctuation would break a tie of positions another way than Python.
+        for step in rows.order_by("position", Collate("key", "C")):
             if step.stage == here:
                 steps[step.key] = step
                 if step.status == Status.DONE:
