@@ -66,6 +66,14 @@ WRITTEN = [
     (".", NO_WORD),
     ("AAPL:alpha_ :", EMPTY_FIGURE),
     (", AAPL:beta: :", EMPTY_FIGURE),
+    # The managing director's summary of a fresh desk's demo screen (fifty-first stop) and a senior
+    # analyst's (fiftieth): a sign glued to a word where the signed figure was barred.
+    (
+        "The week ended with a significant decline in the Financial sector, with the market explaining "
+        "-ouch! - and the sector's own part averaging -ouch! - over the past week.",
+        EMPTY_FIGURE,
+    ),
+    ("The sector fell with the SPY's return being -ival.", EMPTY_FIGURE),
 ]
 USABLE = [
     "Revenue grew from [[AAPL:revenue:FY2023]] [[AAPL:revenue:FY2024]] [[AAPL:revenue:FY2025]] to a high.",
@@ -95,6 +103,7 @@ USABLE = [
     "[[AAPL:gross_margin:FY2025]]",
     "Note: the margin held.",
     "The services mix (App Store, iCloud) grew; hardware + services is the model.",
+    "Shares fell - sharply - on the news, and the non-GAAP margin held.",
 ]
 
 
