@@ -20,7 +20,8 @@ from tests.memos.screen.test_screen_run import DEMO
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _finished_screen() -> tuple[Run, ArtefactVersion, Client]:
+def finished_screen() -> tuple[Run, ArtefactVersion, Client]:
+    """A four-symbol screen finished on the fake server, its version, and its analyst signed in."""
     user = analyst()
     run = ask_watchlist(
         owner=user,
@@ -35,11 +36,12 @@ def _finished_screen() -> tuple[Run, ArtefactVersion, Client]:
         driver.run_inline(str(run.pk))
     client = Client()
     client.force_login(user)
+    run.refresh_from_db()
     return run, ArtefactVersion.objects.get(run=run), client
 
 
 def test_the_run_page_and_the_version_page_tell_the_story_in_order() -> None:
-    run, version, client = _finished_screen()
+    run, version, client = finished_screen()
     for url in (f"/runs/{run.pk}/", f"/versions/{version.pk}/"):
         page = client.get(url, {"symbol": "XOM"}).content.decode()
         summary, themes, symbols = (
@@ -55,7 +57,7 @@ def test_the_run_page_and_the_version_page_tell_the_story_in_order() -> None:
 
 
 def test_the_report_is_one_file_that_fetches_nothing_and_its_pdf_is_kept() -> None:
-    _run, version, client = _finished_screen()
+    _run, version, client = finished_screen()
     response = client.get(f"/versions/{version.pk}/report.html")
     assert response.status_code == 200
     html = response.content.decode()
@@ -74,7 +76,7 @@ def test_a_frozen_version_s_dashboard_is_built_once_for_every_page_that_shows_it
 ) -> None:
     """The run page reloads, the version page, the report: a frozen version's content never changes, so
     the pages after the first read the dashboard already built from it."""
-    run, version, client = _finished_screen()
+    run, version, client = finished_screen()
     built: list[str] = []
     original = screen_dashboard.build
 

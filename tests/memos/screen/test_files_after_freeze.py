@@ -13,18 +13,15 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
 from django.utils import timezone
 
 from memos.models import ArtefactVersion, Notice, PendingPrint, Run, VersionFile
-from memos.pipeline import driver
 from memos.pipeline.screen.desk import dashboard as screen_dashboard
 from memos.pipeline.screen.desk.report import report_html
 from memos.services import version_files
 from memos.services.accounts import Roles
-from memos.services.runs import ask_watchlist
-from tests.memos.pipeline_support import analyst, fake_llm, person
-from tests.memos.screen.test_screen_run import DEMO
+from tests.memos.pipeline_support import person
+from tests.memos.screen.test_dashboard import finished_screen
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,25 +45,6 @@ def renders(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[str], thread
     yield threads, go_on
     go_on.set()
     version_files.wait_for_prints(30)
-
-
-def finished_screen() -> tuple[Run, ArtefactVersion, Client]:
-    user = analyst()
-    run = ask_watchlist(
-        owner=user,
-        symbols=["XOM", "CVX", "DUK", "NEE"],
-        question="Which symbols moved on their own this week?",
-        workflow="screen",
-        profile="weekly",
-        options={"strategy": DEMO.model_dump(mode="json")},
-        enqueue=False,
-    )
-    with fake_llm():
-        driver.run_inline(str(run.pk))
-    client = Client()
-    client.force_login(user)
-    run.refresh_from_db()
-    return run, ArtefactVersion.objects.get(run=run), client
 
 
 def stored(version: ArtefactVersion) -> dict[str, bytes]:
