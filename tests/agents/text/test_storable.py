@@ -14,3 +14,17 @@ def test_text_postgres_takes_is_returned_unchanged() -> None:
     text = "Services 市场 grew; ½ of it — “quoted”\ttabbed\n"
     assert storable_text(text) is text
     assert storable([text]) == [text]
+
+
+def test_a_clean_tree_is_stored_as_it_is_and_a_dirty_one_anywhere_in_it_is_cleaned() -> None:
+    clean = {"sections": [{"text": f"Revenue rose {n}% — ½ of it “services” 市场 😀"} for n in range(50)]}
+    assert storable(clean) is clean  # read from its JSON: nothing to walk
+    dirty = {"sections": [*clean["sections"], {"text": "late\x00 NUL"}]}
+    assert storable(dirty)["sections"][-1] == {"text": "late NUL"}
+    assert storable([["deep", ("\ud800lone",)]]) == [["deep", ("lone",)]]
+
+
+def test_a_text_that_spells_the_nul_escape_out_is_kept_and_a_value_json_cannot_write_is_walked() -> None:
+    spelled = {"quote": "the byte \\u0000 in a filing"}
+    assert storable(spelled) == spelled
+    assert storable({"when": object, "text": "a\x00b"})["text"] == "ab"
