@@ -156,8 +156,7 @@ class StageContext:
         }
         todo = [key for key, step in steps.items() if step.status not in (Status.DONE, Status.SKIPPED)]
         finished = fanout.in_parallel(((key, work[key]) for key in todo), limit=limit, breadth=breadth)
-        for key in todo:  # marked running while the calls are already in flight
-            self.start(steps[key])
+        self.start_all([steps[key] for key in todo])  # marked running while the calls are already in flight
         spent: BudgetExceeded | None = None
         for key, future in finished:
             try:
@@ -179,10 +178,23 @@ class StageContext:
 
     def start(self, step: AgentStep) -> None:
         """Mark the step running, in the background (see the module's note)."""
-        step.status = Status.RUNNING
-        step.started_at = step.started_at or timezone.now()
-        step.error = ""
-        self._write_behind(step, ["status", "started_at", "error"])
+        self.start_all([step])
+
+    def start_all(self, steps: list[AgentStep]) -> None:
+        """Mark the steps running, in the background, in one statement for those started together: a
+        fan-out's steps are marked while its calls are being sent, and six writes of their own (one query
+        each, on the writer thread, beside the calls' own preparation in this interpreter) held back the
+        last of the calls by 10-20 ms."""
+        if not steps:
+            return
+        now = timezone.now()
+        for step in steps:
+            step.status = Status.RUNNING
+            step.started_at = step.started_at or now
+            step.error = ""
+            self._finished.pop(step.key, None)
+        shown = [copy.copy(step) for step in steps]  # the cards show the steps as they are now
+        self._pending.append(fanout.background(lambda: self._write_started(shown)))
 
     def progress(self, step: AgentStep, summary: str) -> None:
         """Redraw a running step's card with where it has got to ("round 4 of 10"), in the background: a
@@ -214,6 +226,24 @@ class StageContext:
         shown = copy.copy(step)  # the card shows the step as it is now, whatever happens to it meanwhile
         self._pending.append(fanout.background(lambda: self._write(shown, fields)))
 
+    def _write_started(self, steps: list[AgentStep]) -> None:
+        # Grouped by start time: a step resumed keeps the time it first started.
+        by_start: dict[object, list[int]] = {}
+        for step in steps:
+            by_start.setdefault(step.started_at, []).append(step.pk)
+        for started_at, pks in by_start.items():
+            rows = AgentStep.objects.filter(pk__in=pks)
+            claims.fenced_update(
+                self.hold,
+                rows,
+                "marking steps running",
+                status=Status.RUNNING,
+                started_at=started_at,
+                error="",
+            )
+        for step in steps:
+            publish_step(step)
+
     def _save(self, step: AgentStep, fields: list[str]) -> None:
         self.settle()
         self._write(step, fields)
@@ -224,6 +254,8 @@ class StageContext:
         claims.fenced_update(self.hold, rows, f"saving step {step.stage}/{step.key}", **values)
         if step.status == Status.DONE and "output" in values:
             self._finished[step.key] = FinishedStep(step.pk, step.position, step.kind, values["output"])
+        elif step.status != Status.DONE:
+            self._finished.pop(step.key, None)  # failed or started again: not finished any more
         publish_step(step)
 
     # --- the run's earlier steps, typed
@@ -233,6 +265,9 @@ class StageContext:
         if stage != self.hold.stage:
             found = self._earlier_steps().get((stage, key))
             return None if found is None else self._typed(stage, key, found.output, output_type)
+        finished = self._finished.get(key)
+        if finished is not None:  # finished by this stage (or read back finished): as it was stored
+            return output_type.model_validate(finished.output)
         raw = (
             AgentStep.objects.filter(run_id=self.run.pk, stage=stage, key=key, status=Status.DONE)
             .values_list("output", flat=True)

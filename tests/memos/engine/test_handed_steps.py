@@ -91,3 +91,18 @@ def test_every_stage_after_the_first_starts_from_the_steps_a_fresh_read_would_gi
 
 def _listed(earlier: Any) -> list[Any]:
     return list(earlier.items())
+
+
+def test_a_step_this_stage_finished_is_read_as_it_wrote_it_and_not_once_it_failed(run: Run) -> None:
+    held = claims.claim_stage(str(run.pk), "data", first=True)
+    assert isinstance(held, Hold), held
+    data = context(run, held)
+    registry.workflow_for("memo").stage("data").body(data)
+    data.settle()
+    stored = AgentStep.objects.get(run=run, stage="data", key="evidence")
+    # Nobody else writes a held run's steps: were the row changed, the stage would still read what it wrote.
+    AgentStep.objects.filter(pk=stored.pk).update(output={"not": "the evidence"})
+    assert data.output("data", "evidence", EvidenceOutput) == EvidenceOutput.model_validate(stored.output)
+
+    data.fail_step(data.step("evidence"), "failed on purpose")
+    assert data.output("data", "evidence", EvidenceOutput) is None
