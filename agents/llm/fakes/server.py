@@ -359,6 +359,10 @@ class _Handler(BaseHTTPRequestHandler):
             state.complete(entry, generation)
 
         try:
+            # Without a fault, the answer is written within the latency, as a real endpoint's is: the
+            # fake's own work of writing it (an example of a large schema, a bench's answerer reading the
+            # prompt) is not the client's overhead.
+            early = self._answer(body, role, prompt) if fault is None else None
             waited = time.monotonic() - self._arrived
             if state.latency_s and state.stopping.wait(max(0.0, state.latency_s - waited)):
                 self.close_connection = True
@@ -367,7 +371,9 @@ class _Handler(BaseHTTPRequestHandler):
             if fault is not None and self._fault(fault, body):
                 return
             # A content fault replaces the answer without using up a scripted one.
-            if kind == "invalid_schema":
+            if early is not None:
+                content = early
+            elif kind == "invalid_schema":
                 content = self._generated(body, invalid=True)
             elif kind == "not_json":
                 content = "Sure! Here is the analysis you asked for, in prose rather than JSON."
