@@ -81,3 +81,15 @@ def test_a_budget_the_driver_read_is_not_read_again_by_the_first_calls(
     remember_budget(Run.objects.get(pk=noted.pk))
     with django_assert_num_queries(0):
         assert DjangoLedger().budget_of(str(noted.pk), 100) == 5_000
+
+
+def test_a_reservation_is_made_only_while_the_spend_and_every_reservation_fit_the_budget(alice: User) -> None:
+    run = run_for(alice)
+    ledger = DjangoLedger()
+    ledger.record(record(str(run.id), "h1", "ok", tokens=10))  # 20 tokens spent
+    assert ledger.reserve(str(run.id), 50, 100)
+    assert not ledger.reserve(str(run.id), 31, 100)  # 20 + 50 + 31 > 100
+    assert ledger.reserve(str(run.id), 30, 100)  # exactly the budget
+    assert Run.objects.get(pk=run.pk).tokens_reserved == 80
+    ledger.release(str(run.id), 50)
+    assert ledger.reserve(str(run.id), 31, 100)
