@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from django.db import IntegrityError, models
+from django.db import models
 
 from agents.agency.board import BOARD, THREADS, Member, Thread
 from agents.llm.types import RenderedPrompt
@@ -81,16 +81,9 @@ def threads_of(move: Move) -> dict[str, list[DebateTurn]]:
 def _insert_once(
     hold: MoveHold, model: type[R], slot: dict[str, Any], fields: dict[str, Any], what: str
 ) -> R:
-    """One row for ``slot`` under the move's lease, in one short transaction (lock the move, insert). A row
+    """One row for ``slot`` under the move's lease, in one statement (memos.pipeline.substeps). A row
     already written for its slot (a call answered twice around a takeover) is read back, never doubled."""
-    rows: models.Manager[R] = model._default_manager
-    try:
-        return hold.write(lambda: rows.create(**slot, **fields), what=what)
-    except IntegrityError:
-        found = rows.filter(**slot).first()
-        if found is None:
-            raise  # not the slot's uniqueness: a row the database refuses for its data
-        return found
+    return hold.insert_once(model, slot, fields, what=what)
 
 
 def _provenance(prompt: RenderedPrompt, request_hash: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from django.test import override_settings
 from django.utils import timezone
 from rq import Queue
 
-from memos.models import Move, Run
+from memos.models import DebateTurn, Move, Run
 from memos.pipeline.errors import LeaseLost
 from memos.pipeline.substeps import Heartbeats, SubStepHold, SubSteps
 from tests.memos.crash_harness import wait_for
@@ -82,6 +82,56 @@ def claimed(row: Move, worker: str) -> SubStepHold[Move]:
 
 def retitle(hold: SubStepHold[Move], title: str) -> None:
     hold.write(lambda: Move.objects.filter(pk=hold.row.pk).update(title=title), what="retitling")
+
+
+def turn(hold: SubStepHold[Move], text: str) -> DebateTurn:
+    slot = {"move": hold.row, "thread": "all", "round": 1, "speaker": "critic"}
+    fields = {
+        "text": text,
+        "citations": ["F1"],
+        "prompt_name": "critic",
+        "prompt_version": 1,
+        "prompt_hash": "p",
+    }
+    return hold.insert_once(DebateTurn, slot, fields | {"request_hash": "r"}, what="a turn")
+
+
+def test_a_row_inserted_under_a_claim_is_stored_once_per_slot_and_refused_after_a_takeover(
+    rows: list[Move],
+) -> None:
+    stale = claimed(rows[0], "alpha:1")
+    first = turn(stale, "the critic's first answer")
+    assert first.pk is not None and first.created_at is not None
+    stored = DebateTurn.objects.get(pk=first.pk)
+    assert (stored.text, stored.citations, stored.move_id) == (
+        "the critic's first answer",
+        ["F1"],
+        rows[0].pk,
+    )
+    # The same call answered twice around a takeover: the slot's row is read back, not doubled.
+    again = turn(stale, "an answer to the same call, written again")
+    assert (again.pk, again.text) == (first.pk, "the critic's first answer")
+
+    go_quiet(rows[0])
+    current = claimed(rows[0], "beta:2")
+    with pytest.raises(LeaseLost):
+        turn(stale, "written by alpha after the takeover")  # its slot's row exists: still refused
+    assert stale.lost.is_set()
+    DebateTurn.objects.filter(pk=first.pk).delete()
+    with pytest.raises(LeaseLost):
+        turn(stale, "written by alpha after the takeover")
+    assert not DebateTurn.objects.exists()
+    assert turn(current, "written by beta").text == "written by beta"
+
+
+def test_a_row_is_not_inserted_under_a_current_claim_once_the_run_is_not_running(
+    run: Run, rows: list[Move]
+) -> None:
+    hold = claimed(rows[0], "alpha:1")
+    Run.objects.filter(pk=run.pk).update(status=Run.Status.FAILED)
+    with pytest.raises(LeaseLost):
+        turn(hold, "after the run failed")
+    assert not DebateTurn.objects.exists()
 
 
 def test_a_row_nobody_holds_is_claimed_with_the_next_lease_in_the_workers_name(rows: list[Move]) -> None:
