@@ -44,7 +44,7 @@ from memos.pipeline.errors import LeaseLost, StageFailed, described, recurs_unch
 from memos.pipeline.gateway import gateway
 from memos.pipeline.hooks import hooks
 from memos.pipeline.ledger import remember_budget
-from memos.pipeline.liveness import Heartbeat
+from memos.pipeline.liveness import Beater, Heartbeat
 from memos.pipeline.registry import WORKFLOWS, workflow_for
 from memos.pipeline.steps import said, unfinished_parts
 from memos.pipeline.workflows import Ending, Unfinished, Workflow
@@ -118,16 +118,16 @@ def _execute_from(run: Run, stage: str) -> None:
     hold: Hold | None = claimed
     try:
         # The desk's own work asks the model after people (agents.llm.limiter); its fan-outs inherit the mark.
-        with scheduled_work(run.scheduled):
+        with scheduled_work(run.scheduled), Beater() as beater:
             while hold is not None:
-                hold = _execute(workflow, hold)
+                hold = _execute(workflow, hold, beater)
     finally:
         # The page hears that the run has ended before this returns. (The notices of a version it froze are
         # e-mailed in the background; a process about to exit waits for them: memos.pipeline.jobs.)
         flush_events()
 
 
-def _execute(workflow: Workflow, hold: Hold) -> Hold | None:
+def _execute(workflow: Workflow, hold: Hold, beater: Beater) -> Hold | None:
     """Run the held stage; the hold on the next stage when this worker goes on with it."""
     outcome: str = Outcome.ERROR
     error, following = "", None
@@ -137,7 +137,7 @@ def _execute(workflow: Workflow, hold: Hold) -> Hold | None:
         run = hold.run or Run.objects.select_related("brief__company").get(pk=hold.run_id)
         publish_status(run)  # the page hears of the stage from here
         ctx = StageContext(run=run, workflow=workflow, hold=hold)
-        with Heartbeat(hold.run_id, hold.lease, hold.lock, hold.lost, claims.stamp_heartbeat):
+        with beater.beating(Heartbeat(hold.run_id, hold.lease, hold.lock, hold.lost, claims.stamp_heartbeat)):
             outcome, error, following = _run_body(workflow, ctx)
         if outcome == Outcome.ERROR:
             # Only now that the heartbeat has stopped: a last beat must not hide the run from the watchdog.

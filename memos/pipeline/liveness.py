@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Self
 
@@ -79,7 +80,8 @@ class RunLock:
 
 
 class Heartbeat:
-    """Stamps the run's heartbeat and refreshes its lock every ``RUN_HEARTBEAT_S`` while a stage runs.
+    """What keeps one held stage alive: its run's heartbeat stamped and its lock refreshed, on each beat of
+    the worker's ``Beater`` while the stage runs.
 
     A database or Redis error is logged and the next beat tries again: an outage shorter than
     ``RUN_STALE_AFTER_S`` must not hand a live stage to another worker. When a beat proves the stage is no
@@ -100,25 +102,6 @@ class Heartbeat:
         self.lock = lock
         self.lost = lost
         self._stamp = stamp  # stamps the heartbeat if the lease is still ours; False when it is not
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{run_id[:8]}", daemon=True)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self._stop.set()
-        self._thread.join(timeout=10)
-
-    def _beat(self) -> None:
-        try:
-            while not self._stop.wait(float(settings.RUN_HEARTBEAT_S)):
-                self.beat_once()
-        finally:
-            connection.close()  # this thread's own connection
 
     def beat_once(self) -> None:
         try:
@@ -142,3 +125,49 @@ class Heartbeat:
                 why,
             )
         self.lost.set()
+
+
+class Beater:
+    """One thread that beats, every ``RUN_HEARTBEAT_S``, the stage a worker is running, for as long as the
+    worker goes on from stage to stage: a thread started and joined for each stage cost a millisecond or
+    two of each hand-over, on the run's path."""
+
+    def __init__(self) -> None:
+        self._beating: Heartbeat | None = None
+        self._lock = threading.Lock()  # held through a beat: a stage ends only between beats
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    @contextmanager
+    def beating(self, heartbeat: Heartbeat) -> Iterator[None]:
+        """Beat for ``heartbeat``'s stage while the block runs; once it has ended, no beat for it is under
+        way or to come (a last beat must not hide an ended stage from the watchdog)."""
+        with self._lock:
+            self._beating = heartbeat
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._beat, name="stage-heartbeat", daemon=True)
+            self._thread.start()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._beating = None
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(float(settings.RUN_HEARTBEAT_S)):
+                with self._lock:
+                    if self._beating is not None:
+                        self._beating.beat_once()
+        finally:
+            connection.close()  # this thread's own connection
