@@ -55,6 +55,8 @@ class StageContext:
     # This stage's finished steps as stored (read back finished, or written here): what it hands on.
     _finished: dict[str, FinishedStep] = field(default_factory=dict, repr=False)
     _inputs: dict[Callable[[StageContext], Any], Any] = field(default_factory=dict, repr=False)
+    # What this stage prepared for the next one (prepare_next), handed on with its steps.
+    _prepared: dict[str, BaseModel] = field(default_factory=dict, repr=False)
 
     @property
     def run_id(self) -> str:
@@ -322,6 +324,24 @@ class StageContext:
         ordered = sorted(earlier.items(), key=lambda item: (item[1].position, item[0][1]))
         self._steps, self._earlier = steps, dict(ordered)
 
+    def prepare_next(self, key: str, make: Callable[[], BaseModel]) -> None:
+        """Make now, while this stage waits on its calls, what the next stage would make first (``make``
+        reads only finished steps), and hand it on: the next stage takes it with ``prepared`` when this
+        worker goes straight on with it, and makes it itself otherwise. A failure here is left for the next
+        stage to meet and say as its own."""
+        try:
+            self._prepared[key] = make()
+        except Exception:
+            log.warning(
+                "run %s: %s could not be prepared ahead; its stage makes it", self.run_id, key, exc_info=True
+            )
+
+    def prepared(self, key: str, output_type: type[T]) -> T | None:
+        """What the stage before prepared for this one (``prepare_next``), if this worker was handed it."""
+        handed = self.hold.earlier
+        found = handed.prepared.get(key) if handed is not None else None
+        return found if isinstance(found, output_type) else None
+
     def handed_on(self) -> EarlierSteps | None:
         """What the next stage need not read again when this worker goes straight on with it: the finished
         steps of this stage and the earlier ones as stored, and the outputs already parsed from them. None
@@ -331,7 +351,7 @@ class StageContext:
         steps = dict(self._earlier)
         here = self.hold.stage
         steps.update(((here, key), found) for key, found in self._finished.items())
-        return EarlierSteps(steps, dict(self._parsed))
+        return EarlierSteps(steps, dict(self._parsed), dict(self._prepared))
 
     def _typed(self, stage: str, key: str, raw: Any, output_type: type[T]) -> T:
         cached = self._parsed.get((stage, key, output_type))

@@ -26,7 +26,9 @@ class FinishedStep(NamedTuple):
 @dataclass(frozen=True)
 class EarlierSteps:
     """The finished steps of a run's stages so far, by (stage, key), and the typed outputs already parsed
-    from them, by (stage, key, type) (outputs are frozen models: one parse can be shared)."""
+    from them, by (stage, key, type) (outputs are frozen models: one parse can be shared); and what the stage
+    before prepared for the next while its own calls were in flight (``StageContext.prepare_next``)."""
 
     steps: dict[tuple[str, str], FinishedStep]
     parsed: dict[tuple[str, str, type[BaseModel]], BaseModel] = field(default_factory=dict)
+    prepared: dict[str, BaseModel] = field(default_factory=dict)

@@ -37,6 +37,7 @@ from memos.pipeline.gateway import gateway, llm_settings, second_evaluator
 from memos.pipeline.inputs import brief_block
 from memos.pipeline.judge_families import badges
 from memos.pipeline.memo.breadths import EVALUATORS
+from memos.pipeline.memo.memo import DRAFT, memo_draft
 from memos.pipeline.memo.plan import EVALUATION
 from memos.pipeline.memo.reads import audit_output, briefs_text, config, iterations, specialist_outputs
 from memos.pipeline.prompts import rubric, template
@@ -76,7 +77,11 @@ def run_evaluation(ctx: StageContext) -> None:
         for role in roles
     }
     results: dict[Role, Evaluation | LLMError] = {}
-    for role, future in fanout.in_parallel(asked.items(), limit=len(roles), breadth=EVALUATORS):
+    graded = fanout.in_parallel(asked.items(), limit=len(roles), breadth=EVALUATORS)
+    # The memo stage's draft reads nothing of the verdict: made while the evaluators are asked, it is off the
+    # run's path (its re-asks, when the writer's prose needs them, run beside the evaluators' calls).
+    ctx.prepare_next(DRAFT, lambda: memo_draft(ctx))
+    for role, future in graded:
         try:
             results[role] = future.result()
         except (InvalidOutput, ProviderFailure, TransientFailure) as exc:  # anything else ends the run

@@ -36,23 +36,34 @@ from memos.pipeline.memo.reads import audit_output, catalog_of, catalyst_window,
 from memos.pipeline.memo.watches import latest_readings
 from memos.pipeline.reader_text import Asking, Section, repair_sections
 
+# What the evaluation stage hands on, drafted while its evaluator's call is in flight.
+DRAFT = "memo-draft"
+
 
 def run_memo(ctx: StageContext) -> None:
     ctx.once(MEMO, MemoOutput, lambda: delivered_memo(ctx))
 
 
 def delivered_memo(ctx: StageContext) -> MemoOutput:
-    """The last iteration's memo as a reader gets it: its prose made whole where code can (typed numbers a
-    fact backs resolved, the writer asked once per section about the rest, a withheld falsifier written
-    from its binding), the firewall applied, the falsifiers bound to their readings, the evaluator's verdict
-    attached (or why there is none)."""
+    """The last iteration's memo as a reader gets it (``memo_draft``), with the evaluator's verdict attached
+    (or why there is none)."""
+    draft = ctx.prepared(DRAFT, MemoOutput) or memo_draft(ctx)
+    evaluation = ctx.output(EVALUATION, EVALUATION, EvaluationOutput)
+    if evaluation is None:
+        return draft.model_copy(update={"verdict": None, "not_evaluated": _why_not_evaluated(ctx)})
+    return draft.model_copy(update={"verdict": evaluation.verdict, "not_evaluated": ""})
+
+
+def memo_draft(ctx: StageContext) -> MemoOutput:
+    """The last iteration's memo with its prose made whole where code can (typed numbers a fact backs
+    resolved, the writer asked once per section about the rest, a withheld falsifier written from its
+    binding), the firewall applied and the falsifiers bound to their readings; no verdict yet. It reads
+    nothing of the evaluation, so the evaluation stage drafts it while its evaluator is asked."""
     catalog = catalog_of(evidence(ctx))
     done = list(ctx.outputs(SYNTHESIS, IterationOutput, kind=ITERATION).values())
     if not done:
         raise StageFailed("no synthesis iteration finished: there is no memo to deliver")
     final = done[-1].final
-    evaluation = ctx.output(EVALUATION, EVALUATION, EvaluationOutput)
-    not_evaluated = "" if evaluation is not None else _why_not_evaluated(ctx)
     fact_ids = frozenset(i for i, item in catalog.items.items() if item.kind == "fact")
     keep = kept_numbers(ctx)
     window = catalyst_window(ctx)
@@ -69,10 +80,9 @@ def delivered_memo(ctx: StageContext) -> MemoOutput:
         memo=memo,
         analysis=analysis,
         firewall=firewall(memo, catalog, audited.report),
-        verdict=evaluation.verdict if evaluation is not None else None,
+        verdict=None,
         tiers={cid: catalog.items[cid].tier for cid in memo.load_bearing if cid in catalog.items},
         numbers_removed=sum(removed_count(text, fact_ids, keep) for _, texts in sections for text in texts),
-        not_evaluated=not_evaluated,
         catalysts=shown,
         dropped_catalysts=catalysts.outside(memo, window),
         window=window,

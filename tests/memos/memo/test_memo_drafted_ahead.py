@@ -1,0 +1,86 @@
+"""The memo stage's draft is made while the evaluator is asked (memos.pipeline.memo.memo.memo_draft, handed on
+by ``StageContext.prepare_next``): the memo delivered is the one the memo stage would have made itself, with
+the verdict attached; a draft that could not be made ahead is made by the memo stage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+from django.conf import settings
+
+from agents.memo.outputs import EvaluationOutput, MemoOutput
+from memos.models import AgentStep, Run
+from memos.pipeline import driver, registry
+from memos.pipeline.claims import Hold
+from memos.pipeline.context import StageContext
+from memos.pipeline.liveness import LOCK_PREFIX, RunLock
+from memos.pipeline.memo import evaluation, memo
+from memos.services.runs import create_brief, start_run
+from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def run() -> Iterator[Run]:
+    load_desk_data("AAPL")
+    user = analyst()
+    brief = create_brief(owner=user, ticker="AAPL", question="Is the buyback funded by operating cash?")
+    started = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
+    yield started
+    redis.Redis.from_url(settings.REDIS_URL).delete(LOCK_PREFIX + str(started.pk))
+
+
+def drafts_by_stage(monkeypatch: pytest.MonkeyPatch, *, fail_ahead: bool = False) -> list[str]:
+    """The stage that made each draft; ``fail_ahead``: the one tried during the evaluation raises."""
+    made: list[str] = []
+
+    def counted(ctx: StageContext) -> MemoOutput:
+        made.append(ctx.hold.stage)
+        if fail_ahead and ctx.hold.stage == "evaluation":
+            raise RuntimeError("a draft that cannot be made ahead")
+        return memo_draft(ctx)
+
+    memo_draft = memo.memo_draft
+    monkeypatch.setattr(evaluation, "memo_draft", counted)
+    monkeypatch.setattr(memo, "memo_draft", counted)
+    return made
+
+
+def test_the_memo_is_drafted_during_the_evaluation_and_delivered_as_the_memo_stage_would_make_it(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = drafts_by_stage(monkeypatch)
+    with fake_llm(script_for(run)):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status in {Run.Status.DONE, Run.Status.NEEDS_REVIEW}, run.status_message
+    assert made == ["evaluation"]  # the memo stage took the draft it was handed
+
+    stored = MemoOutput.model_validate(AgentStep.objects.get(run=run, key="memo").output)
+    verdict = EvaluationOutput.model_validate(AgentStep.objects.get(run=run, key="evaluation").output).verdict
+    assert stored.verdict == verdict and stored.evaluated and not stored.not_evaluated
+    # What the memo stage makes from the same steps when it was handed nothing.
+    hold = Hold(str(run.pk), "memo", lease=0, attempt=1, claim_pk=0, lock=RunLock(str(run.pk), "reader"))
+    fresh = StageContext(
+        run=Run.objects.select_related("brief__company").get(pk=run.pk),
+        workflow=registry.workflow_for("memo"),
+        hold=hold,
+    )
+    assert memo.delivered_memo(fresh) == stored
+    assert made == ["evaluation", "memo"]
+
+
+def test_a_draft_that_could_not_be_made_ahead_is_made_by_the_memo_stage(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = drafts_by_stage(monkeypatch, fail_ahead=True)
+    with fake_llm(script_for(run)):
+        driver.run_inline(str(run.pk))
+    run.refresh_from_db()
+    assert run.status in {Run.Status.DONE, Run.Status.NEEDS_REVIEW}, run.status_message
+    assert made == ["evaluation", "memo"]
+    stored = MemoOutput.model_validate(AgentStep.objects.get(run=run, key="memo").output)
+    assert stored.evaluated
