@@ -184,8 +184,15 @@ class Run(models.Model):
 
     @property
     def latest_version(self) -> Any:
-        """The newest version this run froze (memos.models.versions), or None: one query, for its page."""
-        return self.versions.order_by("-number").first()
+        """The newest version this run froze (memos.models.versions), or None: one query, for the run's status
+        line, which names it and links to it. Its columns of content are left unread (a screen's are a
+        megabyte of JSON: 15 ms to read and parse on the freeze's path, for a link); any read later is
+        fetched then."""
+        return (
+            self.versions.order_by("-number")
+            .only("pk", "run_id", "brief_id", "kind", "number", "status")
+            .first()
+        )
 
 
 class StageClaim(models.Model):
