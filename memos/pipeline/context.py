@@ -55,6 +55,10 @@ class StageContext:
     # This stage's finished steps as stored (read back finished, or written here): what it hands on.
     _finished: dict[str, FinishedStep] = field(default_factory=dict, repr=False)
     _inputs: dict[Callable[[StageContext], Any], Any] = field(default_factory=dict, repr=False)
+    # This stage's finished outputs as parsed, with the write each was parsed from.
+    _parsed_here: dict[tuple[str, type[BaseModel]], tuple[FinishedStep, BaseModel]] = field(
+        default_factory=dict, repr=False
+    )
     # What this stage prepared for the next one (prepare_next), handed on with its steps.
     _prepared: dict[str, BaseModel] = field(default_factory=dict, repr=False)
 
@@ -269,7 +273,13 @@ class StageContext:
             return None if found is None else self._typed(stage, key, found.output, output_type)
         finished = self._finished.get(key)
         if finished is not None:  # finished by this stage (or read back finished): as it was stored
-            return output_type.model_validate(finished.output)
+            parsed = self._parsed_here.get((key, output_type))
+            if parsed is None or parsed[0] is not finished:  # parsed once per write (a screen's: 10 ms)
+                parsed = self._parsed_here[(key, output_type)] = (
+                    finished,
+                    output_type.model_validate(finished.output),
+                )
+            return parsed[1]  # type: ignore[return-value]  # outputs are frozen models: one parse can be shared
         raw = (
             AgentStep.objects.filter(run_id=self.run.pk, stage=stage, key=key, status=Status.DONE)
             .values_list("output", flat=True)
