@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import redis
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import override_settings
 
@@ -24,11 +26,23 @@ from agents.quant import compute_profile, quant_facts
 from memos.models import AgentStep, Company, Run
 from memos.pipeline import driver
 from memos.pipeline.fact_store import save_company_facts, save_documents, save_facts
+from memos.pipeline.liveness import LOCK_PREFIX
 from memos.pipeline.memo.evidence import select_evidence
 from memos.pipeline.memo.rehearsal import script_for_run
 from memos.pipeline.registry import fake_answers
 from memos.services.runs import create_brief, start_run
 from tests.agents.data import SNAPSHOT
+
+
+def quick_memo_run() -> Iterator[Run]:
+    """A fixture's quick AAPL memo run, started and not yet run, with the desk's data loaded; its run lock is
+    let go afterwards (``yield from quick_memo_run()``)."""
+    load_desk_data("AAPL")
+    user = analyst()
+    brief = create_brief(owner=user, ticker="AAPL", question="Is the buyback funded by operating cash?")
+    started = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
+    yield started
+    redis.Redis.from_url(settings.REDIS_URL).delete(LOCK_PREFIX + str(started.pk))
 
 
 def load_desk_data(ticker: str = "AAPL") -> Company:

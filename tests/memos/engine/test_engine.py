@@ -23,20 +23,14 @@ from memos.pipeline.context import StageContext
 from memos.pipeline.errors import LeaseLost
 from memos.pipeline.liveness import LOCK_PREFIX, Heartbeat, RunLock
 from memos.pipeline.watchdog import resume_stale_runs
-from memos.services.runs import create_brief, start_run
-from tests.memos.pipeline_support import analyst, fake_llm, fake_settings, load_desk_data, script_for
+from tests.memos.pipeline_support import fake_llm, fake_settings, quick_memo_run, script_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def run() -> Iterator[Run]:
-    load_desk_data("AAPL")
-    user = analyst()
-    brief = create_brief(owner=user, ticker="AAPL", question="Is the buyback funded by operating cash?")
-    started = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
-    yield started
-    redis.Redis.from_url(settings.REDIS_URL).delete(LOCK_PREFIX + str(started.pk))
+    yield from quick_memo_run()
 
 
 def claim(run: Run, stage: str = "data") -> Hold:

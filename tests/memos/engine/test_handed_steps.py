@@ -8,29 +8,20 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-import redis
-from django.conf import settings
 
 from agents.memo.outputs import EvidenceOutput
 from memos.models import AgentStep, Run
 from memos.pipeline import claims, driver, registry
 from memos.pipeline.claims import Hold
 from memos.pipeline.context import StageContext
-from memos.pipeline.liveness import LOCK_PREFIX
-from memos.services.runs import create_brief, start_run
-from tests.memos.pipeline_support import analyst, fake_llm, load_desk_data, script_for
+from tests.memos.pipeline_support import fake_llm, quick_memo_run, script_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def run() -> Iterator[Run]:
-    load_desk_data("AAPL")
-    user = analyst()
-    brief = create_brief(owner=user, ticker="AAPL", question="Is the buyback funded by operating cash?")
-    started = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
-    yield started
-    redis.Redis.from_url(settings.REDIS_URL).delete(LOCK_PREFIX + str(started.pk))
+    yield from quick_memo_run()
 
 
 def context(run: Run, hold: Hold) -> StageContext:

@@ -15,8 +15,6 @@ from dataclasses import replace
 from datetime import date
 
 import pytest
-import redis
-from django.conf import settings
 from django.db import OperationalError
 from django.test import Client
 from django.urls import reverse
@@ -29,9 +27,7 @@ from memos.pipeline import driver, registry
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.fact_store import save_documents
-from memos.pipeline.liveness import LOCK_PREFIX
-from memos.services.runs import create_brief, start_run
-from tests.memos.pipeline_support import analyst, load_desk_data
+from tests.memos.pipeline_support import quick_memo_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,12 +36,7 @@ SQL_WORDS = ("DataError", "IntegrityError", "OperationalError", "psycopg", "char
 
 @pytest.fixture
 def run() -> Iterator[Run]:
-    load_desk_data("AAPL")
-    user = analyst()
-    brief = create_brief(owner=user, ticker="AAPL", question="Is the buyback funded by operating cash?")
-    started = start_run(brief=brief, user=user, profile="quick", enqueue=False, workflow="memo")
-    yield started
-    redis.Redis.from_url(settings.REDIS_URL).delete(LOCK_PREFIX + str(started.pk))
+    yield from quick_memo_run()
 
 
 def with_data_stage(monkeypatch: pytest.MonkeyPatch, body: Callable[[StageContext], None]) -> None:
