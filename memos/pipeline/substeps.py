@@ -83,16 +83,11 @@ class SubStepHold(Generic[S]):
     def write(self, action: Callable[[], T], *, what: str) -> T:
         """``action`` in a transaction that locks the row while its lease is ours and the run runs: a
         takeover (an UPDATE of the row) waits for it, and once that has committed the write is refused."""
-        rows = type(self.row)._default_manager
 
         def attempt() -> T:
             self.check()
             with transaction.atomic():
-                held = (
-                    rows.select_for_update(no_key=True)
-                    .filter(pk=self.row.pk, lease=self.lease, run__status=Run.Status.RUNNING)
-                    .values_list("pk", flat=True)
-                )
+                held = self._held_row().select_for_update(no_key=True).values_list("pk", flat=True)
                 if not list(held):
                     self.lost.set()
                     raise LeaseLost(f"{what}: {self.name}'s lease {self.lease} is no longer current")
@@ -121,10 +116,14 @@ class SubStepHold(Generic[S]):
         return found
 
     def _still_held(self) -> bool:
-        rows = type(self.row)._default_manager.filter(
+        return bool(retry_on_lost_connection(self._held_row().exists, what=f"checking {self.name}'s lease"))
+
+    def _held_row(self) -> QuerySet[S]:
+        """The row, while its lease is this hold's and its run runs (empty otherwise)."""
+        rows: QuerySet[S] = type(self.row)._default_manager.filter(
             pk=self.row.pk, lease=self.lease, run__status=Run.Status.RUNNING
         )
-        return bool(retry_on_lost_connection(rows.exists, what=f"checking {self.name}'s lease"))
+        return rows
 
     def stamp(self) -> bool:
         """The heartbeat, if the lease is still ours; False once another worker has taken the row over."""

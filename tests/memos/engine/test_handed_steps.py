@@ -29,12 +29,18 @@ def context(run: Run, hold: Hold) -> StageContext:
     return StageContext(run=fresh, workflow=registry.workflow_for(fresh.workflow), hold=hold)
 
 
-def test_the_next_stage_reads_what_it_was_handed_as_stored_and_not_the_database_again(run: Run) -> None:
+def data_stage_ran(run: Run) -> tuple[Hold, StageContext]:
+    """The run's data stage claimed and its body run, the stage not yet ended."""
     held = claims.claim_stage(str(run.pk), "data", first=True)
     assert isinstance(held, Hold), held
     data = context(run, held)
     registry.workflow_for("memo").stage("data").body(data)
     data.settle()
+    return held, data
+
+
+def test_the_next_stage_reads_what_it_was_handed_as_stored_and_not_the_database_again(run: Run) -> None:
+    held, data = data_stage_ran(run)
     handed = data.handed_on()
     assert handed is not None
     stored = AgentStep.objects.get(run=run, stage="data", key="evidence")
@@ -85,11 +91,7 @@ def _listed(earlier: Any) -> list[Any]:
 
 
 def test_a_step_this_stage_finished_is_read_as_it_wrote_it_and_not_once_it_failed(run: Run) -> None:
-    held = claims.claim_stage(str(run.pk), "data", first=True)
-    assert isinstance(held, Hold), held
-    data = context(run, held)
-    registry.workflow_for("memo").stage("data").body(data)
-    data.settle()
+    _, data = data_stage_ran(run)
     stored = AgentStep.objects.get(run=run, stage="data", key="evidence")
     # Nobody else writes a held run's steps: were the row changed, the stage would still read what it wrote.
     AgentStep.objects.filter(pk=stored.pk).update(output={"not": "the evidence"})
