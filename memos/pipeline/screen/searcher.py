@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import chain, zip_longest
+from typing import Generic, TypeVar
 
 from agents.data.errors import DataError
 from agents.data.news import LiveSearch
@@ -36,6 +37,8 @@ POSTS_READ = 40  # the newest posts read per symbol up to the as-of session (the
 MOST_CASHTAGS = 3
 _CASHTAG = re.compile(r"\$[a-z][a-z.\-]*")
 DESK_KINDS = ("news", "prediction-market", "filing")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -51,9 +54,8 @@ class DeskSearcher:
     own documents; what it finds is stored as documents like any other."""
 
     def __init__(self, live: LiveSearch | None = None) -> None:
-        self._posts: dict[tuple[str, date, date], list[SourceDocument]] = {}
-        self._windows: dict[tuple[date, date], list[tuple[SourceDocument, str]]] = {}
-        self._lock = threading.Lock()
+        self._posts: _ReadOnce[tuple[str, date, date], list[SourceDocument]] = _ReadOnce()
+        self._windows: _ReadOnce[tuple[date, date], list[tuple[SourceDocument, str]]] = _ReadOnce()
         self._live = live
 
     def answer(self, query: Query) -> Answer:
@@ -103,14 +105,10 @@ class DeskSearcher:
     def _posts_of(self, symbol: str, start: date, end: date) -> list[SourceDocument]:
         """The symbol's newest posts of the window (``POSTS_READ`` at most), without reading an archive that
         ends before it."""
-        key = (symbol, start, end)
-        with self._lock:
-            cached = self._posts.get(key)
-        if cached is None:
-            cached = social_source().posts(symbol, since=start, until=end, limit=POSTS_READ)
-            with self._lock:
-                self._posts[key] = cached
-        return cached
+        return self._posts.get(
+            (symbol, start, end),
+            lambda: social_source().posts(symbol, since=start, until=end, limit=POSTS_READ),
+        )
 
     def _desk(
         self, query: Query, *, symbols: Sequence[str], words: Sequence[str] = ()
@@ -127,33 +125,54 @@ class DeskSearcher:
         """The desk's documents of the window, newest first, each with its title and text lower-cased:
         read once per window (a screen's queries share two or three), not once per query. A search API's
         result stored meanwhile is found by the query that searched it, not by this read."""
-        key = (start, end)
+        return self._windows.get((start, end), lambda: _read_window(start, end))
+
+
+def _read_window(start: date, end: date) -> list[tuple[SourceDocument, str]]:
+    rows = SourceDocumentRow.objects.filter(
+        kind__in=DESK_KINDS, published__gte=start, published__lte=end
+    ).order_by("-published", "doc_id")
+    return [
+        (
+            SourceDocument(
+                doc_id=row.doc_id,
+                kind=row.kind,
+                title=row.title,
+                url=row.url,
+                published=row.published,
+                source=row.source,
+                text=row.text,
+                tickers=tuple(row.tickers),
+            ),
+            f"{row.title} {row.text}".lower(),
+        )
+        for row in rows[:500]
+    ]
+
+
+class _ReadOnce(Generic[K, V]):
+    """Values read once per key, however many of the stage's threads ask at the same moment: the sectors'
+    readings start together and share their windows, and a check-then-read let each of them read the same
+    window again (14 reads of the desk's documents for 3 windows)."""
+
+    def __init__(self) -> None:
+        self._values: dict[K, V] = {}
+        self._locks: dict[K, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: K, read: Callable[[], V]) -> V:
         with self._lock:
-            cached = self._windows.get(key)
-        if cached is not None:
-            return cached
-        rows = SourceDocumentRow.objects.filter(
-            kind__in=DESK_KINDS, published__gte=start, published__lte=end
-        ).order_by("-published", "doc_id")
-        read = [
-            (
-                SourceDocument(
-                    doc_id=row.doc_id,
-                    kind=row.kind,
-                    title=row.title,
-                    url=row.url,
-                    published=row.published,
-                    source=row.source,
-                    text=row.text,
-                    tickers=tuple(row.tickers),
-                ),
-                f"{row.title} {row.text}".lower(),
-            )
-            for row in rows[:500]
-        ]
-        with self._lock:
-            self._windows[key] = read
-        return read
+            if key in self._values:
+                return self._values[key]
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:  # the first asker reads; the others wait for its value, not for the database
+            with self._lock:
+                if key in self._values:
+                    return self._values[key]
+            value = read()  # a read that fails leaves the key unread: the next asker tries again
+            with self._lock:
+                self._values[key] = value
+            return value
 
 
 def _screened(
