@@ -23,7 +23,8 @@ from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
 from agents.llm.errors import BudgetExceeded, LLMError
-from agents.text.storable import storable
+from agents.text.storable import storable, storable_json
+from memos.jsonb import jsonb_text
 from memos.models import AgentStep, Company, Run
 from memos.pipeline import claims, fanout
 from memos.pipeline.breadth import Breadth
@@ -255,9 +256,13 @@ class StageContext:
         self._write(step, fields)
 
     def _write(self, step: AgentStep, fields: list[str]) -> None:
-        values = {name: storable(getattr(step, name)) for name in fields}  # model text may carry a NUL
+        values = {name: storable(getattr(step, name)) for name in fields if name != "output"}
+        written = dict(values)  # model text may carry a NUL
+        if "output" in fields:  # checked from its JSON, and written from the same text (memos.jsonb)
+            values["output"], dumped = storable_json(step.output)
+            written["output"] = jsonb_text(dumped)
         rows = AgentStep.objects.filter(pk=step.pk)
-        claims.fenced_update(self.hold, rows, f"saving step {step.stage}/{step.key}", **values)
+        claims.fenced_update(self.hold, rows, f"saving step {step.stage}/{step.key}", **written)
         if step.status == Status.DONE and "output" in values:
             self._finished[step.key] = FinishedStep(step.pk, step.position, step.kind, values["output"])
         elif step.status != Status.DONE:

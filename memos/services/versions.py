@@ -38,6 +38,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.data.formatting import format_value
+from memos.jsonb import jsonb_text
 from memos.live.events import send_version_changed
 from memos.models import (
     ArtefactVersion,
@@ -69,6 +70,7 @@ class Prepared:
     previous_pk: int | None  # the line's newest version it was built against
     files: list[Made]  # a PDF as the HTML it is printed from, after the freeze commits
     artefact: Artefact  # what it was built from: freezing this same object needs no second hash of it
+    content_json: str  # its content as hashed, the text the row is written from
 
     def fits(self, run: Run, digest: str, previous: ArtefactVersion | None) -> bool:
         return (
@@ -83,12 +85,14 @@ def prepare(*, run: Run, artefact: Artefact) -> Prepared:
     finishes the run, and hand the result to ``freeze``: it reads, and it renders, but it writes nothing."""
     brief = Brief.objects.select_related("company").get(pk=run.brief_id)
     previous = latest_in_line(brief, artefact.kind)
-    version = _build(run, artefact, brief, previous)
+    dumped = canonical_content(artefact.content)
+    version = _build(run, artefact, brief, previous, dumped)
     return Prepared(
         version,
         previous.pk if previous is not None else None,
         version_files.files_to_freeze(version),
         artefact,
+        dumped,
     )
 
 
@@ -100,9 +104,10 @@ def freeze(*, run: Run, artefact: Artefact, prepared: Prepared | None = None) ->
         raise RuntimeError("freeze() must run inside the transaction that finishes the run")
     if prepared is not None and prepared.artefact is artefact:
         # Hashed when it was prepared: a screen's content is a megabyte of JSON, 20 ms to hash again.
-        digest = prepared.version.content_hash
+        digest, dumped = prepared.version.content_hash, prepared.content_json
     else:
-        digest = content_hash(artefact.kind, artefact.content, rendered_text(sections_of(artefact)))
+        dumped = canonical_content(artefact.content)
+        digest = content_hash(artefact.kind, artefact.content, rendered_text(sections_of(artefact)), dumped)
     existing = ArtefactVersion.objects.filter(run=run, content_hash=digest).first()
     if existing is not None:
         return existing
@@ -114,9 +119,9 @@ def freeze(*, run: Run, artefact: Artefact, prepared: Prepared | None = None) ->
         version, files = _unsaved_copy(prepared.version), prepared.files
         version.brief = brief
     else:
-        version = _build(run, artefact, brief, previous)
+        version = _build(run, artefact, brief, previous, dumped)
         files = version_files.files_to_freeze(version)
-    version.save(force_insert=True)
+    _insert(version, dumped)
     version_files.store(version, files)
     detail = {"run": str(run.pk), "evaluated": version.evaluated, "partial": version.partial}
     record(version, Action.FROZEN, detail=detail)
@@ -185,8 +190,22 @@ def sections_of(artefact: Artefact) -> dict[str, str]:
     return {NOT_FINISHED: said, **artefact.sections}
 
 
-def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion | None) -> ArtefactVersion:
-    """The version row, not saved: every column freezing writes, as of now."""
+def _insert(version: ArtefactVersion, dumped: str) -> None:
+    """Insert ``version`` with its content written from ``dumped`` (memos.jsonb): the driver would dump a
+    screen's megabyte of content once more, 20 ms inside the transaction that holds the run and the brief."""
+    content = version.content
+    version.content = jsonb_text(dumped)
+    try:
+        version.save(force_insert=True)
+    finally:
+        version.content = content
+
+
+def _build(
+    run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion | None, dumped: str
+) -> ArtefactVersion:
+    """The version row, not saved: every column freezing writes, as of now. ``dumped``: its content's
+    canonical JSON (``canonical_content``)."""
     sections = sections_of(artefact)
     text = rendered_text(sections)
     delta = _delta(previous, artefact)
@@ -199,7 +218,7 @@ def _build(run: Run, artefact: Artefact, brief: Brief, previous: ArtefactVersion
         title=artefact.title,
         content=artefact.content,
         rendered_text=text,
-        content_hash=content_hash(artefact.kind, artefact.content, text),
+        content_hash=content_hash(artefact.kind, artefact.content, text, dumped),
         evaluated=artefact.evaluated,
         unfinished=[part.as_json() for part in artefact.unfinished],
         brief_as_frozen={
@@ -245,10 +264,18 @@ def record(
     )
 
 
-def content_hash(kind: str, content: dict[str, Any], text: str) -> str:
-    canonical = json.dumps(
-        {"kind": kind, "content": content, "text": text}, sort_keys=True, ensure_ascii=False
-    )
+def canonical_content(content: dict[str, Any]) -> str:
+    """A version's content in the one spelling its hash is taken over (keys sorted)."""
+    return json.dumps(content, sort_keys=True, ensure_ascii=False)
+
+
+def content_hash(kind: str, content: dict[str, Any], text: str, dumped: str | None = None) -> str:
+    """The hash of the JSON of {"kind", "content", "text"} with sorted keys. ``dumped``: the content's
+    ``canonical_content`` when the caller has it; the whole is spelled from it exactly as ``json.dumps``
+    would spell it (the keys in order, its separators), so every version frozen before keeps its hash."""
+    inner = dumped if dumped is not None else canonical_content(content)
+    kind_json, text_json = json.dumps(kind, ensure_ascii=False), json.dumps(text, ensure_ascii=False)
+    canonical = f'{{"content": {inner}, "kind": {kind_json}, "text": {text_json}}}'
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -1,4 +1,6 @@
-from agents.text.storable import storable, storable_text
+import json
+
+from agents.text.storable import storable, storable_json, storable_text
 
 
 def test_nul_characters_are_removed_from_every_string_keys_included() -> None:
@@ -28,3 +30,14 @@ def test_a_text_that_spells_the_nul_escape_out_is_kept_and_a_value_json_cannot_w
     spelled = {"quote": "the byte \\u0000 in a filing"}
     assert storable(spelled) == spelled
     assert storable({"when": object, "text": "a\x00b"})["text"] == "ab"
+
+
+def test_storable_json_is_the_stored_value_and_the_json_it_is_written_from() -> None:
+    clean = {"charts": [{"close": [51.42, 51.12], "label": "市场 “close”"}]}
+    value, dumped = storable_json(clean)
+    assert value is clean and json.loads(dumped) == clean
+    dirty = {"text": "late\x00 NUL", "lone": "\ud800x", "quote": "the byte \\u0000"}
+    value, dumped = storable_json(dirty)
+    assert value == {"text": "late NUL", "lone": "x", "quote": "the byte \\u0000"}
+    assert json.loads(dumped) == value
+    dumped.encode()  # a lone surrogate would not encode: PostgreSQL is sent UTF-8

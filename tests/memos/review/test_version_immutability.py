@@ -25,7 +25,7 @@ from django.urls import path
 
 import memos.admin.review  # noqa: F401  # registers the review's admin pages (memos/admin/__init__.py imports it too)
 from memos.models import ArtefactVersion, AuditEvent, Brief, Run, VersionFile
-from memos.services.versions import content_hash, record, rendered_text
+from memos.services.versions import canonical_content, content_hash, record, rendered_text
 from tests.memos.factories import company, run_for
 
 pytestmark = pytest.mark.django_db
@@ -525,3 +525,15 @@ def test_a_version_file_never_changes_nor_goes_and_always_is_its_own_hash(
                 **row,  # noqa: B023
             )
         )
+
+
+def test_a_content_hash_spelled_from_the_dumped_content_is_the_hash_every_frozen_version_has() -> None:
+    """The freeze hashes the content it writes the row from; the whole it hashes must be spelled as the
+    JSON of {"kind", "content", "text"} always was, or a rerun would no longer find the version it froze."""
+    content = {"z": [1.5, None, {"b": "市场 “quoted”", "a": True}], "a": {"nested": [0.1, 2e-05]}}
+    text = "## Thesis\nRevenue rose 5.2% — ½ of it services 😀"
+    whole = {"kind": "memo", "content": content, "text": text}
+    before = hashlib.sha256(json.dumps(whole, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    assert content_hash("memo", content, text) == before
+    assert content_hash("memo", content, text, canonical_content(content)) == before
+    assert content_hash("deck", content, text) != before
