@@ -124,6 +124,13 @@ def background(write: Callable[[], None]) -> Future[None]:
     return _writer.submit(1, write)
 
 
+def beside(task: Callable[[], T]) -> Future[T]:
+    """Start one task (a call) now on a pool thread, unmarked, so that its caller makes something else while
+    it is in flight (``StageContext.prepare_next``) and then waits on the future. Not a fan-out: the task
+    is the stage's one call, so it may be a verdict."""
+    return _pool.submit(1, task)
+
+
 def in_parallel(
     tasks: Iterable[tuple[K, Callable[[], T]]], *, limit: int, breadth: Breadth
 ) -> Iterator[tuple[K, Future[T]]]:

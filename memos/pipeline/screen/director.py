@@ -27,6 +27,7 @@ from agents.screen.summary import Ranked, check_list, kept_summary, market_week,
 from agents.screen.verdicts import decisions
 from agents.text.scripts import Language
 from agents.text.sentences import trim_cut
+from memos.pipeline import fanout
 from memos.pipeline.context import StageContext
 from memos.pipeline.gateway import gateway
 from memos.pipeline.inputs import language
@@ -37,6 +38,7 @@ from memos.pipeline.screen.handoffs import market_block, market_ids, synthesis_b
 from memos.pipeline.screen.narratives import cited_figures, narrative
 from memos.pipeline.screen.news import quant_of
 from memos.pipeline.screen.plan import (
+    CHARTS,
     DIRECTOR,
     DIRECTOR_STAGE,
     OVERALL,
@@ -45,6 +47,7 @@ from memos.pipeline.screen.plan import (
     SYNTHESIS_KIND,
     synthesis_key,
 )
+from memos.pipeline.screen.prepare import charts_step
 from memos.pipeline.screen.synthesis import Writer, news_by_sector, overview_of
 from memos.pipeline.skips import skip_steps
 
@@ -142,7 +145,11 @@ def director_output(ctx: StageContext, screen: ScreenConfig, step: QuantStep) ->
     )
     context = CallContext(run_id=ctx.run_id, stage=DIRECTOR_STAGE, role=Role.MANAGING_DIRECTOR)
     sectors = tuple(screen.sector_names)
-    answer, _ = trim_cut(gw.complete(prompt, director_schema(symbols, facts, sectors), context=context))
+    schema = director_schema(symbols, facts, sectors)
+    asked = fanout.beside(lambda: gw.complete(prompt, schema, context=context))
+    # The last stage's price charts read nothing of the review: drawn while its call is in flight.
+    ctx.prepare_next(CHARTS, lambda: charts_step(screen, step))
+    answer, _ = trim_cut(asked.result())
     known = frozenset(facts)
     said_in = language(ctx)
     figures = cited_figures(quant)

@@ -37,9 +37,9 @@ from memos.pipeline.screen.plan import (
     FINAL,
     FLAGS,
     OVERALL,
-    PREPARE,
     SYNTHESIS,
 )
+from memos.pipeline.screen.prepare import charts_step
 from memos.pipeline.screen.synthesis import news_by_sector, overview_of
 from memos.pipeline.workflows import Artefact, Ending
 
@@ -53,6 +53,12 @@ DATA_CONSTRAINED = (
 def run_final(ctx: StageContext) -> None:
     screen = ScreenConfig.model_validate(ctx.config)
     ctx.once(FLAGS, ScreenResult, lambda: flags(ctx, screen))
+    ctx.once(CHARTS, ChartsOutput, lambda: charts(ctx, screen))
+
+
+def charts(ctx: StageContext, screen: ScreenConfig) -> ChartsOutput:
+    """Drawn during the managing director's call when this worker went straight on (``prepare_next``)."""
+    return ctx.prepared(CHARTS, ChartsOutput) or charts_step(screen, quant_of(ctx))
 
 
 def flags(ctx: StageContext, screen: ScreenConfig) -> ScreenResult:
@@ -176,7 +182,7 @@ def screen_artefact(ctx: StageContext) -> Artefact:
     overall = ctx.output(SYNTHESIS, OVERALL, OverallOutput)
     overview = overview_of(ctx)
     news = news_by_sector(ctx, screen)
-    charts = ctx.output(PREPARE, CHARTS, ChartsOutput)
+    charts = ctx.output(FINAL, CHARTS, ChartsOutput)
     market = quant.market
     figures = {f.fact_id: f for f in quant.figures}
     everything = figures | {f.fact_id: f for f in (result.portfolio.figures if result.portfolio else [])}

@@ -55,7 +55,6 @@ def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
     sectors = screen.sector_names
     planned = [
         PlannedStep(PREPARE, QUANT, QUANT, "Quant analyst (code): market, profiles, sectors"),
-        PlannedStep(PREPARE, CHARTS, CHARTS, "Price charts (code)", "", 1),
     ]
     planned += [PlannedStep(NEWS, OVERVIEW, NEWS_KIND, "News analyst: the market overview", "news_analyst")]
     planned += [
@@ -89,5 +88,8 @@ def plan(config: Mapping[str, Any]) -> list[PlannedStep]:
         )
         for index, key in enumerate(REVISE_KEYS, start=1)
     ]
-    planned += [PlannedStep(FINAL, FLAGS, FLAGS, "Flags (code, under the honesty protocol)")]
+    planned += [
+        PlannedStep(FINAL, FLAGS, FLAGS, "Flags (code, under the honesty protocol)"),
+        PlannedStep(FINAL, CHARTS, CHARTS, "Price charts (code)", "", 1),
+    ]
     return planned

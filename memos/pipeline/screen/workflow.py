@@ -102,7 +102,12 @@ WORKFLOW = Workflow(
             run_director,
             fan_outs=(SENT_BACK,),
         ),
-        Stage(plan.FINAL, "Flags", "Code decides each flag under the honesty protocol", run_final),
+        Stage(
+            plan.FINAL,
+            "Flags",
+            "Code decides each flag under the honesty protocol, and stores the price charts",
+            run_final,
+        ),
     ),
     kinds={
         QUANT: StepKind(QUANT, QuantStep, f"{TEMPLATES}/quant.html", _quant),

@@ -18,7 +18,7 @@ from agents.screen.outputs import DirectorOutput, NewsOutput, QuantStep, ScreenR
 from memos.models import AgentStep, ArtefactVersion, Brief, FactRecord, LLMCall, Run, SourceDocument
 from memos.pipeline import driver
 from memos.pipeline.fact_store import fact_store_version
-from memos.pipeline.screen.plan import DIRECTOR, FLAGS, QUANT
+from memos.pipeline.screen.plan import CHARTS, DIRECTOR, FINAL, FLAGS, QUANT
 from memos.services.errors import ServiceError
 from memos.services.runs import ask_watchlist
 from tests.memos.pipeline_support import analyst, fake_llm
@@ -246,3 +246,36 @@ def test_a_role_that_did_not_finish_leaves_the_screen_for_a_person_to_look_at() 
     assert "not finished: Senior analyst: Basic Materials" in run.status_message
     result = ScreenResult.model_validate(_output(run, FLAGS))
     assert {a.proposed for a in result.assessments} == {None}  # flagged by the protocol alone
+
+
+def test_the_charts_are_drawn_during_the_directors_call_and_drawn_by_the_last_stage_when_not_handed_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The price charts read nothing of the review: the director's stage draws them while its call is in
+    flight and hands them on; the last stage stores them, or draws them itself when it was not handed any.
+    Either way the frozen version carries every symbol's chart as stored."""
+
+    def refused(*_: object) -> None:
+        raise AssertionError("drawn on the wrong side")
+
+    def frozen_charts(run: Run) -> object:
+        return ArtefactVersion.objects.get(run=run).content["charts"]
+
+    monkeypatch.setattr("memos.pipeline.screen.final.charts_step", refused)
+    handed = _screen()
+    with fake_llm():
+        driver.run_inline(str(handed.pk))
+    handed.refresh_from_db()
+    assert handed.status == Run.Status.DONE, handed.status_message
+    step = AgentStep.objects.get(run=handed, key=CHARTS)
+    assert step.stage == FINAL and step.output is not None and set(step.output["charts"]) == set(SYMBOLS)
+    assert frozen_charts(handed) == step.output
+
+    monkeypatch.undo()
+    monkeypatch.setattr("memos.pipeline.screen.director.charts_step", refused)  # logged; the last stage draws
+    drawn = _screen()
+    with fake_llm():
+        driver.run_inline(str(drawn.pk))
+    drawn.refresh_from_db()
+    assert drawn.status == Run.Status.DONE, drawn.status_message
+    assert frozen_charts(drawn) == step.output == AgentStep.objects.get(run=drawn, key=CHARTS).output
