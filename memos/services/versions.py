@@ -436,20 +436,43 @@ def _rubrics_of(run: Run, kind: str) -> dict[str, Any]:
     return {name: pin for name, pin in sorted(run.rubric_versions.items()) if name.startswith(f"{kind}_")}
 
 
-def _period(fact: FactRecord) -> str:
+def _period(fact: dict[str, Any]) -> str:
     """ "FY 2025" for a filed figure; "as of 2017-09-01" for one computed from prices on a day (its fiscal
     period is "DAY"), so a reader sees how old a price figure is beside filings of this year."""
-    if fact.fiscal_year is None:
-        return f"as of {fact.period_end.isoformat()}"
-    return f"{fact.fiscal_period} {fact.fiscal_year}"
+    if fact["fiscal_year"] is None:
+        return f"as of {fact['period_end'].isoformat()}"
+    return f"{fact['fiscal_period']} {fact['fiscal_year']}"
+
+
+# The columns a frozen source shows: a screen cites some 1,200 figures, and whole rows (their inputs parsed,
+# the documents' texts read) took 30 ms of the freeze's path.
+_FACT_COLUMNS = (
+    "fact_id",
+    "label",
+    "metric",
+    "value",
+    "unit",
+    "period_end",
+    "fiscal_year",
+    "fiscal_period",
+    "form",
+    "filed",
+    "accession",
+    "source",
+    "derivation",
+    "url",
+)
+_DOCUMENT_COLUMNS = ("doc_id", "title", "source", "published", "url")
 
 
 def cited_sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:
     """The cited facts and documents as they stand now, frozen with the version: a later load that corrects
     a figure does not change what this version was built on."""
     ids = list(cited)
-    facts = {fact.fact_id: fact for fact in FactRecord.objects.filter(fact_id__in=ids)}
-    documents = {doc.doc_id: doc for doc in SourceDocument.objects.filter(doc_id__in=ids)}
+    facts = {f["fact_id"]: f for f in FactRecord.objects.filter(fact_id__in=ids).values(*_FACT_COLUMNS)}
+    documents = {
+        d["doc_id"]: d for d in SourceDocument.objects.filter(doc_id__in=ids).values(*_DOCUMENT_COLUMNS)
+    }
     out: list[dict[str, Any]] = []
     for evidence_id in ids:
         if (fact := facts.get(evidence_id)) is not None:
@@ -457,16 +480,16 @@ def cited_sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:
                 {
                     "id": evidence_id,
                     "kind": "fact",
-                    "label": fact.label or fact.metric,
-                    "value": format_value(fact.value, fact.unit),
+                    "label": fact["label"] or fact["metric"],
+                    "value": format_value(fact["value"], fact["unit"]),
                     "period": _period(fact),
-                    "period_end": fact.period_end.isoformat(),
-                    "form": fact.form,
-                    "filed": fact.filed.isoformat() if fact.filed else "",
-                    "accession": fact.accession,
-                    "source": fact.source,
-                    "derivation": fact.derivation,
-                    "url": fact.url,
+                    "period_end": fact["period_end"].isoformat(),
+                    "form": fact["form"],
+                    "filed": fact["filed"].isoformat() if fact["filed"] else "",
+                    "accession": fact["accession"],
+                    "source": fact["source"],
+                    "derivation": fact["derivation"],
+                    "url": fact["url"],
                 }
             )
         elif (document := documents.get(evidence_id)) is not None:
@@ -474,10 +497,10 @@ def cited_sources(cited: tuple[str, ...]) -> list[dict[str, Any]]:
                 {
                     "id": evidence_id,
                     "kind": "document",
-                    "label": document.title,
-                    "source": document.source,
-                    "published": document.published.isoformat() if document.published else "",
-                    "url": document.url,
+                    "label": document["title"],
+                    "source": document["source"],
+                    "published": document["published"].isoformat() if document["published"] else "",
+                    "url": document["url"],
                 }
             )
         else:

@@ -4,13 +4,23 @@ OpenAI-compatible server, PostgreSQL and a real SMTP server on loopback that rec
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from memos.models import ArtefactVersion, AuditEvent, FactRecord, Motion, Notice, ReviewPolicy, Vote
+from memos.models import (
+    ArtefactVersion,
+    AuditEvent,
+    FactRecord,
+    Motion,
+    Notice,
+    ReviewPolicy,
+    SourceDocument,
+    Vote,
+)
 from memos.pipeline import driver
 from memos.services import review
 from memos.services.accounts import Roles
@@ -90,9 +100,31 @@ def test_a_price_figure_s_source_says_the_day_it_is_as_of_beside_a_filing_s_fisc
     prices = FactRecord.objects.filter(fiscal_year=None, company__ticker="AAPL")
     daily = prices.order_by("-period_end").first()
     assert daily is not None  # the quant engine's figures from the bundled prices (they end in 2017)
-    price, filed = cited_sources((daily.fact_id, "AAPL:revenue:FY2024"))
+    SourceDocument.objects.create(
+        doc_id="news:cited",
+        kind="news",
+        title="Apple ships a phone",
+        url="https://example.com/n",
+        published=date(2017, 9, 1),
+        source="a wire",
+        text="The body is not frozen with the source.",
+        tickers=["AAPL"],
+    )
+    price, filed, news, missing = cited_sources(
+        (daily.fact_id, "AAPL:revenue:FY2024", "news:cited", "news:gone")
+    )
     assert price["period"] == f"as of {daily.period_end.isoformat()}"
-    assert filed["period"] == "FY 2024" and filed["form"] == "10-K"
+    assert price["value"] and price["url"] and price["label"]
+    assert filed["period"] == "FY 2024" and filed["form"] == "10-K" and filed["accession"]
+    assert news == {
+        "id": "news:cited",
+        "kind": "document",
+        "label": "Apple ships a phone",
+        "source": "a wire",
+        "published": "2017-09-01",
+        "url": "https://example.com/n",
+    }
+    assert missing["kind"] == "unresolved"
 
 
 def test_votes_quorum_approval_and_publication_follow_the_rules_and_the_audit_trail_shows_each_step(
