@@ -73,11 +73,23 @@ _CODE = re.compile(
 # A fact's id written bare, its value's place empty ("AAPL:alpha_ :", "AAPL:beta: :"): a reference is
 # written [[AAPL:beta:2017-09-01]] and shown with its value; a bare one shows nothing.
 _BARE_ID = re.compile(r"\b[A-Z][A-Z0-9.\-]{0,9}:[a-z_]+")
+# A lower-case letter standing alone where a figure was: "Apple's trailing s growth" (a fresh desk's quick
+# memo on the embedded 1.5B). Only "a" is a word of one lower-case letter in prose; "x" reads as "times"
+# ("1 x earnings"). Case-sensitive: "Class B shares", "Plan B" and "vitamin C" are words. Not inside a
+# token ("e.g.", "i.e.", "x-axis", "s&p", "b/c") nor an item's mark ("(b)", "b)").
+_LONE_LETTER = re.compile(r"(?<![\w'’.&/\-(])(?!a\b|x\b)[a-z](?![\w'’&/\-)]|\.\w)")
 # No letter at all: "." for a whole risk budget.
 _NO_LETTER = re.compile(r"^[^\w\[]*$")
 # A sentence about what the desk's brief says or leaves out: the model reporting on its input.
+# "The analyst's brief does not provide any risk budget", "no holding period is given in the brief", "the
+# brief provides no sizing" (a fresh desk's quick memo on the embedded 1.5B: its risk budget and sizing).
+_SAYS = r"mention|say|state|specify|include|address|discuss|provide|give|contain|set|define|list|offer|detail"
 _ABOUT_THE_BRIEF = re.compile(
-    r"\bbrief\s+(?:does|did|do)(?:\s+not|n't)?\s+(?:mention|say|state|specify|include|address|discuss)",
+    rf"\bbrief\s+(?:does|did|do)(?:\s+not|n't)?\s+(?:{_SAYS})"
+    rf"|\bbrief\s+(?:{_SAYS})s?\s+no\b"
+    # "... given in the brief" where the sentence says no, not or never: what the brief lacks.
+    r"|^(?=.*(?:\bno\b|\bnot\b|\bnever\b|n't\b)).*\b(?:provided|given|specified|stated|mentioned|set|defined"
+    r"|included)\s+(?:in|by)\s+the\s+(?:analyst['’]s\s+)?brief\b",
     re.IGNORECASE,
 )
 
@@ -98,6 +110,6 @@ def blank_problem(sentence: str) -> str:
         (PROMPT_ECHO, (_PROMPT_ECHO.search,)),
         (ABOUT_THE_BRIEF, (_ABOUT_THE_BRIEF.search,)),
         (CODE, (_CODE.search,)),
-        (EMPTY_FIGURE, (_EMPTY_FIGURE.search, _DANGLING.search, _BARE_ID.search)),
+        (EMPTY_FIGURE, (_EMPTY_FIGURE.search, _DANGLING.search, _BARE_ID.search, _LONE_LETTER.search)),
     )
     return next((reason for reason, finds in checks if any(find(text) for find in finds)), "")

@@ -74,6 +74,14 @@ WRITTEN = [
         EMPTY_FIGURE,
     ),
     ("The sector fell with the SPY's return being -ival.", EMPTY_FIGURE),
+    # A fresh desk's quick memo on the embedded 1.5B (fifty-second stop): a letter where a figure was, and
+    # its risk budget and sizing speaking of the brief.
+    ("Apple's trailing s growth in services carried the year.", EMPTY_FIGURE),
+    ("Revenue rose on the back of m units sold.", EMPTY_FIGURE),
+    ("The analyst's brief does not provide any risk budget for the position.", ABOUT_THE_BRIEF),
+    ("No holding period is given in the analyst's brief.", ABOUT_THE_BRIEF),
+    ("A position size has not been specified in the brief.", ABOUT_THE_BRIEF),
+    ("The brief provides no sizing guidance.", ABOUT_THE_BRIEF),
 ]
 USABLE = [
     "Revenue grew from [[AAPL:revenue:FY2023]] [[AAPL:revenue:FY2024]] [[AAPL:revenue:FY2025]] to a high.",
@@ -104,6 +112,13 @@ USABLE = [
     "Note: the margin held.",
     "The services mix (App Store, iCloud) grew; hardware + services is the model.",
     "Shares fell - sharply - on the news, and the non-GAAP margin held.",
+    # One letter that is a word or a mark: case, abbreviations, a list's items, "times".
+    "Class B shares and Plan B stay; vitamin C sales are not Apple's.",
+    "Services (e.g. the App Store, i.e. fees) grew faster than the S&P 500 and U.S. sales.",
+    "The x-axis shows the year; option (b) keeps the position, and b) trims it.",
+    "It trades at [[AAPL:pe:2017-09-01]] x earnings, a multiple of a kind.",
+    "The brief asks for a risk budget; the desk gives one in its sizing.",
+    "As stated in the brief, the horizon is the next product cycle.",
 ]
 
 
