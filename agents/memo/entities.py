@@ -59,6 +59,13 @@ _WORD = re.compile(r"[a-z][a-z-]{3,}")
 _NO_GAP = re.compile(
     r"\b(?:no|not (?:find|found|identify|identified|see|note) any|none)\b[^.;]*\bgaps?\b", re.IGNORECASE
 )
+
+
+def declares_none(gap: str) -> bool:
+    """Whether a declared coverage gap says there is none ("The analyst did not find any coverage gaps")."""
+    return bool(_NO_GAP.search(gap))
+
+
 _STOP = _words(
     """
     about above after again against also among another because been before being below between both
@@ -167,7 +174,7 @@ def grade_gaps(
     declared: list[tuple[str, list[str]]] = []
     for gap in gaps:
         terms = key_terms(gap)
-        if not terms or _NO_GAP.search(gap):  # "The analyst did not find any coverage gaps": none declared
+        if not terms or declares_none(gap):  # "The analyst did not find any coverage gaps": none declared
             continue
         declared.append((gap, terms))
         holding = next((i for i in items if _covers(terms, f"{i.summary} {i.text} {i.metric}")), None)

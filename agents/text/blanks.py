@@ -93,11 +93,20 @@ _ABOUT_THE_BRIEF = re.compile(
     re.IGNORECASE,
 )
 
+# The desk's work reported instead of the company: "The analyst did not find any coverage gaps for this
+# question." (a fresh desk's quick memo on the embedded 1.5B, copied into its thesis, risk budget and macro).
+_ABOUT_THE_DESK = re.compile(
+    r"\banalysts?\s+(?:did|does|do|could|can)(?:\s+not|n't)\s+(?:find|identify|see|note|flag)\b"
+    r"|\bcoverage\s+gaps?\b",
+    re.IGNORECASE,
+)
+
 EMPTY_FIGURE = "it left a figure's place empty"
 PROMPT_ECHO = "it copied the desk's instructions to the model"
 REPEATED_WORD = "it repeated one word or sign over and over"
 NO_WORD = "it wrote letters that make no word"
 ABOUT_THE_BRIEF = "it spoke of the brief it was given, not of the company"
+ABOUT_THE_DESK = "it spoke of the desk's work, not of the company"
 CODE = "it wrote code, not prose"
 
 
@@ -109,6 +118,7 @@ def blank_problem(sentence: str) -> str:
         (NO_WORD, (_NO_WORD.search, _STUB.match, lambda t: t and _NO_LETTER.match(t))),
         (PROMPT_ECHO, (_PROMPT_ECHO.search,)),
         (ABOUT_THE_BRIEF, (_ABOUT_THE_BRIEF.search,)),
+        (ABOUT_THE_DESK, (_ABOUT_THE_DESK.search,)),
         (CODE, (_CODE.search,)),
         (EMPTY_FIGURE, (_EMPTY_FIGURE.search, _DANGLING.search, _BARE_ID.search, _LONE_LETTER.search)),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.catalysts import Window, window
+from agents.memo.entities import declares_none
 from agents.memo.outputs import AuditOutput, EvidenceOutput, IterationOutput, SpecialistOutput
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import SynthesisIteration
@@ -60,7 +61,9 @@ def briefs_text(outputs: dict[str, SpecialistOutput], audit: AuditOutput) -> str
             for c in audit.claims
             if c.shard_id == name
         ]
-        lines += [f"- coverage gap: {gap}" for gap in output.brief.coverage_gaps]
+        # A gap that says there is none is no gap: shown to the synthesizer, the embedded 1.5B copied "The
+        # analyst did not find any coverage gaps for this question" into four sections of its memo.
+        lines += [f"- coverage gap: {gap}" for gap in output.brief.coverage_gaps if not declares_none(gap)]
         lines += [f"- undercurrent: {u}" for u in output.brief.undercurrents]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)

@@ -8,6 +8,7 @@ import pytest
 
 from agents.text.blanks import (
     ABOUT_THE_BRIEF,
+    ABOUT_THE_DESK,
     CODE,
     EMPTY_FIGURE,
     NO_WORD,
@@ -82,6 +83,9 @@ WRITTEN = [
     ("No holding period is given in the analyst's brief.", ABOUT_THE_BRIEF),
     ("A position size has not been specified in the brief.", ABOUT_THE_BRIEF),
     ("The brief provides no sizing guidance.", ABOUT_THE_BRIEF),
+    # The same memo's thesis, risk budget and macro, each ending on a specialist's "gap" that said none.
+    ("The analyst did not find any coverage gaps for this question.", ABOUT_THE_DESK),
+    ("Analysts couldn't find a catalyst in the filings.", ABOUT_THE_DESK),
 ]
 USABLE = [
     "Revenue grew from [[AAPL:revenue:FY2023]] [[AAPL:revenue:FY2024]] [[AAPL:revenue:FY2025]] to a high.",
@@ -119,6 +123,7 @@ USABLE = [
     "It trades at [[AAPL:pe:2017-09-01]] x earnings, a multiple of a kind.",
     "The brief asks for a risk budget; the desk gives one in its sizing.",
     "As stated in the brief, the horizon is the next product cycle.",
+    "Analysts expect the margin to hold; the desk finds no reason to doubt them.",
 ]
 
 
