@@ -37,7 +37,7 @@ def test_storable_json_is_the_stored_value_and_the_json_it_is_written_from() -> 
     value, dumped = storable_json(clean)
     assert value is clean and json.loads(dumped) == clean
     dirty = {"text": "late\x00 NUL", "lone": "\ud800x", "quote": "the byte \\u0000"}
-    value, dumped = storable_json(dirty)
-    assert value == {"text": "late NUL", "lone": "x", "quote": "the byte \\u0000"}
-    assert json.loads(dumped) == value
-    dumped.encode()  # a lone surrogate would not encode: PostgreSQL is sent UTF-8
+    cleaned, written = storable_json(dirty)
+    assert cleaned == {"text": "late NUL", "lone": "x", "quote": "the byte \\u0000"}
+    assert json.loads(written) == cleaned
+    written.encode()  # a lone surrogate would not encode: PostgreSQL is sent UTF-8
