@@ -73,11 +73,12 @@ _CODE = re.compile(
 # A fact's id written bare, its value's place empty ("AAPL:alpha_ :", "AAPL:beta: :"): a reference is
 # written [[AAPL:beta:2017-09-01]] and shown with its value; a bare one shows nothing.
 _BARE_ID = re.compile(r"\b[A-Z][A-Z0-9.\-]{0,9}:[a-z_]+")
-# A lower-case letter standing alone where a figure was: "Apple's trailing s growth" (a fresh desk's quick
-# memo on the embedded 1.5B). Only "a" is a word of one lower-case letter in prose; "x" reads as "times"
-# ("1 x earnings"). Case-sensitive: "Class B shares", "Plan B" and "vitamin C" are words. Not inside a
-# token ("e.g.", "i.e.", "x-axis", "s&p", "b/c") nor an item's mark ("(b)", "b)").
-_LONE_LETTER = re.compile(r"(?<![\w'’.&/\-(])(?!a\b|x\b)[a-z](?![\w'’&/\-)]|\.\w)")
+# A lower-case letter standing alone between two words, where a figure was: "Apple's trailing s growth" (a
+# fresh desk's quick memo on the embedded 1.5B). Only "a" is a word of one lower-case letter in prose; "x"
+# reads as "times" ("1 x earnings"). Case-sensitive: "Class B shares", "Plan B" and "vitamin C" are words.
+# Between words of two letters or more only: "e.g.", "(b)", "b) trims" are marks, and text spelled out a
+# letter at a time ("a n d a n d", a decoder padding to its bound) is left to the other rules.
+_LONE_LETTER = re.compile(r"(?<=[A-Za-z]{2} )(?!a\b|x\b)[a-z](?= [A-Za-z]{2})")
 # No letter at all: "." for a whole risk budget.
 _NO_LETTER = re.compile(r"^[^\w\[]*$")
 # A sentence about what the desk's brief says or leaves out: the model reporting on its input.
