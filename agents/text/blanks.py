@@ -87,6 +87,8 @@ _NO_LETTER = re.compile(r"^[^\w\[]*$")
 _SAYS = r"mention|say|state|specify|include|address|discuss|provide|give|contain|set|define|list|offer|detail"
 _ABOUT_THE_BRIEF = re.compile(
     rf"\bbrief\s+(?:does|did|do)(?:\s+not|n't)?\s+(?:{_SAYS})"
+    # "The analyst's brief mentions Apple Inc. but does not provide ...": a negation a few words on.
+    rf"|\bbrief\b[^;!?]{{0,60}}?\b(?:does|did|do)(?:\s+not|n't)\s+(?:{_SAYS})"
     rf"|\bbrief\s+(?:{_SAYS})s?\s+no\b"
     # "... given in the brief" where the sentence says no, not or never: what the brief lacks.
     r"|^(?=.*(?:\bno\b|\bnot\b|\bnever\b|n't\b)).*\b(?:provided|given|specified|stated|mentioned|set|defined"

@@ -9,6 +9,7 @@ from agents.memo.entities import declares_none
 from agents.memo.outputs import AuditOutput, EvidenceOutput, IterationOutput, SpecialistOutput
 from agents.memo.roster import SPECIALISTS, MemoConfig
 from agents.memo.schemas import SynthesisIteration
+from agents.text.blanks import blank_problem
 from memos.pipeline.context import StageContext
 from memos.pipeline.errors import StageFailed
 from memos.pipeline.inputs import brief_words
@@ -61,12 +62,18 @@ def briefs_text(outputs: dict[str, SpecialistOutput], audit: AuditOutput) -> str
             for c in audit.claims
             if c.shard_id == name
         ]
-        # A gap that says there is none is no gap: shown to the synthesizer, the embedded 1.5B copied "The
-        # analyst did not find any coverage gaps for this question" into four sections of its memo.
-        lines += [f"- coverage gap: {gap}" for gap in output.brief.coverage_gaps if not declares_none(gap)]
-        lines += [f"- undercurrent: {u}" for u in output.brief.undercurrents]
+        lines += [f"- coverage gap: {gap}" for gap in output.brief.coverage_gaps if _readable_gap(gap)]
+        lines += [f"- undercurrent: {u}" for u in output.brief.undercurrents if not blank_problem(u)]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def _readable_gap(gap: str) -> bool:
+    """A gap worth the synthesizer's reading: not one that says there is none, nor one the reader rules would
+    withhold. Shown such lines, the embedded 1.5B copied them into its memo: "The analyst did not find any
+    coverage gaps for this question" into four sections, "The analyst's brief does not provide ..." into
+    all of them."""
+    return not declares_none(gap) and not blank_problem(gap)
 
 
 def catalyst_window(ctx: StageContext) -> Window | None:

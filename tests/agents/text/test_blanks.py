@@ -83,6 +83,11 @@ WRITTEN = [
     ("No holding period is given in the analyst's brief.", ABOUT_THE_BRIEF),
     ("A position size has not been specified in the brief.", ABOUT_THE_BRIEF),
     ("The brief provides no sizing guidance.", ABOUT_THE_BRIEF),
+    (
+        "The analyst's brief mentions Apple Inc. but does not provide any latent or non-obvious second-order "
+        "links, which is a limitation for this question.",
+        ABOUT_THE_BRIEF,
+    ),
     # The same memo's thesis, risk budget and macro, each ending on a specialist's "gap" that said none.
     ("The analyst did not find any coverage gaps for this question.", ABOUT_THE_DESK),
     ("Analysts couldn't find a catalyst in the filings.", ABOUT_THE_DESK),
@@ -123,6 +128,7 @@ USABLE = [
     "It trades at [[AAPL:pe:2017-09-01]] x earnings, a multiple of a kind.",
     "The brief asks for a risk budget; the desk gives one in its sizing.",
     "As stated in the brief, the horizon is the next product cycle.",
+    "The brief names the horizon, and the filings do provide the segment figures.",
     "Analysts expect the margin to hold; the desk finds no reason to doubt them.",
 ]
 
