@@ -22,7 +22,7 @@ from django.db.models.functions import Collate
 from django.utils import timezone
 from pydantic import BaseModel, ValidationError
 
-from agents.llm.errors import BudgetExceeded, LLMError
+from agents.llm.errors import BudgetExceeded, InvalidOutput, LLMError, ProviderFailure, TransientFailure
 from agents.text.storable import storable, storable_json
 from memos.jsonb import jsonb_text
 from memos.models import AgentStep, Company, Run
@@ -146,6 +146,22 @@ class StageContext:
         output = make()
         self.finish(step, output)
         return output
+
+    def once_or_failed(self, key: str, output_type: type[T], make: Callable[[], T]) -> T | None:
+        """``once`` for a step the rest of the run can do without (a review, an overall view): when its
+        model's answer does not fit its schema twice, or its endpoint fails, or stays down past the run's
+        attempts, the step is marked failed with the reason in words and None is returned, so the run
+        goes on and ends needing review, its version frozen partial, saying what did not finish (a retry
+        asks only what failed). A spent budget, a broken prompt or a refused endpoint still ends the run."""
+        try:
+            return self.once(key, output_type, make)
+        except (InvalidOutput, ProviderFailure, TransientFailure) as exc:
+            if isinstance(exc, TransientFailure) and self.hold.attempt < claims.max_attempts():
+                raise  # the endpoint may answer later: the engine resumes this stage (bounded)
+            failure = exc
+        step = self.step(key)
+        self.fail_step(step, f"{step.title}: {shown(failure)}")
+        return None
 
     def fan_out(
         self, work: Mapping[str, Callable[[], T]], output_type: type[T], *, limit: int, breadth: Breadth

@@ -72,7 +72,7 @@ def syntheses_by_sector(ctx: StageContext, screen: ScreenConfig) -> dict[str, Sy
 def run_director(ctx: StageContext) -> None:
     screen = ScreenConfig.model_validate(ctx.config)
     step = quant_of(ctx)
-    review = ctx.once(DIRECTOR, DirectorOutput, lambda: director_output(ctx, screen, step))
+    review = ctx.once_or_failed(DIRECTOR, DirectorOutput, lambda: director_output(ctx, screen, step))
     revisits = review.revisits if review else []
     if revisits:
         # One call a sector sent back, each its own step (a resumed stage reads back those that finished),
@@ -89,7 +89,9 @@ def run_director(ctx: StageContext) -> None:
         ctx,
         DIRECTOR_STAGE,
         list(REVISE_KEYS[len(revisits) :]),
-        "not needed: the managing director sent no further sector back",
+        "not needed: the managing director sent no further sector back"
+        if review is not None
+        else "not run: the managing director's review did not finish",
     )
 
 

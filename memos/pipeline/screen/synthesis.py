@@ -58,7 +58,7 @@ def run_synthesis(ctx: StageContext) -> None:
         synthesis_key(sector): partial(writer.sector, sector) for sector in screen.sector_names
     }
     done = ctx.fan_out(work, SynthesisOutput, limit=gw.settings.max_concurrency, breadth=SECTOR_REPORTS)
-    ctx.once(OVERALL, OverallOutput, lambda: writer.overall(overview_of(ctx), done))
+    ctx.once_or_failed(OVERALL, OverallOutput, lambda: writer.overall(overview_of(ctx), done))
 
 
 @dataclass(frozen=True)
