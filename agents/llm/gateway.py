@@ -155,14 +155,44 @@ class LLMGateway:
         self._providers: dict[Endpoint, Provider] = {}
         self._providers_lock = threading.Lock()
 
-    def complete(self, prompt: RenderedPrompt, output_type: type[T], *, context: CallContext) -> T:
-        return self.complete_traced(prompt, output_type, context=context)[0]
+    def complete(
+        self,
+        prompt: RenderedPrompt,
+        output_type: type[T],
+        *,
+        context: CallContext,
+        sent: threading.Event | None = None,
+    ) -> T:
+        """The model's answer in ``output_type``. ``sent`` is set once the request is about to go out (or the
+        call has ended without one: answered from the ledger, refused, failed), so that the caller's thread
+        may do its own work while the call is in flight without holding up its preparation: in one
+        interpreter a busy thread delays another's next step by up to the switch interval, and a memo's
+        evaluator call was sent only once the memo's draft, made meanwhile, had finished (8-10 ms)."""
+        return self.complete_traced(prompt, output_type, context=context, sent=sent)[0]
 
     def complete_traced(
-        self, prompt: RenderedPrompt, output_type: type[T], *, context: CallContext
+        self,
+        prompt: RenderedPrompt,
+        output_type: type[T],
+        *,
+        context: CallContext,
+        sent: threading.Event | None = None,
     ) -> tuple[T, str]:
         """The answer and the request hash its ledger rows carry: what a row written from the answer (a
         debate's turn) keeps, to find the call that paid for it."""
+        try:
+            return self._complete(prompt, output_type, context, sent)
+        finally:
+            if sent is not None:
+                sent.set()
+
+    def _complete(
+        self,
+        prompt: RenderedPrompt,
+        output_type: type[T],
+        context: CallContext,
+        sent: threading.Event | None,
+    ) -> tuple[T, str]:
         check_role(context.role)  # seed 003: a verdict is never one of a fan-out's clones
         endpoint = self.settings.endpoint_for(context.role)
         if self.settings.loopback_only and not endpoint.is_loopback:
@@ -188,7 +218,7 @@ class LLMGateway:
             prompt_name=prompt.name,
             role=context.role,
         )
-        return self._ask(call, request, output_type), key
+        return self._ask(call, request, output_type, sent), key
 
     def shares_start(self, asks: Sequence[tuple[RenderedPrompt, type[BaseModel]]], *, role: str) -> bool:
         """Whether a fan-out of ``asks`` should reach the model one call at a time: the role's model is the
@@ -223,7 +253,9 @@ class LLMGateway:
         self.ledger.record(call.row(1, "cached", raw_response=hit.raw_response, parsed=hit.parsed))
         return result
 
-    def _ask(self, call: _Call, request: ProviderRequest, output_type: type[T]) -> T:
+    def _ask(
+        self, call: _Call, request: ProviderRequest, output_type: type[T], sent: threading.Event | None = None
+    ) -> T:
         provider = self._provider(call.endpoint)
         attempt = retries = 0
         reasked = enlarged = False
@@ -235,7 +267,7 @@ class LLMGateway:
                 try:
                     with self.limiter.slot(call.endpoint.limiter_key):
                         started = time.monotonic()
-                        response = provider.complete(request)
+                        response = _send(provider, request, sent)
                 except TransientError as exc:
                     outcome: Outcome = "timeout" if exc.kind == "timeout" else "error"
                     elapsed = _ms_since(started)
@@ -408,6 +440,13 @@ def _request_key(
         temperature=prompt.temperature,
         max_tokens=prompt.max_tokens,
     )
+
+
+def _send(provider: Provider, request: ProviderRequest, sent: threading.Event | None) -> ProviderResponse:
+    """The request sent, its caller told first (``LLMGateway.complete``'s ``sent``)."""
+    if sent is not None:
+        sent.set()
+    return provider.complete(request)
 
 
 def _ms_since(started: float) -> int:

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable, Mapping
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -39,6 +41,10 @@ InputsT = TypeVar("InputsT")
 Status = AgentStep.Status
 
 log = logging.getLogger(__name__)
+# How long ``prepare_next`` waits for its stage's calls to be sent: long enough for a call's ledger lookup,
+# reservation and slot (a few milliseconds), short enough that a call queued behind the concurrency bound
+# does not hold up what is made meanwhile.
+SENDING_WAIT_S = 0.1
 
 
 @dataclass
@@ -355,11 +361,17 @@ class StageContext:
         ordered = sorted(earlier.items(), key=lambda item: (item[1].position, item[0][1]))
         self._steps, self._earlier = steps, dict(ordered)
 
-    def prepare_next(self, key: str, make: Callable[[], BaseModel]) -> None:
+    def prepare_next(
+        self, key: str, make: Callable[[], BaseModel], *, after: Iterable[threading.Event] = ()
+    ) -> None:
         """Make now, while this stage waits on its calls, what the next stage would make first (``make``
         reads only finished steps), and hand it on: the next stage takes it with ``prepared`` when this
         worker goes straight on with it, and makes it itself otherwise. A failure here is left for the next
-        stage to meet and say as its own."""
+        stage to meet and say as its own. ``after``: the calls' ``sent`` events (LLMGateway.complete),
+        waited for first, a moment at most, so that making this does not hold up their requests."""
+        deadline = time.monotonic() + SENDING_WAIT_S
+        for sent in after:
+            sent.wait(max(0.0, deadline - time.monotonic()))
         try:
             self._prepared[key] = make()
         except Exception:

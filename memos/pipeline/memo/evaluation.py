@@ -15,6 +15,7 @@ memos.pipeline.memo.desk.rerun). A spent budget or a refused endpoint still ends
 from __future__ import annotations
 
 import json
+import threading
 
 from agents.llm.errors import InvalidOutput, LLMError, ProviderFailure, TransientFailure
 from agents.llm.prompts import PromptTemplate
@@ -68,10 +69,14 @@ def run_evaluation(ctx: StageContext) -> None:
     )
     ctx.check()
     roles = [Role.EVALUATOR] + ([Role.SECOND_EVALUATOR] if second_evaluator() is not None else [])
+    sent = {role: threading.Event() for role in roles}
     asked = {
         role: (
             lambda role=role: gateway().complete(
-                prompt, Evaluation, context=CallContext(run_id=ctx.run_id, stage=EVALUATION, role=role)
+                prompt,
+                Evaluation,
+                context=CallContext(run_id=ctx.run_id, stage=EVALUATION, role=role),
+                sent=sent[role],
             )
         )
         for role in roles
@@ -80,7 +85,7 @@ def run_evaluation(ctx: StageContext) -> None:
     graded = fanout.in_parallel(asked.items(), limit=len(roles), breadth=EVALUATORS)
     # The memo stage's draft reads nothing of the verdict: made while the evaluators are asked, it is off the
     # run's path (its re-asks, when the writer's prose needs them, run beside the evaluators' calls).
-    ctx.prepare_next(DRAFT, lambda: memo_draft(ctx))
+    ctx.prepare_next(DRAFT, lambda: memo_draft(ctx), after=sent.values())
     for role, future in graded:
         try:
             results[role] = future.result()

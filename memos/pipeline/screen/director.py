@@ -5,6 +5,7 @@ configured (seed 003); the run page warns when it shares the analysts'."""
 
 from __future__ import annotations
 
+import threading
 from functools import partial
 
 from agents.llm.roles import Role
@@ -148,9 +149,10 @@ def director_output(ctx: StageContext, screen: ScreenConfig, step: QuantStep) ->
     context = CallContext(run_id=ctx.run_id, stage=DIRECTOR_STAGE, role=Role.MANAGING_DIRECTOR)
     sectors = tuple(screen.sector_names)
     schema = director_schema(symbols, facts, sectors)
-    asked = fanout.beside(lambda: gw.complete(prompt, schema, context=context))
+    sent = threading.Event()
+    asked = fanout.beside(lambda: gw.complete(prompt, schema, context=context, sent=sent))
     # The last stage's price charts read nothing of the review: drawn while its call is in flight.
-    ctx.prepare_next(CHARTS, lambda: charts_step(screen, step))
+    ctx.prepare_next(CHARTS, lambda: charts_step(screen, step), after=[sent])
     answer, _ = trim_cut(asked.result())
     known = frozenset(facts)
     said_in = language(ctx)

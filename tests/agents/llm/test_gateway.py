@@ -413,3 +413,48 @@ def test_routes_by_prompt_name_answer_parallel_calls_from_threads() -> None:
     assert [r.reason for r in results] == users
     assert sorted(seen) == sorted(users)
     assert h.outcomes() == ["ok"] * 24
+
+
+class WatchingProvider:
+    """A provider that notes, when each request reaches it, whether the caller had been told it was sent."""
+
+    def __init__(self, fake: FakeProvider, sent: threading.Event) -> None:
+        self.fake, self.sent = fake, sent
+        self.told_first: list[bool] = []
+
+    def factory(self, endpoint: Endpoint, timeout_s: float) -> WatchingProvider:
+        return self
+
+    def complete(self, request: ProviderRequest) -> ProviderResponse:
+        self.told_first.append(self.sent.is_set())
+        return self.fake.complete(request)
+
+    def close(self) -> None:
+        self.fake.close()
+
+
+def test_sent_is_set_as_the_request_goes_out_and_when_a_call_ends_without_one() -> None:
+    sent = threading.Event()
+    watching = WatchingProvider(FakeProvider(), sent)
+    h = Harness(watching.fake)
+    h.gateway = LLMGateway(h.settings, h.ledger, ThreadLimiter(2), provider_factory=watching.factory)
+    h.gateway.complete(prompt("Rate AAPL."), Verdict, context=CONTEXT, sent=sent)
+    assert watching.told_first == [True]  # set before the request, not after the answer
+
+    # Answered from the ledger: nothing is sent, and the caller is not left waiting.
+    again = threading.Event()
+    h.gateway.complete(prompt("Rate AAPL."), Verdict, context=CONTEXT, sent=again)
+    assert again.is_set() and watching.told_first == [True]
+
+    # Refused before any request (a hosted endpoint while loopback only): set all the same.
+    hosted = Endpoint(base_url="https://api.openai.com/v1", api_key="sk-real", model="gpt-4o")
+    refused = Harness(FakeProvider(), loopback_only=True, roles={"evaluator": hosted})
+    never = threading.Event()
+    with pytest.raises(ProviderRefused):
+        refused.gateway.complete(
+            prompt("Rate AAPL."),
+            Verdict,
+            context=CallContext(run_id="r", stage="s", role="evaluator"),
+            sent=never,
+        )
+    assert never.is_set()
