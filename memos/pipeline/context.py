@@ -32,7 +32,7 @@ from memos.pipeline import claims, fanout
 from memos.pipeline.breadth import Breadth
 from memos.pipeline.cards import publish_status, publish_step
 from memos.pipeline.claims import Hold
-from memos.pipeline.earlier import EarlierSteps, FinishedStep
+from memos.pipeline.earlier import EarlierSteps, FinishedStep, PreparedOutput
 from memos.pipeline.errors import UNREADABLE, StageFailed, shown
 from memos.pipeline.workflows import Workflow
 
@@ -67,7 +67,7 @@ class StageContext:
         default_factory=dict, repr=False
     )
     # What this stage prepared for the next one (prepare_next), handed on with its steps.
-    _prepared: dict[str, BaseModel] = field(default_factory=dict, repr=False)
+    _prepared: dict[str, PreparedOutput] = field(default_factory=dict, repr=False)
 
     @property
     def run_id(self) -> str:
@@ -232,11 +232,12 @@ class StageContext:
         self._write_behind(step, ["summary"])
 
     def finish(self, step: AgentStep, output: BaseModel) -> None:
+        ready = self._handed_as_prepared(step.key, output)
         step.status = Status.DONE
-        step.output = output.model_dump(mode="json")
+        step.output = ready.value if ready is not None else output.model_dump(mode="json")
         step.summary = self.workflow.kind(step.kind).summary(output)
         step.finished_at = timezone.now()
-        self._save(step, ["status", "output", "summary", "finished_at"])
+        self._save(step, ["status", "output", "summary", "finished_at"], ready.text if ready else None)
 
     def fail_step(self, step: AgentStep, error: str) -> None:
         step.status = Status.FAILED
@@ -273,15 +274,19 @@ class StageContext:
         for step in steps:
             publish_step(step)
 
-    def _save(self, step: AgentStep, fields: list[str]) -> None:
+    def _save(self, step: AgentStep, fields: list[str], dumped: str | None = None) -> None:
         self.settle()
-        self._write(step, fields)
+        self._write(step, fields, dumped)
 
-    def _write(self, step: AgentStep, fields: list[str]) -> None:
+    def _write(self, step: AgentStep, fields: list[str], dumped: str | None = None) -> None:
+        """``dumped``: the output's storable JSON, already checked (``PreparedOutput``)."""
         values = {name: storable(getattr(step, name)) for name in fields if name != "output"}
         written = dict(values)  # model text may carry a NUL
         if "output" in fields:  # checked from its JSON, and written from the same text (memos.jsonb)
-            values["output"], dumped = storable_json(step.output)
+            if dumped is None:
+                values["output"], dumped = storable_json(step.output)
+            else:
+                values["output"] = step.output
             written["output"] = jsonb_text(dumped)
         rows = AgentStep.objects.filter(pk=step.pk)
         claims.fenced_update(self.hold, rows, f"saving step {step.stage}/{step.key}", **written)
@@ -373,7 +378,9 @@ class StageContext:
         for sent in after:
             sent.wait(max(0.0, deadline - time.monotonic()))
         try:
-            self._prepared[key] = make()
+            made = make()
+            value, text = storable_json(made.model_dump(mode="json"))
+            self._prepared[key] = PreparedOutput(made, value, text)
         except Exception:
             log.warning(
                 "run %s: %s could not be prepared ahead; its stage makes it", self.run_id, key, exc_info=True
@@ -383,7 +390,13 @@ class StageContext:
         """What the stage before prepared for this one (``prepare_next``), if this worker was handed it."""
         handed = self.hold.earlier
         found = handed.prepared.get(key) if handed is not None else None
-        return found if isinstance(found, output_type) else None
+        return found.output if found is not None and isinstance(found.output, output_type) else None
+
+    def _handed_as_prepared(self, key: str, output: BaseModel) -> PreparedOutput | None:
+        """What the stage before prepared as step ``key``, when ``output`` is that very output."""
+        handed = self.hold.earlier
+        found = handed.prepared.get(key) if handed is not None else None
+        return found if found is not None and found.output is output else None
 
     def handed_on(self) -> EarlierSteps | None:
         """What the next stage need not read again when this worker goes straight on with it: the finished

@@ -15,8 +15,9 @@ from django.core.management import call_command
 from agents.screen.config import StrategyError, load_strategy
 from agents.screen.flags import NO_NEWS, PURE_BETA
 from agents.screen.outputs import DirectorOutput, NewsOutput, QuantStep, ScreenResult
+from agents.text.storable import storable_json
 from memos.models import AgentStep, ArtefactVersion, Brief, FactRecord, LLMCall, Run, SourceDocument
-from memos.pipeline import driver
+from memos.pipeline import context, driver
 from memos.pipeline.fact_store import fact_store_version
 from memos.pipeline.screen.plan import CHARTS, DIRECTOR, FINAL, FLAGS, QUANT
 from memos.services.errors import ServiceError
@@ -261,6 +262,15 @@ def test_the_charts_are_drawn_during_the_directors_call_and_drawn_by_the_last_st
     def frozen_charts(run: Run) -> object:
         return ArtefactVersion.objects.get(run=run).content["charts"]
 
+    # Dumped and checked once, while the director's call is in flight: the step is written from that text.
+    dumps: list[str] = []
+
+    def counted(value: object) -> tuple[object, str]:
+        if isinstance(value, dict) and "charts" in value:
+            dumps.append("charts")
+        return storable_json(value)
+
+    monkeypatch.setattr(context, "storable_json", counted)
     monkeypatch.setattr("memos.pipeline.screen.final.charts_step", refused)
     handed = _screen()
     with fake_llm():
@@ -270,6 +280,7 @@ def test_the_charts_are_drawn_during_the_directors_call_and_drawn_by_the_last_st
     step = AgentStep.objects.get(run=handed, key=CHARTS)
     assert step.stage == FINAL and step.output is not None and set(step.output["charts"]) == set(SYMBOLS)
     assert frozen_charts(handed) == step.output
+    assert dumps == ["charts"]
 
     monkeypatch.undo()
     monkeypatch.setattr("memos.pipeline.screen.director.charts_step", refused)  # logged; the last stage draws
