@@ -184,7 +184,11 @@ class _Generator:
         target = self.rng.randint(low, max(low, min(high, low + 40)))
         words: list[str] = []
         while len(" ".join(words)) < target:
-            words.append(self.rng.choice(_WORDS))
+            # Never the word just written: "risk risk risk valuation" is what a small model looping at its
+            # bound writes, and the desk's reader rules withhold it (agents.text.blanks), so a memo whose one
+            # specialist wrote one such claim had nothing left to synthesise (one run of the twenty-brief
+            # test in thirty or so).
+            words.append(self.rng.choice([w for w in _WORDS if not words or w != words[-1]]))
         return " ".join(words)[:high].strip().ljust(low, "x")
 
     def formatted(self, fmt: Any) -> str | None:

@@ -84,7 +84,14 @@ def run_command(name: str, ticker: str, question: str, user: str) -> str:
         workflow=workflow, brief__question=question, brief__company__ticker=ticker
     ).first()
     assert run is not None, err.getvalue()
-    return run.status if run.status in ENDED_WELL else f"{run.status}: {run.status_message}"
+    if run.status in ENDED_WELL:
+        return run.status
+    # What each step ended as, so that a failure says which step gave out and why.
+    steps = [
+        f"{step.stage}/{step.key} {step.status}: {step.summary or step.error[:300]}"
+        for step in run.steps.order_by("stage", "position")
+    ]
+    return f"{run.status}: {run.status_message} [" + "; ".join(steps) + "]"
 
 
 def test_twenty_briefs_end_done_or_needing_review_as_memos_and_as_decks(fake_llm_url: str) -> None:
