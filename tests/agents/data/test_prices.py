@@ -237,8 +237,12 @@ def test_a_file_is_parsed_once_while_it_stays_the_same_and_each_caller_gets_its_
     )
     first = load_price_csv(path)
     first.bars.loc[first.bars.index[-1], "close"] = 99.0  # a caller that changes its copy
+    first.bars["signal"] = 1.0  # or adds a column to it
+    first.bars["volume"] *= 2  # or changes a whole column in place
     second = load_price_csv(path)
     assert second.bars["close"].tolist() == [10.0, 11.0] and second.ticker == "ABC"
+    assert list(second.bars.columns) == list(first.bars.columns)[:-1]
+    assert second.bars["volume"].tolist() == [100.0, 100.0]
     assert second.bars is not first.bars and parsed == ["ABC_2015.csv"]  # parsed once
     # A rewritten file (its size changes) is read again, not served from what was parsed before.
     path.write_text(
