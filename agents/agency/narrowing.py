@@ -32,14 +32,12 @@ M = TypeVar("M", bound=BaseModel)
 def _cited(
     model: type[M], prose: Prose, prose_fields: list[str], ids: tuple[str, ...], *, low: int, high: int
 ) -> type[M]:
-    base = patterned(model, prose, prose_fields)
-    return cast(
-        type[M],
-        create_model(
-            f"Cited{model.__name__}",
-            __base__=base,
-            citations=(list[str], ids_field(ids, min_length=low, max_length=high)),
-        ),
+    return patterned(
+        model,
+        prose,
+        prose_fields,
+        class_name=f"Cited{model.__name__}",
+        citations=(list[str], ids_field(ids, min_length=low, max_length=high)),
     )
 
 
@@ -48,12 +46,14 @@ def inference_schema(ids: tuple[str, ...], facts: tuple[str, ...]) -> type[Infer
     """F1 or F2: claims cite ``ids``; prose may reference ``facts``."""
     prose = Prose(facts)
     claim = _cited(InferenceClaim, prose, ["statement"], ids, low=1, high=4)
-    answer = create_model(
-        "NarrowInference",
-        __base__=patterned(Inference, prose, ["gaps"]),
+    answer = patterned(
+        Inference,
+        prose,
+        ["gaps"],
+        class_name="NarrowInference",
         claims=(list[claim], Field(max_length=8)),  # type: ignore[valid-type]  # a model built here
     )
-    return cast(type[Inference], answer)
+    return answer
 
 
 @lru_cache(maxsize=64)

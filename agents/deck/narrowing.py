@@ -36,9 +36,11 @@ from agents.text.patterns import Prose, patterned
 
 def _cited_bullet(name: str, ids: tuple[str, ...], prose: Prose, *, figures: int) -> Any:
     """A bullet as the model is asked for it: patterned words, and up to ``figures`` of the run's ids."""
-    return create_model(
-        name,
-        __base__=patterned(AskedBulletDraft, prose, ["text"]),
+    return patterned(
+        AskedBulletDraft,
+        prose,
+        ["text"],
+        class_name=name,
         figures=(list[str], ids_field(ids, min_length=0, max_length=figures)),
     )
 
@@ -62,25 +64,31 @@ def slide_schema(ids: tuple[str, ...], sections: tuple[str, ...]) -> type[SlideD
     words reference no fact inline; its figures are printed by code)."""
     prose = Prose()
     bullet = _cited_bullet("CitedBullet", ids, prose, figures=2)
-    table = create_model(
-        "CitedTable",
-        __base__=patterned(TableDraft, prose, ["title"]),
+    table = patterned(
+        TableDraft,
+        prose,
+        ["title"],
+        class_name="CitedTable",
         rows=(list[str], ids_field(ids, min_length=2, max_length=5)),
     )
-    chart = create_model(
-        "CitedChart",
-        __base__=patterned(ChartDraft, prose, ["title"]),
+    chart = patterned(
+        ChartDraft,
+        prose,
+        ["title"],
+        class_name="CitedChart",
         points=(list[str], ids_field(ids, min_length=2, max_length=5)),
     )
-    slide = create_model(
-        "CitedSlide",
-        __base__=patterned(SlideDraft, prose, ["title", "takeaway"]),
+    slide = patterned(
+        SlideDraft,
+        prose,
+        ["title", "takeaway"],
+        class_name="CitedSlide",
         section=(str, Field(min_length=1, max_length=40, json_schema_extra={"enum": list(sections)})),
         bullets=(list[bullet], Field(max_length=3)),  # type: ignore[valid-type]
         table=(table | None, None),
         chart=(chart | None, None),
     )
-    return cast(type[SlideDraft], slide)
+    return slide
 
 
 @lru_cache(maxsize=256)
@@ -96,12 +104,14 @@ def framing_schema(ids: tuple[str, ...]) -> type[Framing]:
     prose = Prose()
     # One figure a reason: three reasons with two each made the summary a wall of text.
     reason = _cited_bullet("CitedReason", ids, prose, figures=1)
-    framing = create_model(
-        "CitedFraming",
-        __base__=patterned(Framing, prose, ["title", "thesis", "recommendation"]),
+    framing = patterned(
+        Framing,
+        prose,
+        ["title", "thesis", "recommendation"],
+        class_name="CitedFraming",
         reasons=(list[reason], Field(min_length=3, max_length=3)),  # type: ignore[valid-type]
     )
-    return cast(type[Framing], framing)
+    return framing
 
 
 @lru_cache(maxsize=64)
@@ -117,15 +127,17 @@ def revision_schema(
         slide=(slide_schema(ids, sections), ...),
     )
     drafted = slide_schema(ids, sections)
-    revision = create_model(
-        "OrderedRevision",
-        __base__=patterned(Revision, Prose(), ["reason"]),
+    revision = patterned(
+        Revision,
+        Prose(),
+        ["reason"],
+        class_name="OrderedRevision",
         slides=(list[revised], Field(min_length=0, max_length=len(slides))),
         remove=(list[int], Field(max_length=2, json_schema_extra={"items": numbered})),
         # A list of the narrowed slide, built at run time: mypy cannot see a runtime class as a type.
         add=(list[drafted], Field(default_factory=list, max_length=1)),  # type: ignore[valid-type]
     )
-    return cast(type[Revision], revision)
+    return revision
 
 
 QUOTE_CHARS = 160  # agents.deck.schemas.Quote's bound

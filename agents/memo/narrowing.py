@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 from pydantic import BaseModel, Field, JsonValue, create_model
 
@@ -41,17 +41,21 @@ def brief_schema(
     """A specialist's answer: citations among ``ids``; prose that may reference ``facts`` but holds no other
     digit."""
     prose = Prose(facts)
-    claim = create_model(
-        f"{name.title()}Claim",
-        __base__=patterned(Claim, prose, ["statement"]),
+    claim: Any = patterned(
+        Claim,
+        prose,
+        ["statement"],
+        class_name=f"{name.title()}Claim",
         citations=(list[str], ids_field(ids, min_length=1, max_length=4)),
     )
-    brief = create_model(
-        f"{name.title()}Brief",
-        __base__=patterned(SpecialistBrief, prose, ["coverage_gaps", "undercurrents"]),
+    brief = patterned(
+        SpecialistBrief,
+        prose,
+        ["coverage_gaps", "undercurrents"],
+        class_name=f"{name.title()}Brief",
         claims=(list[claim], Field(max_length=max_claims)),
     )
-    return cast(type[SpecialistBrief], brief)
+    return brief
 
 
 @lru_cache(maxsize=64)
@@ -74,11 +78,11 @@ def iteration_schema(
             __base__=catalyst,
             date=(str, Field(json_schema_extra=dated, description="ISO date the catalyst is expected by")),
         )
-    memo = create_model(
-        "CitedMemoDraft",
-        __base__=patterned(
-            MemoDraft, prose, ["headline_thesis", "risk_budget", "falsifiers", "sizing_rationale"]
-        ),
+    memo = patterned(
+        MemoDraft,
+        prose,
+        ["headline_thesis", "risk_budget", "falsifiers", "sizing_rationale"],
+        class_name="CitedMemoDraft",
         catalysts=(list[catalyst], Field(min_length=1, max_length=3)),
         load_bearing=(
             list[str],
@@ -88,14 +92,16 @@ def iteration_schema(
         ),
     )
     gap = patterned(GapAnswer, prose, ["note"])
-    iteration = create_model(
-        "CitedSynthesisIteration",
-        __base__=patterned(SynthesisIteration, prose, ["what_i_missed"]),
+    iteration = patterned(
+        SynthesisIteration,
+        prose,
+        ["what_i_missed"],
+        class_name="CitedSynthesisIteration",
         answered_gaps=(list[gap], Field(default_factory=list, max_length=MAX_GAPS)),  # type: ignore[valid-type]
         analysis=(patterned(Analysis, prose, ["macro", "meso", "micro"]), ...),
         memo=(memo, ...),
     )
-    return cast(type[SynthesisIteration], iteration)
+    return iteration
 
 
 def as_base(value: BaseModel, base: type[BaseModel]) -> Any:

@@ -7,9 +7,9 @@ the schema."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from agents.llm.schema import ids_field
 from agents.screen.schemas import (
@@ -37,17 +37,21 @@ def _one_of(values: tuple[str, ...]) -> Any:
 @lru_cache(maxsize=64)
 def overview_schema(documents: tuple[str, ...], facts: tuple[str, ...]) -> type[MarketOverview]:
     prose = Prose(facts)
-    event = create_model(
-        "NarrowEvent",
-        __base__=patterned(Event, prose, ["event"]),
+    event: Any = patterned(
+        Event,
+        prose,
+        ["event"],
+        class_name="NarrowEvent",
         citations=(list[str], ids_field(documents, min_length=1, max_length=3)),
     )
-    answer = create_model(
-        "NarrowMarketOverview",
-        __base__=patterned(MarketOverview, prose, ["summary"]),
+    answer = patterned(
+        MarketOverview,
+        prose,
+        ["summary"],
+        class_name="NarrowMarketOverview",
         key_events=(list[event], Field(max_length=4 if documents else 0)),
     )
-    return cast(type[MarketOverview], answer)
+    return answer
 
 
 @lru_cache(maxsize=128)
@@ -55,36 +59,42 @@ def sector_news_schema(
     documents: tuple[str, ...], symbols: tuple[str, ...], facts: tuple[str, ...]
 ) -> type[SectorNews]:
     prose = Prose(facts)
-    driver = create_model(
-        "NarrowDriver",
-        __base__=patterned(Driver, prose, ["driver", "evidence"]),
+    driver: Any = patterned(
+        Driver,
+        prose,
+        ["driver", "evidence"],
+        class_name="NarrowDriver",
         citations=(list[str], ids_field(documents, min_length=1, max_length=4)),
         affected_symbols=(list[str], ids_field(symbols, min_length=0, max_length=len(symbols))),
     )
-    answer = create_model(
-        "NarrowSectorNews",
-        __base__=patterned(SectorNews, prose, ["news_summary"]),
+    answer = patterned(
+        SectorNews,
+        prose,
+        ["news_summary"],
+        class_name="NarrowSectorNews",
         key_drivers=(list[driver], Field(max_length=4 if documents else 0)),
     )
-    return cast(type[SectorNews], answer)
+    return answer
 
 
 @lru_cache(maxsize=128)
 def synthesis_schema(symbols: tuple[str, ...], facts: tuple[str, ...]) -> type[SectorSynthesis]:
     prose = Prose(facts)
-    call = create_model(
-        "NarrowSymbolCall",
-        __base__=patterned(
-            SymbolCall, prose, ["flag_reason", "bullish_signals", "bearish_signals", "key_concern"]
-        ),
+    call: Any = patterned(
+        SymbolCall,
+        prose,
+        ["flag_reason", "bullish_signals", "bearish_signals", "key_concern"],
+        class_name="NarrowSymbolCall",
         symbol=(_one_of(symbols), ...),
     )
-    answer = create_model(
-        "NarrowSectorSynthesis",
-        __base__=patterned(SectorSynthesis, prose, ["synthesis"]),
+    answer = patterned(
+        SectorSynthesis,
+        prose,
+        ["synthesis"],
+        class_name="NarrowSectorSynthesis",
         symbols=(list[call], Field(min_length=len(symbols), max_length=len(symbols))),
     )
-    return cast(type[SectorSynthesis], answer)
+    return answer
 
 
 @lru_cache(maxsize=64)
@@ -97,21 +107,21 @@ def director_schema(
     symbols: tuple[str, ...], facts: tuple[str, ...], sectors: tuple[str, ...] = ()
 ) -> type[DirectorReview]:
     prose = Prose(facts)
-    send_back = create_model(
-        "NarrowSendBack", __base__=patterned(SendBack, prose, ["reason"]), sector=(_one_of(sectors), ...)
+    send_back: Any = patterned(
+        SendBack, prose, ["reason"], class_name="NarrowSendBack", sector=(_one_of(sectors), ...)
     )
-    change = create_model(
-        "NarrowFlagChange",
-        __base__=patterned(FlagChange, prose, ["reason"]),
+    change: Any = patterned(
+        FlagChange,
+        prose,
+        ["reason"],
+        class_name="NarrowFlagChange",
         symbol=(_one_of(symbols), ...),
     )
-    answer = create_model(
-        "NarrowDirectorReview",
-        __base__=patterned(
-            DirectorReview,
-            prose,
-            ["quality_rationale", "blind_spots", "executive_summary", "portfolio_note"],
-        ),
+    answer = patterned(
+        DirectorReview,
+        prose,
+        ["quality_rationale", "blind_spots", "executive_summary", "portfolio_note"],
+        class_name="NarrowDirectorReview",
         flag_adjustments=(list[change], Field(max_length=10)),
         strongest_candidates=(list[str], ids_field(symbols, min_length=0, max_length=5)),
         weakest_candidates=(list[str], ids_field(symbols, min_length=0, max_length=5)),
@@ -120,4 +130,4 @@ def director_schema(
             Field(default_factory=list, max_length=SEND_BACKS if sectors else 0),
         ),
     )
-    return cast(type[DirectorReview], answer)
+    return answer

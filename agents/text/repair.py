@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, cast
+from typing import Annotated, Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, create_model
 
@@ -55,9 +55,11 @@ class Rewrites(BaseModel):
 def rewrites_schema(count: int, prose: Prose) -> type[Rewrites]:
     """``Rewrites`` for ``count`` quoted sentences, its text under ``prose``'s pattern."""
     numbered: dict[str, JsonValue] = {"type": "integer", "enum": list(range(1, count + 1))}
-    rewrite = create_model(
-        "NumberedRewrite",
-        __base__=patterned(Rewrite, prose, ["text"]),
+    rewrite: Any = patterned(
+        Rewrite,
+        prose,
+        ["text"],
+        class_name="NumberedRewrite",
         number=(int, Field(ge=1, le=count, json_schema_extra=numbered)),
     )
     schema = create_model(

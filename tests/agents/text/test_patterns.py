@@ -12,10 +12,10 @@ import pytest
 
 from agents.deck.narrowing import slide_schema
 from agents.llm.fakes.schema_example import example_for_schema
-from agents.llm.schema import strict_json_schema
+from agents.llm.schema import ids_field, strict_json_schema
 from agents.memo.narrowing import as_base, iteration_schema
-from agents.memo.schemas import SynthesisIteration
-from agents.text.patterns import date_pattern, prose_pattern
+from agents.memo.schemas import Claim, SynthesisIteration
+from agents.text.patterns import Prose, date_pattern, patterned, prose_pattern
 
 FACT = "AAPL:revenue:FY2025"
 PATTERN = prose_pattern([FACT, "AAPL:cash:FY2025"], bound=200)
@@ -127,3 +127,21 @@ def test_a_decks_words_may_hold_no_digit_at_all() -> None:
     assert not re.fullmatch(takeaway["pattern"], "Hold: FY2025 set the bar.")
     assert not re.fullmatch(takeaway["pattern"], f"Revenue reached [[{FACT}]].")  # a deck cites in figures
     assert takeaway["maxLength"] == 160  # the bound OpenAI enforces beside the pattern
+
+
+def test_prose_and_narrowed_fields_are_made_in_one_class() -> None:
+    # A narrowed schema is made for each call, on its path: its prose patterns and its ids in one class, not
+    # a patterned class and a narrowed subclass of it (each class costs its validator's build).
+    model = patterned(
+        Claim,
+        Prose((FACT,)),
+        ["statement"],
+        class_name="FundamentalsClaim",
+        citations=(list[str], ids_field((FACT,), min_length=1, max_length=4)),
+    )
+    assert model.__name__ == "FundamentalsClaim" and model.__mro__[1] is Claim
+    schema = strict_json_schema(model)
+    assert schema["properties"]["citations"]["items"]["enum"] == [FACT]
+    assert "pattern" in schema["properties"]["statement"]
+    with pytest.raises(TypeError, match="both prose and narrowed"):
+        patterned(Claim, Prose(), ["statement"], statement=(str, ...))
