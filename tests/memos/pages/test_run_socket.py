@@ -17,6 +17,7 @@ from memos.views import socket_access
 from memos.views.run_socket import CLOSED_NOT_VISIBLE, RECHECK_S, RunConsumer
 from memos.views.socket_access import Access, SocketKey
 from tests.memos.factories import run_for
+from tests.memos.socket_support import refused
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,9 +44,7 @@ async def test_the_owner_connects_and_gets_the_current_status(alice: User) -> No
 async def test_anyone_else_is_refused_without_learning_anything(alice: User, charlie: User, who: str) -> None:
     run = await sync_to_async(run_for)(alice)
     socket = communicator(run, charlie if who == "outsider" else AnonymousUser())
-    connected, code = await socket.connect()
-    assert not connected
-    assert code == 4404
+    assert await refused(socket) == (False, 4404)
 
 
 async def test_an_event_sent_to_the_run_group_reaches_the_page(alice: User) -> None:

@@ -28,6 +28,7 @@ from memos.services.accounts import Roles, ensure_groups
 from memos.views.run_socket import CLOSED_NOT_VISIBLE, CLOSED_SIGNED_OUT, RECHECK_S
 from memos.views.socket_access import Access, SocketKey, check_access
 from tests.memos.factories import company, run_for
+from tests.memos.socket_support import refused
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,15 +55,6 @@ def socket_to(
         session = client.cookies[settings.SESSION_COOKIE_NAME].value
         headers.append((b"cookie", f"{settings.SESSION_COOKIE_NAME}={session}".encode()))
     return WebsocketCommunicator(application, f"/ws/runs/{run.pk}/", headers=headers)
-
-
-async def refused(socket: WebsocketCommunicator) -> tuple[bool, int | None]:
-    """Try to connect; then end the exchange, as a browser does. A refused socket's application (the origin
-    check's denier, or the consumer) still listens on the channel layer until it hears the disconnect: left
-    listening, its Redis read outlived the test and hung the next test's loop at its close."""
-    accepted, code = await socket.connect(timeout=5)
-    await socket.disconnect()
-    return accepted, code
 
 
 async def connected(socket: WebsocketCommunicator) -> list[dict[str, Any]]:
