@@ -106,6 +106,7 @@ def patterned(
     millisecond or more to build its validator, and a narrowed schema is made for each call, on its path: a
     screen's senior analyst built four classes for a sector's schema, 4-5 ms, and builds two now."""
     extra = allowance(prose.refs)
+    fields = list(fields)  # read twice below: an iterator would be empty the second time
     overrides: dict[str, Any] = dict(narrowed)
     if clash := overrides.keys() & set(fields):
         raise TypeError(f"{model.__name__}: {sorted(clash)} are both prose and narrowed")
