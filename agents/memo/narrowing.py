@@ -13,7 +13,7 @@ import datetime
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, Field, JsonValue, create_model
+from pydantic import BaseModel, Field, JsonValue
 
 from agents.llm.schema import ids_field
 from agents.memo.schemas import (
@@ -70,14 +70,14 @@ def iteration_schema(
     catalyst may carry). Falsifier bindings stay optional in the schema (answers scripted before them have
     none); the prompt asks for one per falsifier, and code writes a withheld falsifier from its binding."""
     prose = Prose(facts)
-    catalyst: type[Catalyst] = patterned(Catalyst, prose, ["event"])
+    narrowed: dict[str, Any] = {}
     if window is not None:
         dated: dict[str, JsonValue] = {"format": "date", "pattern": date_pattern(*window)}
-        catalyst = create_model(
-            "DatedCatalyst",
-            __base__=catalyst,
-            date=(str, Field(json_schema_extra=dated, description="ISO date the catalyst is expected by")),
-        )
+        description = "ISO date the catalyst is expected by"
+        narrowed = {"date": (str, Field(json_schema_extra=dated, description=description))}
+    catalyst: Any = patterned(
+        Catalyst, prose, ["event"], class_name="DatedCatalyst" if window is not None else None, **narrowed
+    )
     memo = patterned(
         MemoDraft,
         prose,
