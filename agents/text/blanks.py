@@ -84,7 +84,12 @@ _NO_LETTER = re.compile(r"^[^\w\[]*$")
 # A sentence about what the desk's brief says or leaves out: the model reporting on its input.
 # "The analyst's brief does not provide any risk budget", "no holding period is given in the brief", "the
 # brief provides no sizing" (a fresh desk's quick memo on the embedded 1.5B: its risk budget and sizing).
-_SAYS = r"mention|say|state|specify|include|address|discuss|provide|give|contain|set|define|list|offer|detail"
+# "The analyst's brief does not identify any latent, non-obvious second-order links" (a fresh desk's quick
+# memo on the embedded 1.5B, as its sizing and its risk budget).
+_SAYS = (
+    r"mention|say|state|specify|include|address|discuss|provide|give|contain|set|define|list|offer|detail"
+    r"|identify|raise|cover|flag|highlight|suggest"
+)
 _ABOUT_THE_BRIEF = re.compile(
     rf"\bbrief\s+(?:does|did|do)(?:\s+not|n't)?\s+(?:{_SAYS})"
     # "The analyst's brief mentions Apple Inc. but does not provide ...": a negation a few words on.
@@ -100,7 +105,13 @@ _ABOUT_THE_BRIEF = re.compile(
 # question." (a fresh desk's quick memo on the embedded 1.5B, copied into its thesis, risk budget and macro).
 _ABOUT_THE_DESK = re.compile(
     r"\banalysts?\s+(?:did|does|do|could|can)(?:\s+not|n't)\s+(?:find|identify|see|note|flag)\b"
-    r"|\bcoverage\s+gaps?\b",
+    r"|\bcoverage\s+gaps?\b"
+    # The writer announcing its own work: "I will start by analyzing the macro, meso, and micro perspectives
+    # of Apple Inc. (AAPL) and then address the specific question" (the same memo's macro and meso). "I" only:
+    # a company's "we will focus on services" is a quote, not the writer.
+    r"|\bI(?:\s+will|\s+shall|['’]ll|\s+am\s+going\s+to)\s+(?:(?:also|now|then|first|next)\s+)?"
+    r"(?:start|begin|analy[sz]e|consider|address|examine|discuss|look\s+at|focus\s+on|review|evaluate|assess)\b"
+    r"|\blet\s+me\s+(?:start|begin|analy[sz]e|consider|address|examine|look|focus|review|evaluate|assess)\b",
     re.IGNORECASE,
 )
 

@@ -91,6 +91,19 @@ WRITTEN = [
     # The same memo's thesis, risk budget and macro, each ending on a specialist's "gap" that said none.
     ("The analyst did not find any coverage gaps for this question.", ABOUT_THE_DESK),
     ("Analysts couldn't find a catalyst in the filings.", ABOUT_THE_DESK),
+    # A fresh desk's quick memo on the embedded 1.5B (fifty-fifth stop): its sizing, risk budget and macro.
+    (
+        "The analyst's brief does not identify any latent, non-obvious second-order links or potential risks "
+        "for Apple Inc. (AAPL) based on the given information.",
+        ABOUT_THE_BRIEF,
+    ),
+    (
+        "I will start by analyzing the macro, meso, and micro perspectives of Apple Inc. (AAPL) and then "
+        "address the specific question about gross margins.",
+        ABOUT_THE_DESK,
+    ),
+    ("I will also consider the catalysts and the potential risks.", ABOUT_THE_DESK),
+    ("Let me look at the margin first.", ABOUT_THE_DESK),
 ]
 USABLE = [
     "Revenue grew from [[AAPL:revenue:FY2023]] [[AAPL:revenue:FY2024]] [[AAPL:revenue:FY2025]] to a high.",
@@ -130,6 +143,8 @@ USABLE = [
     "As stated in the brief, the horizon is the next product cycle.",
     "The brief names the horizon, and the filings do provide the segment figures.",
     "Analysts expect the margin to hold; the desk finds no reason to doubt them.",
+    "Management said we will focus on services, and the filings show services margins rising.",
+    "The brief names a twelve-month horizon; the filings identify pricing as the risk.",
 ]
 
 
