@@ -21,6 +21,7 @@ from memos.models import ArtefactVersion, AuditEvent, Brief, Motion, Notice, Rev
 from memos.services import review
 from memos.services.accounts import Roles, ensure_groups
 from memos.services.review import ReviewRefused
+from memos.services.versions import close_motion
 from tests.memos.review.support import frozen, member, page_of, seen_by, tally_of
 
 pytestmark = pytest.mark.django_db
@@ -367,3 +368,23 @@ def test_the_database_refuses_a_second_notice_to_one_person_of_one_event_on_one_
             link=first.link,
         )
     assert Notice.objects.filter(version=version, recipient=cast["bob"]).count() == 1
+
+
+def test_the_tally_box_is_drawn_only_around_something_to_read(cast: dict[str, User]) -> None:
+    """An empty bordered box under the review note read as a missing tally: no box without a turnout or a
+    vote to show, and the box while the vote is open and once it closed with votes."""
+
+    def boxed(version: ArtefactVersion) -> bool:
+        return "is-empty" not in tally_of(page_of(cast["bob"], version)).split(">", 1)[0]
+
+    assert not boxed(frozen(cast["alice"], evaluated=False))  # no verdict, no vote
+    quiet = frozen(cast["alice"], thesis="Nobody voted on this one.")
+    assert boxed(quiet)  # open: the turnout
+    close_motion(version=quiet, because="changes requested")
+    assert not boxed(quiet)  # closed with no vote cast
+    voted = frozen(cast["alice"], thesis="Two members voted on this one.")
+    vote(cast["bob"], voted, "approve")
+    vote(cast["carol"], voted, "reject", "Too early to size it.")
+    close_motion(version=voted, because="changes requested")
+    assert boxed(voted)
+    assert "Too early to size it." in tally_of(page_of(cast["bob"], voted))
