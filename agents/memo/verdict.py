@@ -47,6 +47,8 @@ class Verdict(BaseModel):
     # The audit's penalty (agents.memo.entities): claims resting on names, dates or facts their sources
     # lack cap "source anchored"; the note says by how much.
     audit_penalty: str = ""
+    # What code found wrong with the memo whatever the scores (agents.memo.thesis): any makes it REVISE.
+    code_faults: list[str] = []
 
 
 def counted_grades(
@@ -84,9 +86,12 @@ def decide(
     *,
     rubric: MemoRubric | None = None,
     penalties: int = 0,
+    faults: list[str] | None = None,
 ) -> Verdict:
     """The verdict; ``penalties`` are the audit's unsupported and invented claims (AuditReport.penalties):
-    each takes a point off the most "source anchored" may score, whatever the evaluator gave."""
+    each takes a point off the most "source anchored" may score, whatever the evaluator gave. ``faults``
+    are code's findings on the final memo (agents.memo.thesis): any of them makes it REVISE, whatever the
+    scores, since no score can outweigh a recommendation whose argument and evidence never meet."""
     rules = rubric or seed_rubric()
     checked = quotes or []
     grades = counted_grades(iterations, evaluation, checked)
@@ -136,8 +141,12 @@ def decide(
         reason += f"; {count} score{'' if count == 1 else 's'} without a verbatim quote did not count"
     if audit_penalty:
         reason += f"; {audit_penalty}"
+    code_faults = list(faults or [])
+    if code_faults:
+        reason += "; " + "; ".join(f"code: {fault}" for fault in code_faults)
     return Verdict(
-        decision="ACCEPT" if accepted else "REVISE",
+        decision="ACCEPT" if accepted and not code_faults else "REVISE",
+        code_faults=code_faults,
         reason=reason,
         uncounted=uncounted,
         audit_penalty=audit_penalty,

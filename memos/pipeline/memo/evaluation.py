@@ -27,6 +27,7 @@ from agents.memo.quotes import check as check_quotes
 from agents.memo.quotes import iteration_texts
 from agents.memo.rubric import MEMO_RUBRIC, MemoRubric, anchors_text
 from agents.memo.schemas import Evaluation, SynthesisIteration
+from agents.memo.thesis import thesis_faults
 from agents.memo.verdict import decide
 from agents.text.sentences import trim_cut
 from memos.models import AgentStep, Run
@@ -40,7 +41,15 @@ from memos.pipeline.judge_families import badges
 from memos.pipeline.memo.breadths import EVALUATORS
 from memos.pipeline.memo.memo import DRAFT, memo_draft
 from memos.pipeline.memo.plan import EVALUATION
-from memos.pipeline.memo.reads import audit_output, briefs_text, config, iterations, specialist_outputs
+from memos.pipeline.memo.reads import (
+    audit_output,
+    briefs_text,
+    catalog_of,
+    config,
+    evidence,
+    iterations,
+    specialist_outputs,
+)
 from memos.pipeline.prompts import rubric, template
 
 
@@ -93,8 +102,9 @@ def run_evaluation(ctx: StageContext) -> None:
             results[role] = exc
     judged = [text for it in done for text in iteration_texts(it)] + [briefs]
     penalties = audit_output(ctx).penalties  # unsupported names and invented facts count against it
+    faults = thesis_faults(done[-1].memo, catalog_of(evidence(ctx)))
     opinions = [
-        _opinion(role, answer, done, judged, memo_rubric, penalties)
+        _opinion(role, answer, done, judged, memo_rubric, (penalties, faults))
         for role, answer in sorted(results.items())
         if isinstance(answer, Evaluation)
     ]
@@ -157,12 +167,14 @@ def _opinion(  # noqa: PLR0917  (one call site, every argument the verdict needs
     done: list[SynthesisIteration],
     judged: list[str],
     memo_rubric: MemoRubric,
-    penalties: int,
+    found: tuple[int, list[str]],
 ) -> tuple[Opinion, list[str]]:
     """One evaluator's answer as code reads it: cut back to whole sentences, its quotes checked against what
-    it was shown, its verdict drawn by the same code for either evaluator."""
+    it was shown, its verdict drawn by the same code for either evaluator, with what code found (the audit's
+    penalties, the thesis' faults)."""
     evaluation, trimmed = trim_cut(answer)
     quotes = check_quotes(evaluation, judged)
-    verdict = decide(done, evaluation, quotes, rubric=memo_rubric, penalties=penalties)
+    penalties, faults = found
+    verdict = decide(done, evaluation, quotes, rubric=memo_rubric, penalties=penalties, faults=faults)
     model = llm_settings().endpoint_for(role).model
     return Opinion(role=role, model=model, evaluation=evaluation, verdict=verdict, quotes=quotes), trimmed

@@ -152,7 +152,7 @@ def iteration_answer(
             "micro": f"Filed figures carry the thesis, starting with [[{load_bearing[0]}]].",
         },
         "memo": {
-            "headline_thesis": f"Iteration {number}: {QUOTE}.",
+            "headline_thesis": f"Iteration {number}: {QUOTE}{_resting_on(load_bearing)}.",
             "risk_budget": "Size so a miss on next quarter's margins costs no more than the budget.",
             "catalysts": [
                 {"event": "Next quarterly report", "date": catalyst_date, "expected_sign": "positive"}
@@ -174,6 +174,13 @@ def iteration_answer(
         "self_jplus": plus,
         "self_jminus": minus,
     }
+
+
+def _resting_on(load_bearing: list[str]) -> str:
+    """The thesis cites what it rests on, as a careful writer's does: code sets the metrics a thesis names
+    against those of its load-bearing figures (agents.memo.thesis), and "cash generation" alone names a cash
+    flow that the evidence cited first may not be."""
+    return f", as [[{load_bearing[0]}]] shows" if load_bearing != ["none"] else ""
 
 
 def evaluation_answer(iterations: int) -> dict[str, Any]:

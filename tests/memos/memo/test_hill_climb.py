@@ -58,7 +58,8 @@ def _draft(script: dict[str, list[Any]], number: int, *, jplus: int, jminus: int
     load_bearing = script["synthesizer"][0]["memo"]["load_bearing"]
     answer = iteration_answer(number, load_bearing)
     return answer | {
-        "memo": answer["memo"] | {"headline_thesis": f"Iteration {number}, {tag}: cash funds the cycle."},
+        "memo": answer["memo"]
+        | {"headline_thesis": f"Iteration {number}, {tag}: the installed base funds the cycle."},
         "self_jplus": _spread(JPLUS_DIMENSIONS, jplus),
         "self_jminus": _spread(JMINUS_DIMENSIONS, jminus),
     }
@@ -115,7 +116,7 @@ def test_an_iteration_that_fails_the_rule_is_rewritten_once_with_the_first_apert
         -1,
     )
     assert second.final == kept.iteration and second.hill_climb == kept.hill_climb
-    assert second.final.memo.headline_thesis == "Iteration 2, rewritten: cash funds the cycle."
+    assert second.final.memo.headline_thesis == "Iteration 2, rewritten: the installed base funds the cycle."
     assert (third.rewritten, third.hill_climb.passed) == (False, True)
 
     # One request per draft: three iterations and one rewrite.
@@ -154,7 +155,9 @@ def test_an_iteration_that_never_passes_keeps_its_last_draft_and_the_next_climbs
     reason = "J+ moved +1, needs at least +1.5"
     assert [(a.hill_climb.passed, a.hill_climb.reason) for a in second.attempts] == [(False, reason)] * 2
     assert second.final == second.attempts[1].iteration
-    assert second.final.memo.headline_thesis == "Iteration 2, second draft: cash funds the cycle."
+    assert (
+        second.final.memo.headline_thesis == "Iteration 2, second draft: the installed base funds the cycle."
+    )
     assert (second.hill_climb.passed, second.hill_climb.reason) == (False, reason)
     assert second.attempts[1].aperture == (
         f"REWRITE: the previous draft of this iteration failed the hill-climb rule ({reason}). "
