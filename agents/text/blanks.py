@@ -29,6 +29,10 @@ _EMPTY_FIGURE = re.compile(
     r"|(?:\bFY\b(?![-\s]*[0-9]))"  # a fiscal year without its year: "revenue growth from FY FY :"
     r"|(?:(?<![0-9\]])%)"  # a percent sign after no number: "moved -██% this week", "of %"
     r"|(?:[$€£¥₹＄￥￡￦](?![ \t]?[0-9]))"  # a currency sign before no number: "rose to ¥ ¥", "given the ￥"
+    # A currency's code where its amount goes, with none after it: "a cumulative capex of USD total of USD
+    # ..." (the embedded 1.5B's macro paragraph). "Reported in USD" and "converted to USD" are English.
+    r"|(?:\b(?:of|at|by|about|around|near|than|over|under|was|is|were|are)\s+"
+    r"(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|KRW|INR)\b(?![ \t]*[0-9]))"
     # A month with its day's place left empty: "its quarterly report on February .get".
     r"|(?:\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
     r"\s+[.,;:)])",
@@ -78,7 +82,11 @@ _BARE_ID = re.compile(r"\b[A-Z][A-Z0-9.\-]{0,9}:[a-z_]+")
 # reads as "times" ("1 x earnings"). Case-sensitive: "Class B shares", "Plan B" and "vitamin C" are words.
 # Between words of two letters or more only: "e.g.", "(b)", "b) trims" are marks, and text spelled out a
 # letter at a time ("a n d a n d", a decoder padding to its bound) is left to the other rules.
-_LONE_LETTER = re.compile(r"(?<=[A-Za-z]{2} )(?!a\b|x\b)[a-z](?= [A-Za-z]{2})")
+_LONE_LETTER = re.compile(
+    r"(?<=[A-Za-z]{2} )(?!a\b|x\b)[a-z](?= [A-Za-z]{2})"
+    # After the article: "with a d cumulative capex" (the same macro paragraph); "a b)" and "Plan B" pass.
+    r"|(?<=\b[Aa] )(?!x\b)[b-z](?= [a-z]{2})"
+)
 # No letter at all: "." for a whole risk budget.
 _NO_LETTER = re.compile(r"^[^\w\[]*$")
 # A sentence about what the desk's brief says or leaves out: the model reporting on its input.

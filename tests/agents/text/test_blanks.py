@@ -104,6 +104,15 @@ WRITTEN = [
     ),
     ("I will also consider the catalysts and the potential risks.", ABOUT_THE_DESK),
     ("Let me look at the margin first.", ABOUT_THE_DESK),
+    # A fresh desk's quick memo (its macro, the embedded 1.5B on a slower machine): a currency's code with no
+    # amount, and a letter after the article where a word went.
+    (
+        "Apple Inc. (AAPL) has a strong capital expenditure trend, with a d cumulative capex of USD total of "
+        "USD cumulative capex over the past three years of USD ...",
+        EMPTY_FIGURE,
+    ),
+    ("Capex over the past three years was USD.", EMPTY_FIGURE),
+    ("The company runs with a d cumulative lead over its peers.", EMPTY_FIGURE),
 ]
 USABLE = [
     "Revenue grew from [[AAPL:revenue:FY2023]] [[AAPL:revenue:FY2024]] [[AAPL:revenue:FY2025]] to a high.",
@@ -145,6 +154,8 @@ USABLE = [
     "Analysts expect the margin to hold; the desk finds no reason to doubt them.",
     "Management said we will focus on services, and the filings show services margins rising.",
     "The brief names a twelve-month horizon; the filings identify pricing as the risk.",
+    "Revenue is reported in USD, and capex of USD [[AAPL:capex:FY2025]] was converted to USD from no other.",
+    "Sales rose to USD 1 in the year, a b) case and a c-suite plan aside.",
 ]
 
 
