@@ -20,6 +20,8 @@ from typing import get_args
 from pydantic import BaseModel, ConfigDict
 
 from agents.memo.schemas import Condition, FalsifierBinding, MemoDraft, WatchedMetric
+from agents.text.figures import BRACKETED
+from agents.text.metric_words import metric_words_for, named_metrics
 
 WATCHED_METRICS: tuple[str, ...] = get_args(WatchedMetric)
 CONDITIONS: tuple[str, ...] = get_args(Condition)
@@ -125,6 +127,28 @@ def problem(binding: FalsifierBinding, falsifiers: int, baseline: Reading | None
     return ""
 
 
+def off_topic(binding: FalsifierBinding, falsifier: str) -> str:
+    """Why ``binding`` does not watch what ``falsifier`` says ("" when it does, or when the words name no
+    metric). A fresh desk's 1.5B bound "AAPL's beta is lower than the market ..." to capex falling: the
+    register would have re-opened the position on capex, a figure the falsifier never spoke of. The words
+    are read with the map every claim check reads (agents.text.metric_words); a figure cited inline names
+    its metric."""
+    read = BRACKETED.sub(
+        lambda ref: (
+            f" {metric_words_for(ref.group(1).rsplit(':', 2)[-2])} " if ref.group(1).count(":") >= 2 else " "
+        ),
+        falsifier,
+    )
+    named = list(dict.fromkeys(found.words for found in named_metrics(read)))
+    if not named or any(words.backs(binding.metric) for words in named):
+        return ""
+    about = ", ".join(words.name for words in named)
+    return (
+        f"falsifier {binding.falsifier} is about {about}, not {binding.metric}: a binding watches what its "
+        "falsifier says"
+    )
+
+
 def one_per_falsifier(memo: MemoDraft) -> tuple[list[FalsifierBinding], list[FalsifierBinding]]:
     """The memo's bindings, one per falsifier in falsifier order (the first written counts), and the
     extra ones code drops: a falsifier is watched on one condition."""
@@ -143,7 +167,7 @@ def check(
 ) -> tuple[list[FalsifierBinding], list[DroppedBinding]]:
     """The bindings code keeps for ``memo`` given each bound metric's latest fact, and those it drops with
     why: a second binding of one falsifier, an index past the memo's falsifiers, a metric with no fact, a
-    condition that cannot apply."""
+    condition that cannot apply, a metric its falsifier's words are not about."""
     candidates, extra = one_per_falsifier(memo)
     dropped = [
         DroppedBinding(
@@ -153,7 +177,9 @@ def check(
     ]
     kept: list[FalsifierBinding] = []
     for binding in candidates:
-        why = problem(binding, len(memo.falsifiers), baselines.get(binding.metric))
+        why = problem(binding, len(memo.falsifiers), baselines.get(binding.metric)) or off_topic(
+            binding, memo.falsifiers[binding.falsifier - 1]
+        )
         if why:
             dropped.append(DroppedBinding(binding=binding, reason=why))
         else:

@@ -102,6 +102,39 @@ def test_code_keeps_the_first_binding_of_a_falsifier_bound_twice() -> None:
     ]
 
 
+def test_code_drops_a_binding_to_a_metric_its_falsifier_does_not_speak_of() -> None:
+    # A fresh desk's 1.5B: a falsifier about beta bound to capex falling.
+    memo = memo_with(
+        [
+            {"falsifier": 1, "metric": "capex", "condition": "falls_below_current"},
+            {"falsifier": 2, "metric": "gross_margin", "condition": "falls_below_current"},
+            {"falsifier": 3, "metric": "revenue", "condition": "falls_below_current"},
+        ],
+        falsifiers_=3,
+    ).model_copy(
+        update={
+            "falsifiers": [
+                "AAPL's beta is lower than the market, so its risk is higher than the market's.",
+                "If [[AAPL:gross_margin:FY2025]] slips, the thesis is wrong.",  # a cited figure names it
+                "If the services story breaks, the thesis is wrong.",  # no metric named: not judged
+            ]
+        }
+    )
+    readings = {metric: FY2025 for metric in ("capex", "gross_margin", "revenue")}
+    kept, dropped = falsifiers.check(memo, readings)
+    assert [(b.falsifier, b.metric) for b in kept] == [(2, "gross_margin"), (3, "revenue")]
+    assert [d.reason for d in dropped] == [
+        "falsifier 1 is about beta, not capex: a binding watches what its falsifier says"
+    ]
+    # The words name the bound metric: kept (a generic word backs every metric it may mean).
+    binding = memo.falsifier_bindings[0]
+    for words, metric in (
+        ("Gross margin contracts next quarter.", "gross_margin"),
+        ("Margins shrink.", "net_margin"),
+    ):
+        assert falsifiers.off_topic(binding.model_copy(update={"metric": metric}), words) == ""
+
+
 def test_code_drops_a_condition_that_cannot_apply() -> None:
     session = Reading("AAPL:return_ytd:2017-09-01", Decimal("0.3"), date(2017, 9, 1), "DAY")
     memo = memo_with(
