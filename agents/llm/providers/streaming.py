@@ -35,6 +35,7 @@ def read_stream(lines: Iterable[str], *, deadline: float) -> ProviderResponse:
     (a ``time.monotonic()``: the whole answer's time, as a body's read is bounded by the client's timeout)."""
     content, finish_reason, model = "", None, ""
     usage: dict[str, Any] = {}
+    timings: dict[str, Any] | None = None  # llama-server's speeds, in its last chunk (agents.llm.timings)
     pieces = 0
     watch = LoopWatch()
     for line in lines:
@@ -48,6 +49,7 @@ def read_stream(lines: Iterable[str], *, deadline: float) -> ProviderResponse:
         chunk = _chunk(data)
         model = chunk["model"] if isinstance(chunk.get("model"), str) else model
         usage = chunk["usage"] if isinstance(chunk.get("usage"), dict) else usage
+        timings = chunk["timings"] if isinstance(chunk.get("timings"), dict) else timings
         choice = first_choice(chunk)
         if choice is None:
             continue  # the usage chunk has no choices
@@ -73,6 +75,8 @@ def read_stream(lines: Iterable[str], *, deadline: float) -> ProviderResponse:
         ],
         "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out},
     }
+    if timings is not None:  # kept as sent: the ledger's page reads the call's speeds from it
+        whole["timings"] = timings
     return ProviderResponse(
         content=storable(content),
         finish_reason=storable(finish_reason),

@@ -30,6 +30,7 @@ from agents.llm.loops import (
     repeats_block,
 )
 from agents.llm.providers.openai_compat import OpenAICompatProvider
+from agents.llm.timings import speeds_from_raw
 from agents.llm.types import CallContext, Message, ProviderRequest, ProviderResponse, RenderedPrompt
 
 LOCAL = Endpoint(base_url="http://127.0.0.1:8081/v1", api_key="not-needed", model=LOCAL_MODEL_ALIAS)
@@ -91,6 +92,29 @@ def test_a_streamed_answer_reads_as_the_whole_answer_with_its_usage() -> None:
     assert response.content == answer and response.finish_reason == "stop"
     assert (response.tokens_in, response.tokens_out, response.model) == (120, 14, "qwen")
     assert json.loads(response.raw)["choices"][0]["message"]["content"] == answer
+
+
+def test_llama_servers_speeds_in_its_last_chunk_reach_the_ledger() -> None:
+    """llama-server sends its timings with the usage; the ledger's page reads a call's speeds from the body
+    kept (agents.llm.timings): streamed answers had lost them, and every embedded call showed none."""
+    timings = {
+        "cache_n": 462,
+        "prompt_n": 2129,
+        "prompt_ms": 114678.4,
+        "predicted_n": 424,
+        "predicted_ms": 1326.0,
+    }
+    usage = json.loads(usage_event(2591, 424).decode()[len("data: ") :])
+    tail = f"data: {json.dumps(usage | {'timings': timings})}\n\n".encode()
+    response = ask(streamed([event('{"a": 1}'), event(finish="stop"), tail, DONE]))
+    speeds = speeds_from_raw(response.raw)
+    assert speeds is not None
+    assert (speeds.prompt_tokens, speeds.cached_tokens, speeds.generated_tokens) == (2129, 462, 424)
+    # Without timings (a server that sends none): no speeds, as a whole body without them.
+    assert (
+        speeds_from_raw(ask(streamed([event("{}"), event(finish="stop"), usage_event(3, 1), DONE])).raw)
+        is None
+    )
 
 
 def test_only_the_embedded_model_is_asked_to_stream() -> None:
