@@ -92,9 +92,15 @@ def memo_sections(
     ``said_items`` a list of such texts (code's own words, ids and dates go in as they are)."""
     memo, firewall = output.memo, output.firewall
     moved = f"{firewall.stated} -> " if firewall.final != firewall.stated else ""
+    # The verdict as code drew it, under the recommendation: a committee voting on a memo its evaluator (or
+    # code's reading of its thesis) sent back must see so where it reads the memo, not only on the run's page.
+    # Code's words alone: the reason holds scores, counts and code's findings, never the evaluator's prose.
+    verdict = output.verdict
+    judged = {"Verdict": f"{verdict.decision}: {verdict.reason}"} if verdict is not None else {}
     return {
         "Recommendation": f"{moved}{firewall.final} ({firewall.reason}); sizing {memo.sizing}: "
         f"{said(memo.sizing_rationale)}",
+        **judged,
         "Headline thesis": said(memo.headline_thesis),
         "Risk budget": said(memo.risk_budget),
         "Catalysts": "\n".join(

@@ -50,12 +50,19 @@ def test_a_thesis_argued_from_a_metric_it_does_not_rest_on_is_revised_by_code() 
     assert all(i in fault for i in load_bearing)
     assert run.status == Run.Status.NEEDS_REVIEW
     assert "code: the headline thesis argues from gross margin" in run.status_message
-    frozen = ArtefactVersion.objects.get(run=run).content["verdict"]
-    assert frozen["decision"] == "REVISE" and frozen["code_faults"] == [fault]
+    version = ArtefactVersion.objects.get(run=run)
+    assert version.content["verdict"]["decision"] == "REVISE"
+    assert version.content["verdict"]["code_faults"] == [fault]
+    # Where the committee reads the memo (its page and PDF print the sections), the verdict says why.
+    assert "## Verdict\nREVISE: calibrated J+ " in version.rendered_text
+    assert f"code: {fault}" in version.rendered_text
 
 
 def test_the_same_memo_with_a_thesis_citing_what_it_rests_on_is_accepted() -> None:
     run, evaluated, _ = _finished(_run(), None)  # the rehearsal's thesis cites its first load-bearing figure
     assert evaluated.verdict.decision == "ACCEPT" and evaluated.verdict.code_faults == []
     assert run.status == Run.Status.DONE, run.status_message
-    assert ArtefactVersion.objects.get(run=run).content["verdict"]["decision"] == "ACCEPT"
+    version = ArtefactVersion.objects.get(run=run)
+    assert version.content["verdict"]["decision"] == "ACCEPT"
+    assert "## Verdict\nACCEPT: calibrated J+ " in version.rendered_text
+    assert "code:" not in version.rendered_text
