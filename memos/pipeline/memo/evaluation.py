@@ -95,6 +95,8 @@ def run_evaluation(ctx: StageContext) -> None:
     # The memo stage's draft reads nothing of the verdict: made while the evaluators are asked, it is off the
     # run's path (its re-asks, when the writer's prose needs them, run beside the evaluators' calls).
     ctx.prepare_next(DRAFT, lambda: memo_draft(ctx), after=sent.values())
+    # Code's reading of the final memo needs nothing of the grades: read while they are asked, too.
+    faults = thesis_faults(done[-1].memo, catalog_of(evidence(ctx)))
     for role, future in graded:
         try:
             results[role] = future.result()
@@ -102,7 +104,6 @@ def run_evaluation(ctx: StageContext) -> None:
             results[role] = exc
     judged = [text for it in done for text in iteration_texts(it)] + [briefs]
     penalties = audit_output(ctx).penalties  # unsupported names and invented facts count against it
-    faults = thesis_faults(done[-1].memo, catalog_of(evidence(ctx)))
     opinions = [
         _opinion(role, answer, done, judged, memo_rubric, (penalties, faults))
         for role, answer in sorted(results.items())
