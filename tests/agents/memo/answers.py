@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.evidence import EvidenceItem
 from agents.memo.schemas import JMINUS_DIMENSIONS, JPLUS_DIMENSIONS, SynthesisIteration
 
 GAPS = ("The competitive response.", "Currency exposure.", "The regulatory docket.")
@@ -47,4 +48,17 @@ def iteration(
             "self_jplus": spread(JPLUS_DIMENSIONS, jplus),
             "self_jminus": spread(JMINUS_DIMENSIONS, jminus),
         }
+    )
+
+
+def fact(metric: str, period: str, value: str) -> EvidenceItem:
+    """An AAPL fact as the evidence holds it (``AAPL:<metric>:<period>``), HIGH tier."""
+    return EvidenceItem(
+        evidence_id=f"AAPL:{metric}:{period}",
+        kind="fact",
+        tier="HIGH",
+        summary=f"{metric} {period}",
+        metric=metric,
+        period=period,
+        value=value,
     )

@@ -14,19 +14,7 @@ from agents.memo.contradictions import (
     prompt_lines,
 )
 from agents.memo.schemas import Claim
-
-
-def _fact(metric: str, period: str, value: str) -> EvidenceItem:
-    return EvidenceItem(
-        evidence_id=f"AAPL:{metric}:{period}",
-        kind="fact",
-        tier="HIGH",
-        summary=f"{metric} {period}",
-        metric=metric,
-        period=period,
-        value=value,
-    )
-
+from tests.agents.memo.answers import fact as _fact
 
 CATALOG = EvidenceCatalog.of(
     [

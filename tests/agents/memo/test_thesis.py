@@ -8,28 +8,14 @@ from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.schemas import Evaluation, MemoDraft, SynthesisIteration
 from agents.memo.thesis import thesis_faults
 from agents.memo.verdict import decide
-from tests.agents.memo.answers import iteration
-
-
-def _fact(evidence_id: str, value: str = "1") -> EvidenceItem:
-    metric, period = evidence_id.split(":")[1:]
-    return EvidenceItem(
-        evidence_id=evidence_id,
-        kind="fact",
-        tier="HIGH",
-        summary=f"{metric} {period}",
-        metric=metric,
-        period=period,
-        value=value,
-    )
-
+from tests.agents.memo.answers import fact, iteration
 
 CATALOG = EvidenceCatalog.of(
     [
-        _fact("AAPL:cash:FY2025", "29943000000"),
-        _fact("AAPL:net_income:FY2025", "112010000000"),
-        _fact("AAPL:gross_margin:FY2025", "0.469"),
-        _fact("AAPL:revenue:FY2025", "416161000000"),
+        fact("cash", "FY2025", "29943000000"),
+        fact("net_income", "FY2025", "112010000000"),
+        fact("gross_margin", "FY2025", "0.469"),
+        fact("revenue", "FY2025", "416161000000"),
         EvidenceItem(evidence_id="news:1", kind="document", tier="MEDIUM", summary="a press report"),
     ]
 )
