@@ -3,7 +3,7 @@
 A small model's memo can argue from one figure and name others as its load-bearing evidence. Read on a fresh
 desk's quick AAPL memo (the embedded 1.5B): the thesis read a rising gross margin as a sign of pricing
 pressure, and its load-bearing ids were the cash balance and net income. Every sentence cited true figures,
-the evaluator accepted it at calibrated J+ 5, and the committee's vote opened on a recommendation whose
+the evaluator accepted it at calibrated J+ 5, and the committee was asked to vote on a recommendation whose
 argument and evidence never met. No evaluator's score can be trusted to see that; code can: the metrics the
 thesis names (in words, or by citing a figure inline) are set against the metrics of its load-bearing figures
 (``agents.text.metric_words`` holds the map every workflow's claim check reads).
@@ -12,8 +12,8 @@ The thesis stands when one metric it names is one its load-bearing figures are: 
 it rests on ("revenue grew while gross margin held" resting on revenue), but not only what it does not rest
 on. Nothing is judged where the thesis names no metric (an argument from a filing's words) or rests on no
 figure (only documents): there is no pair of metrics to compare. A thesis that fails does not change the
-memo's text; the verdict becomes REVISE with code's reason (``agents.memo.verdict.decide``), so the memo goes
-to its analyst, not to a committee's vote.
+memo's text; the verdict becomes REVISE with code's reason (``agents.memo.verdict.decide``): its run ends
+needing review, and the frozen memo's Verdict section tells the committee why.
 """
 
 from __future__ import annotations
