@@ -13,7 +13,7 @@ from agents.llm import gateway as llm_gateway
 from agents.llm.types import Provider, ProviderRequest, ProviderResponse
 from agents.memo.outputs import EvaluationOutput, MemoOutput
 from memos.models import AgentStep, Run
-from memos.pipeline import driver, registry
+from memos.pipeline import context, driver, registry
 from memos.pipeline.claims import Hold
 from memos.pipeline.context import StageContext
 from memos.pipeline.liveness import RunLock
@@ -98,6 +98,10 @@ def test_the_draft_is_made_once_the_evaluators_request_is_on_its_way(
 
     monkeypatch.setattr(llm_gateway, "_send", noted)
     monkeypatch.setattr(evaluation, "memo_draft", drafted)
+    # The wait is bounded (0.1 s) so that a slow send never holds the draft long; on a loaded machine (a
+    # clean-clone suite of 26 minutes) the evaluator's thread took longer than that to send. The order is
+    # what this test is about: the bound is made long enough that only a draft made first could fail it.
+    monkeypatch.setattr(context, "SENDING_WAIT_S", 10.0)
     with fake_llm(script_for(run)):
         driver.run_inline(str(run.pk))
     assert order.count("draft in evaluation") == 1

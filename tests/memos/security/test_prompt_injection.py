@@ -237,6 +237,16 @@ def _specialists(first_fake: int, attacks: dict[str, Any]) -> dict[str, list[Any
     return script
 
 
+def _shown(token: str, page: str) -> bool:
+    """Whether a payload's token is on ``page`` as itself: a typed number inside a longer one the desk printed
+    (the run's "24,561 tokens of its budget" holds the yen payload's "4,561") is not the payload shown."""
+    if not token:
+        return False
+    before = r"(?<![\d,.])" if token[0].isdigit() else ""
+    after = r"(?![\d])" if token[-1].isdigit() else ""
+    return re.search(before + re.escape(token) + after, page) is not None
+
+
 def _with(answer: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return answer | extra
 
@@ -674,7 +684,7 @@ def _pages_show_no_payload(
             assert "<" not in payload.text or payload.text not in page, f"{label}: {key}: {payload.name}"
         assert 'href="javascript:' not in page and "<b>pre-escaped" not in page and "&lt;b&gt;pre" not in page
         for payload in NUMBERS + FAKE_IDS:
-            assert not payload.token or payload.token not in page, f"{label}: {key}: {payload.name}"
+            assert not _shown(payload.token, page), f"{label}: {key}: {payload.name}"
     if memo is not None:
         page = pages["memo"].content.decode()
         final, stated = memo.firewall.final, memo.firewall.stated
