@@ -20,8 +20,7 @@ from typing import get_args
 from pydantic import BaseModel, ConfigDict
 
 from agents.memo.schemas import Condition, FalsifierBinding, MemoDraft, WatchedMetric
-from agents.text.figures import BRACKETED
-from agents.text.metric_words import metric_words_for, named_metrics
+from agents.text.figure_claims import metrics_named
 
 WATCHED_METRICS: tuple[str, ...] = get_args(WatchedMetric)
 CONDITIONS: tuple[str, ...] = get_args(Condition)
@@ -133,13 +132,7 @@ def off_topic(binding: FalsifierBinding, falsifier: str) -> str:
     register would have re-opened the position on capex, a figure the falsifier never spoke of. The words
     are read with the map every claim check reads (agents.text.metric_words); a figure cited inline names
     its metric."""
-    read = BRACKETED.sub(
-        lambda ref: (
-            f" {metric_words_for(ref.group(1).rsplit(':', 2)[-2])} " if ref.group(1).count(":") >= 2 else " "
-        ),
-        falsifier,
-    )
-    named = list(dict.fromkeys(found.words for found in named_metrics(read)))
+    named = metrics_named(falsifier, lambda ref: ref.rsplit(":", 2)[-2] if ref.count(":") >= 2 else "")
     if not named or any(words.backs(binding.metric) for words in named):
         return ""
     about = ", ".join(words.name for words in named)

@@ -18,12 +18,10 @@ needing review, and the frozen memo's Verdict section tells the committee why.
 
 from __future__ import annotations
 
-import re
-
 from agents.evidence import EvidenceCatalog, EvidenceItem
 from agents.memo.schemas import MemoDraft
-from agents.text.figures import BRACKETED
-from agents.text.metric_words import MetricWords, metric_words_for, named_metrics
+from agents.text.figure_claims import metrics_named
+from agents.text.metric_words import metric_words_for
 
 
 def thesis_faults(memo: MemoDraft, catalog: EvidenceCatalog) -> list[str]:
@@ -32,7 +30,7 @@ def thesis_faults(memo: MemoDraft, catalog: EvidenceCatalog) -> list[str]:
     resting = _figures(memo.load_bearing, catalog)
     if not resting:
         return []
-    named = _named(memo.headline_thesis, catalog)
+    named = metrics_named(memo.headline_thesis, lambda i: item.metric if (item := catalog.get(i)) else "")
     if not named or any(words.backs(item.metric) for words in named for item in resting):
         return []
     argued = _listed([words.name for words in named])
@@ -52,18 +50,6 @@ def _figures(ids: list[str], catalog: EvidenceCatalog) -> list[EvidenceItem]:
     """The load-bearing ids that resolve to figures with a metric (documents and unknown ids aside)."""
     found = (catalog.get(evidence_id) for evidence_id in dict.fromkeys(ids))
     return [item for item in found if item is not None and item.kind == "fact" and item.metric]
-
-
-def _named(text: str, catalog: EvidenceCatalog) -> list[MetricWords]:
-    """The metrics a text names: in its words, and by each figure it cites inline (``[[AAPL:gross_margin:
-    FY2025]]`` names gross margin), once each, in order."""
-
-    def as_words(match: re.Match[str]) -> str:
-        item = catalog.get(match.group(1))
-        return f" {metric_words_for(item.metric)} " if item is not None and item.metric else " "
-
-    read = BRACKETED.sub(as_words, text)
-    return list(dict.fromkeys(named.words for named in named_metrics(read)))
 
 
 def _listed(names: list[str]) -> str:

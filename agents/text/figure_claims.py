@@ -37,7 +37,7 @@ exactly what the claim got wrong; the figures themselves stay cited wherever the
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
@@ -440,3 +440,16 @@ def _named(fact_id: str) -> str:
     """A reference read as the words of what it is ("[[AAPL:alpha_1w:2015-12-31]]" as "alpha"), so that a
     sentence naming its metric only by citing it is read as naming that metric."""
     return metric_words_for(fact_id.rsplit(":", 2)[-2]) if fact_id.count(":") >= 2 else "the figure"
+
+
+def metrics_named(text: str, metric_of: Callable[[str], str]) -> list[MetricWords]:
+    """The metrics ``text`` names, once each, in order: in its words, and by each reference it cites
+    (``metric_of`` gives a reference's metric, "" for none: "[[AAPL:gross_margin:FY2025]]" names gross
+    margin). For checks that set what a text is about against figures it does not cite inline (a memo's
+    thesis against its load-bearing ids, a falsifier against its binding)."""
+
+    def as_words(match: re.Match[str]) -> str:
+        metric = metric_of(match.group(1))
+        return f" {metric_words_for(metric)} " if metric else " "
+
+    return list(dict.fromkeys(found.words for found in named_metrics(BRACKETED.sub(as_words, text))))
